@@ -1,0 +1,116 @@
+package dev.hccl.api;
+
+import dev.hccl.api.spi.CommunicatorProvider;
+
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * Entry point: creates communicators.
+ * <pre>{@code
+ * try (Communicator comm = Hccl.init())     // RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment
+ * {
+ *     comm.allReduce(grads, grads, grads.remaining() / 4, DataType.FP32, ReduceOp.SUM);
+ * }
+ * }</pre>
+ * The implementation is found with {@link ServiceLoader}; {@code hccl-core} provides it.
+ */
+public final class Hccl
+{
+    private Hccl()
+    {
+    }
+
+    /**
+     * Creates this process's communicator from the environment (torchrun's variables, or Open MPI's, PMI's,
+     * Slurm's; {@code HCCL_ROOT_INFO}), waiting for every rank to arrive.
+     *
+     * @return the communicator.
+     * @throws HcclException when ranks do not arrive within {@code HCCL_CONNECT_TIMEOUT}, or the set-up fails.
+     * @throws IllegalArgumentException when the configuration is invalid.
+     */
+    public static Communicator init()
+    {
+        return init(CommConfig.builder().conclude());
+    }
+
+    /**
+     * Creates this process's communicator.
+     *
+     * @param config the configuration.
+     * @return the communicator.
+     * @throws HcclException when ranks do not arrive within the connect timeout, or the set-up fails.
+     */
+    public static Communicator init(final CommConfig config)
+    {
+        return provider().init(config);
+    }
+
+    /**
+     * Makes a root-info string, as {@code HcclGetRootInfo}: call it on rank 0, hand the string to every rank (rank 0
+     * too), and have each call {@link #initRootInfo}. Starts rank 0's rendezvous store on an ephemeral port of the
+     * address chosen from {@code HCCL_IF_IP} / {@code MASTER_ADDR}.
+     *
+     * @return an opaque string of printable characters.
+     */
+    public static String getRootInfo()
+    {
+        return provider().getRootInfo(CommConfig.builder().conclude());
+    }
+
+    /**
+     * Joins the job that {@link #getRootInfo()} created, as {@code HcclCommInitRootInfo}.
+     *
+     * @param rootInfo  the string from rank 0.
+     * @param rank      this process's rank.
+     * @param worldSize number of ranks.
+     * @return the communicator.
+     * @throws HcclException when ranks do not arrive within the connect timeout, or the set-up fails.
+     */
+    public static Communicator initRootInfo(final String rootInfo, final int rank, final int worldSize)
+    {
+        return init(CommConfig.builder().rootInfo(rootInfo).rank(rank).worldSize(worldSize).conclude());
+    }
+
+    /**
+     * Creates {@code worldSize} communicators in this process, one per rank, joined by the in-JVM transport, as
+     * {@code ncclCommInitAll}. Use each from its own thread, since blocking calls wait for the other ranks.
+     *
+     * @param worldSize number of ranks, at least 1.
+     * @return the communicators, indexed by rank.
+     */
+    public static List<Communicator> initAll(final int worldSize)
+    {
+        return initAll(worldSize, CommConfig.builder().environment(java.util.Map.of()).worldSize(worldSize).conclude());
+    }
+
+    /**
+     * As {@link #initAll(int)}, with the timeouts, segment size and other settings of {@code config} (its rank is
+     * ignored).
+     *
+     * @param worldSize number of ranks, at least 1.
+     * @param config    settings shared by the communicators.
+     * @return the communicators, indexed by rank.
+     */
+    public static List<Communicator> initAll(final int worldSize, final CommConfig config)
+    {
+        if (worldSize < 1)
+        {
+            throw new IllegalArgumentException("worldSize must be at least 1, got " + worldSize);
+        }
+        return provider().initAll(worldSize, config);
+    }
+
+    private static CommunicatorProvider provider()
+    {
+        return ProviderHolder.PROVIDER;
+    }
+
+    private static final class ProviderHolder
+    {
+        static final CommunicatorProvider PROVIDER = ServiceLoader.load(CommunicatorProvider.class)
+            .findFirst()
+            .orElseThrow(() -> new HcclException(ErrorCode.E_ENV,
+                "no hccl-java implementation on the class path: add the dev.hccl:hccl-core dependency"));
+    }
+}

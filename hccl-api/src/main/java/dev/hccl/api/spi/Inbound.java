@@ -1,0 +1,44 @@
+package dev.hccl.api.spi;
+
+/**
+ * What a transport delivers to: implemented by the communicator layer, called from transport threads.
+ */
+public interface Inbound
+{
+    /**
+     * A message has begun to arrive.
+     *
+     * @param fromRank the sender's rank in the root communicator.
+     * @param commId   the communicator it belongs to.
+     * @param seq      the operation's sequence number.
+     * @param tag      the tag within the operation.
+     * @param desc     the sender's operation.
+     * @param length   payload bytes that follow.
+     * @return where to put the payload; never null.
+     */
+    MessageSink onMessage(int fromRank, long commId, long seq, long tag, OpDescriptor desc, int length);
+
+    /**
+     * The connection to a peer failed: closed, reset, or a protocol error.
+     *
+     * @param peer  the peer's rank in the root communicator.
+     * @param cause what happened.
+     */
+    void onLinkFailure(int peer, Throwable cause);
+
+    /**
+     * A peer closed its side in good order (it said goodbye before closing): not a failure, but nothing more will
+     * come from it.
+     *
+     * @param peer the peer's rank in the root communicator.
+     */
+    void onPeerClosed(int peer);
+
+    /**
+     * A peer's communicator failed and it says why.
+     *
+     * @param peer   the peer's rank in the root communicator.
+     * @param reason its failure, in words.
+     */
+    void onAbort(int peer, String reason);
+}

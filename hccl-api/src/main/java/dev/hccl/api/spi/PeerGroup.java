@@ -1,0 +1,89 @@
+package dev.hccl.api.spi;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The point-to-point primitives an algorithm is written against: asynchronous sends and receives between the ranks
+ * of one communicator, within one operation. Every method is called from the communicator's execution stream.
+ * <p>
+ * Offsets and lengths are in bytes, absolute within the buffer; no buffer's position or limit changes.
+ */
+public interface PeerGroup
+{
+    /**
+     * This rank.
+     *
+     * @return 0 to {@link #size()} - 1.
+     */
+    int rank();
+
+    /**
+     * Number of ranks.
+     *
+     * @return the world size.
+     */
+    int size();
+
+    /**
+     * Starts sending {@code length} bytes of {@code src} to {@code peer}.
+     *
+     * @param peer   the receiver.
+     * @param tag    the tag the receiver posts ({@link Tags#of}).
+     * @param src    the data; not to be changed until the request completes.
+     * @param offset first byte.
+     * @param length bytes; 0 sends an empty message.
+     * @return the request.
+     */
+    Request send(int peer, long tag, ByteBuffer src, int offset, int length);
+
+    /**
+     * Starts receiving {@code length} bytes from {@code peer} into {@code dst}.
+     *
+     * @param peer   the sender.
+     * @param tag    the sender's tag.
+     * @param dst    the destination.
+     * @param offset first byte.
+     * @param length bytes expected; a message of another length fails the operation.
+     * @return the request.
+     */
+    Request recv(int peer, long tag, ByteBuffer dst, int offset, int length);
+
+    /**
+     * Starts receiving {@code length} bytes from {@code peer} and reducing them into {@code dst}
+     * ({@code dst = dst op received}), as they arrive.
+     *
+     * @param peer    the sender.
+     * @param tag     the sender's tag.
+     * @param dst     destination and left operand.
+     * @param offset  first byte.
+     * @param length  bytes expected, a multiple of the element size.
+     * @param reducer the kernel.
+     * @return the request.
+     */
+    Request recvReduce(int peer, long tag, ByteBuffer dst, int offset, int length, Reducer reducer);
+
+    /**
+     * Waits for a request, bounded by the execution timeout.
+     *
+     * @param request a request of this operation.
+     * @throws dev.hccl.api.HcclException when it failed or timed out; the communicator has then failed.
+     */
+    void await(Request request);
+
+    /**
+     * A direct scratch buffer owned by the communicator, valid for the current operation. Two calls with different
+     * slots return buffers that do not overlap.
+     *
+     * @param slot  0 or 1.
+     * @param bytes the size needed.
+     * @return a buffer with at least {@code bytes} capacity, position 0.
+     */
+    ByteBuffer scratch(int slot, int bytes);
+
+    /**
+     * Bytes per pipelined segment.
+     *
+     * @return the segment size, a multiple of 8.
+     */
+    int segmentBytes();
+}

@@ -1,0 +1,28 @@
+package dev.hccl.api.spi;
+
+/**
+ * A set of links from this rank to every other rank of the root communicator.
+ */
+public interface Transport extends AutoCloseable
+{
+    /**
+     * A short name for logs: {@code tcp}, {@code inproc}, ...
+     *
+     * @return the name.
+     */
+    String name();
+
+    /**
+     * The link to a peer.
+     *
+     * @param peer the peer's rank in the root communicator, not this rank.
+     * @return the link.
+     */
+    Link link(int peer);
+
+    /**
+     * Closes every link. Idempotent.
+     */
+    @Override
+    void close();
+}
