@@ -1,0 +1,105 @@
+package dev.hccl.algorithms.kernel;
+
+import dev.hccl.api.DataType;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.Reducer;
+
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+
+/**
+ * Common front half of every kernel: argument checks and the resolution of both buffers to Unsafe
+ * {@code (base, offset)} pairs, done once per call, followed by one call into the subclass's tight loop.
+ * <p>
+ * Subclasses hold one type family and pick the loop for their operator with a switch outside the loop, so the loop
+ * body has no per-element branch on the operator, no virtual call and no allocation.
+ */
+abstract class AbstractReducer implements Reducer
+{
+    /** The data type this kernel reduces. */
+    final DataType type;
+    /** The operator; never {@link ReduceOp#AVG}, which is {@link ReduceOp#SUM} followed by a divide. */
+    final ReduceOp op;
+    private final int elementSize;
+
+    AbstractReducer(final DataType type, final ReduceOp op)
+    {
+        this.type = type;
+        this.op = op;
+        this.elementSize = type.size();
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * {@code dst} and {@code src} may be the same memory (in place, {@code dst[i] = dst[i] op dst[i]}); partially
+     * overlapping ranges are processed in ascending order.
+     *
+     * @throws java.nio.ReadOnlyBufferException if {@code dst} is read-only.
+     * @throws IndexOutOfBoundsException         if either range is not within {@code [0, limit)} of its buffer.
+     * @throws IllegalArgumentException          if {@code count} is negative.
+     */
+    @Override
+    public final void reduce(
+        final ByteBuffer dst, final int dstIndex, final ByteBuffer src, final int srcIndex, final int count)
+    {
+        if (count < 0)
+        {
+            throw new IllegalArgumentException("count must be >= 0: " + count);
+        }
+        BufferAccess.checkWritable(dst);
+        final long bytes = (long)count * elementSize;
+        BufferAccess.checkRange(dst, dstIndex, bytes, "dst");
+        BufferAccess.checkRange(src, srcIndex, bytes, "src");
+
+        reduce(
+            BufferAccess.base(dst), BufferAccess.offset(dst, dstIndex),
+            BufferAccess.base(src), BufferAccess.offset(src, srcIndex),
+            count);
+
+        // A direct buffer's memory is freed by a Cleaner once the buffer is unreachable; the loop only holds raw
+        // addresses, so keep both buffers reachable until it is done.
+        Reference.reachabilityFence(dst);
+        Reference.reachabilityFence(src);
+    }
+
+    /**
+     * The tight loop: {@code dst[i] = dst[i] op src[i]} over already checked and resolved memory.
+     *
+     * @param dstBase   null for off-heap memory, else the destination array.
+     * @param dstOffset address or array offset of the first destination element.
+     * @param srcBase   null for off-heap memory, else the source array.
+     * @param srcOffset address or array offset of the first source element.
+     * @param count     elements.
+     */
+    abstract void reduce(Object dstBase, long dstOffset, Object srcBase, long srcOffset, int count);
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public final int elementSize()
+    {
+        return elementSize;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public String toString()
+    {
+        return "Reducer{" + type + " " + op + "}";
+    }
+
+    /**
+     * The error for an operator a subclass does not know; unreachable while {@link Reducers} builds the kernels.
+     *
+     * @param op the operator.
+     * @return the exception to throw.
+     */
+    static IllegalStateException unsupported(final ReduceOp op)
+    {
+        return new IllegalStateException("no kernel for " + op);
+    }
+}

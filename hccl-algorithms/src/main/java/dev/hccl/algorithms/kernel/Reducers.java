@@ -1,0 +1,144 @@
+package dev.hccl.algorithms.kernel;
+
+import dev.hccl.api.DataType;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.Reducer;
+
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * Factory of the reduction kernels, one per {@link DataType} and {@link ReduceOp}, plus the divide that finishes
+ * {@link ReduceOp#AVG}.
+ * <p>
+ * Kernels are created once, when this class loads, and shared: they hold no state, so any thread may call any of them
+ * at any time.
+ */
+public final class Reducers
+{
+    /** The largest {@code int} up to which every {@code int} converts to {@code float} exactly: 2^24. */
+    static final int MAX_EXACT_FLOAT_INT = 1 << 24;
+
+    private static final ReduceOp[] OPS = ReduceOp.values();
+    private static final Reducer[][] KERNELS = new Reducer[DataType.values().length][OPS.length];
+
+    static
+    {
+        for (final DataType type : DataType.values())
+        {
+            for (final ReduceOp op : OPS)
+            {
+                if (op != ReduceOp.AVG)
+                {
+                    KERNELS[type.ordinal()][op.ordinal()] = newKernel(type, op);
+                }
+            }
+            if (type.isFloatingPoint())
+            {
+                // AVG is a SUM whose result the caller divides once by the rank count, as NCCL and HCCL do.
+                KERNELS[type.ordinal()][ReduceOp.AVG.ordinal()] = KERNELS[type.ordinal()][ReduceOp.SUM.ordinal()];
+            }
+        }
+    }
+
+    private Reducers()
+    {
+    }
+
+    /**
+     * The kernel for a data type and operator: {@code dst[i] = dst[i] op src[i]}.
+     * <p>
+     * For {@link ReduceOp#AVG} this is the {@link ReduceOp#SUM} kernel: the caller sums and then calls
+     * {@link #divide(ByteBuffer, int, int, DataType, int)} once on the final result.
+     *
+     * @param type the element type.
+     * @param op   the operator.
+     * @return the shared, stateless, thread-safe kernel.
+     * @throws IllegalArgumentException if {@code op} is {@link ReduceOp#AVG} and {@code type} is not floating-point.
+     * @throws NullPointerException     if an argument is null.
+     */
+    public static Reducer of(final DataType type, final ReduceOp op)
+    {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(op, "op");
+        final Reducer kernel = KERNELS[type.ordinal()][op.ordinal()];
+        if (kernel == null)
+        {
+            throw new IllegalArgumentException(op + " is not supported for " + type + " (floating-point types only)");
+        }
+        return kernel;
+    }
+
+    /**
+     * Divides {@code count} elements in place by {@code divisor}, the last step of {@link ReduceOp#AVG}.
+     * <p>
+     * FP32 and FP64 results are the correctly rounded quotients; FP16 and BF16 elements are divided in {@code float}
+     * and rounded back to nearest even. A divisor of 1 leaves every element as it is, bit for bit (a single rank's
+     * average is its input). Neither the buffer's position nor its limit changes.
+     *
+     * @param buf     the elements.
+     * @param index   absolute byte offset of the first element.
+     * @param count   elements.
+     * @param type    the element type; must be floating-point.
+     * @param divisor the divisor, typically the number of ranks; at least 1.
+     * @throws IllegalArgumentException         if {@code type} is not floating-point, {@code divisor} is below 1 or
+     *                                          {@code count} is negative.
+     * @throws IndexOutOfBoundsException        if the range is not within {@code [0, limit)} of {@code buf}.
+     * @throws java.nio.ReadOnlyBufferException if {@code buf} is read-only.
+     * @throws NullPointerException             if {@code buf} or {@code type} is null.
+     */
+    public static void divide(
+        final ByteBuffer buf, final int index, final int count, final DataType type, final int divisor)
+    {
+        Objects.requireNonNull(buf, "buf");
+        Objects.requireNonNull(type, "type");
+        if (!type.isFloatingPoint())
+        {
+            throw new IllegalArgumentException(
+                "divide (AVG) is not supported for " + type + " (floating-point types only)");
+        }
+        if (divisor < 1)
+        {
+            throw new IllegalArgumentException("divisor must be >= 1: " + divisor);
+        }
+        if (count < 0)
+        {
+            throw new IllegalArgumentException("count must be >= 0: " + count);
+        }
+        BufferAccess.checkWritable(buf);
+        BufferAccess.checkRange(buf, index, (long)count * type.size(), "buf");
+        if (divisor == 1)
+        {
+            return;
+        }
+
+        final Object base = BufferAccess.base(buf);
+        final long offset = BufferAccess.offset(buf, index);
+        switch (type)
+        {
+            case FP32 -> Fp32Reducer.divide(base, offset, count, divisor);
+            case FP64 -> Fp64Reducer.divide(base, offset, count, divisor);
+            case FP16 -> Fp16Reducer.divide(base, offset, count, divisor);
+            case BF16 -> Bf16Reducer.divide(base, offset, count, divisor);
+            default -> throw new IllegalStateException("no divide for " + type);
+        }
+        // The loop holds only a raw address; keep a direct buffer's memory from being freed under it.
+        Reference.reachabilityFence(buf);
+    }
+
+    private static Reducer newKernel(final DataType type, final ReduceOp op)
+    {
+        return switch (type)
+        {
+            case INT8, UINT8 -> new Int8Reducer(type, op);
+            case INT16 -> new Int16Reducer(op);
+            case INT32 -> new Int32Reducer(op);
+            case INT64 -> new Int64Reducer(op);
+            case FP16 -> new Fp16Reducer(op);
+            case BF16 -> new Bf16Reducer(op);
+            case FP32 -> new Fp32Reducer(op);
+            case FP64 -> new Fp64Reducer(op);
+        };
+    }
+}

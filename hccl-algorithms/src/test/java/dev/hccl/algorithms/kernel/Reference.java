@@ -1,0 +1,204 @@
+package dev.hccl.algorithms.kernel;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * Straightforward reference arithmetic, written independently of the kernels: no bit tricks, values as doubles.
+ */
+final class Reference
+{
+    /** Values of the finite non-negative binary16 patterns 0x0000..0x7BFF, then 2^16 standing in for infinity. */
+    private static final double[] FP16_MAGNITUDES = new double[0x7C01];
+
+    static
+    {
+        for (int bits = 0; bits < 0x7C00; bits++)
+        {
+            FP16_MAGNITUDES[bits] = fp16Value(bits);
+        }
+        // With an unbounded exponent the next value after 65504 would be 65536: rounding to it means overflow.
+        FP16_MAGNITUDES[0x7C00] = 65536.0;
+    }
+
+    private Reference()
+    {
+    }
+
+    /**
+     * The value of a binary16 pattern by the textbook formula: (-1)^s * 2^(e-15) * 1.f, or 2^-14 * 0.f when e = 0.
+     */
+    static double fp16Value(final int bits)
+    {
+        final int sign = (bits >> 15) & 1;
+        final int exponent = (bits >> 10) & 0x1F;
+        final int fraction = bits & 0x3FF;
+        final double magnitude;
+        if (exponent == 0x1F)
+        {
+            magnitude = fraction == 0 ? Double.POSITIVE_INFINITY : Double.NaN;
+        }
+        else if (exponent == 0)
+        {
+            magnitude = Math.scalb(fraction / 1024.0, -14);
+        }
+        else
+        {
+            magnitude = Math.scalb(1.0 + fraction / 1024.0, exponent - 15);
+        }
+        return sign == 1 ? -magnitude : magnitude;
+    }
+
+    static boolean isFp16NaN(final int bits)
+    {
+        return (bits & 0x7C00) == 0x7C00 && (bits & 0x3FF) != 0;
+    }
+
+    static boolean isBf16NaN(final int bits)
+    {
+        return (bits & 0x7F80) == 0x7F80 && (bits & 0x7F) != 0;
+    }
+
+    /**
+     * Rounds a float to binary16 by searching the sorted table of binary16 values for its two neighbours and comparing
+     * against their midpoint; ties go to the even pattern. All quantities are exact in double: float and binary16
+     * values have at most 24 significant bits, and a midpoint of two neighbours needs one bit more.
+     * NaN maps to 0x7E00 with the input's sign (callers compare NaNs by class, not payload).
+     */
+    static int toFp16(final float value)
+    {
+        final int sign = Float.floatToRawIntBits(value) < 0 ? 0x8000 : 0;
+        if (Float.isNaN(value))
+        {
+            return sign | 0x7E00;
+        }
+        final double magnitude = Math.abs((double)value);
+        if (magnitude >= 65536.0)
+        {
+            return sign | 0x7C00;
+        }
+        int lo = Arrays.binarySearch(FP16_MAGNITUDES, magnitude);
+        if (lo >= 0)
+        {
+            return sign | lo;
+        }
+        lo = -lo - 2; // the insertion point minus one: the largest pattern below the value
+        final int hi = lo + 1;
+        final double midpoint = (FP16_MAGNITUDES[lo] + FP16_MAGNITUDES[hi]) / 2;
+        final int rounded;
+        if (magnitude < midpoint)
+        {
+            rounded = lo;
+        }
+        else if (magnitude > midpoint)
+        {
+            rounded = hi;
+        }
+        else
+        {
+            rounded = (lo & 1) == 0 ? lo : hi;
+        }
+        return sign | rounded;
+    }
+
+    /**
+     * Rounds a float to bfloat16: the two candidates are the float with its low 16 bits cleared and the next bfloat16
+     * up; the value is compared with their midpoint (exact in double). Ties go to the even pattern. NaN maps to 0x7FC0
+     * with the input's sign.
+     */
+    static int toBf16(final float value)
+    {
+        final int bits = Float.floatToRawIntBits(value);
+        final int sign = bits < 0 ? 0x8000 : 0;
+        if (Float.isNaN(value))
+        {
+            return sign | 0x7FC0;
+        }
+        if (Float.isInfinite(value))
+        {
+            return sign | 0x7F80;
+        }
+        final int magnitudeBits = bits & 0x7FFF_FFFF;
+        final int lo = magnitudeBits >>> 16;
+        final int hi = lo + 1;
+        final double loValue = Float.intBitsToFloat(lo << 16);
+        final double hiValue = hi == 0x7F80 ? 0x1p128 : Float.intBitsToFloat(hi << 16);
+        final double magnitude = Float.intBitsToFloat(magnitudeBits);
+        final double midpoint = (loValue + hiValue) / 2;
+        final int rounded;
+        if (magnitude < midpoint)
+        {
+            rounded = lo;
+        }
+        else if (magnitude > midpoint)
+        {
+            rounded = hi;
+        }
+        else
+        {
+            rounded = (lo & 1) == 0 ? lo : hi;
+        }
+        return sign | rounded;
+    }
+
+    /** IEEE maximum as the kernels define it: NaN if either is NaN, +0 above -0. */
+    static float max(final float a, final float b)
+    {
+        if (Float.isNaN(a) || Float.isNaN(b))
+        {
+            return Float.NaN;
+        }
+        if (a == 0.0f && b == 0.0f)
+        {
+            return (Float.floatToRawIntBits(a) == 0 || Float.floatToRawIntBits(b) == 0) ? 0.0f : -0.0f;
+        }
+        return a > b ? a : b;
+    }
+
+    /** IEEE minimum as the kernels define it: NaN if either is NaN, -0 below +0. */
+    static float min(final float a, final float b)
+    {
+        if (Float.isNaN(a) || Float.isNaN(b))
+        {
+            return Float.NaN;
+        }
+        if (a == 0.0f && b == 0.0f)
+        {
+            return (Float.floatToRawIntBits(a) != 0 || Float.floatToRawIntBits(b) != 0) ? -0.0f : 0.0f;
+        }
+        return a < b ? a : b;
+    }
+
+    static double max(final double a, final double b)
+    {
+        if (Double.isNaN(a) || Double.isNaN(b))
+        {
+            return Double.NaN;
+        }
+        if (a == 0.0 && b == 0.0)
+        {
+            return (Double.doubleToRawLongBits(a) == 0 || Double.doubleToRawLongBits(b) == 0) ? 0.0 : -0.0;
+        }
+        return a > b ? a : b;
+    }
+
+    static double min(final double a, final double b)
+    {
+        if (Double.isNaN(a) || Double.isNaN(b))
+        {
+            return Double.NaN;
+        }
+        if (a == 0.0 && b == 0.0)
+        {
+            return (Double.doubleToRawLongBits(a) != 0 || Double.doubleToRawLongBits(b) != 0) ? -0.0 : 0.0;
+        }
+        return a < b ? a : b;
+    }
+
+    /** A little-endian view of a copy of the bytes, for reading elements the obvious way. */
+    static ByteBuffer littleEndian(final byte[] bytes)
+    {
+        return ByteBuffer.wrap(bytes.clone()).order(ByteOrder.LITTLE_ENDIAN);
+    }
+}
