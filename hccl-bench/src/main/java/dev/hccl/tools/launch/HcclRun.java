@@ -1,0 +1,154 @@
+package dev.hccl.tools.launch;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code hcclrun}: starts the ranks of an hccl-java job on this machine, the way {@code torchrun}
+ * or {@code mpirun} do, and ties their lifetimes together.
+ *
+ * <p>Every rank gets torchrun's rendezvous variables ({@code MASTER_ADDR}, {@code MASTER_PORT},
+ * {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}), a job token
+ * ({@code HCCL_JOB_TOKEN}) and {@code JDK_JAVA_OPTIONS} carrying the {@code --add-opens} flag that
+ * Agrona needs. Output is forwarded line by line with a {@code [rank] } prefix. When a rank fails,
+ * the others are stopped and the launcher exits with the failed rank's status.
+ */
+@Command(name = "hcclrun",
+        mixinStandardHelpOptions = true,
+        version = "hcclrun " + HcclRun.VERSION,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        customSynopsis = "hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
+                + "[--grace-period SECONDS] [--no-prefix] [--] COMMAND [ARGS...]",
+        description = {
+            "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
+                    + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
+                    + "HCCL_JOB_TOKEN, and JDK_JAVA_OPTIONS with the flag Agrona needs:",
+            "  " + RankEnvironment.ADD_OPENS,
+            "Output lines are prefixed with [rank]. When a rank exits non-zero, the others get SIGTERM "
+                    + "and, after the grace period, SIGKILL; hcclrun exits with that rank's status.",
+            ""},
+        footer = {
+            "",
+            "Everything from COMMAND on is passed to the ranks unparsed. Rank 0 reads hcclrun's stdin; "
+                    + "the other ranks read end-of-file.",
+            "",
+            "Example: hcclrun -np 4 bin/hccl-java dev.hccl.examples.AllReduceExample"})
+public final class HcclRun implements Callable<Integer>
+{
+    /** The launcher's version, printed by {@code --version}. */
+    public static final String VERSION = "0.1.0-SNAPSHOT";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = {"-np", "-n"}, required = true, paramLabel = "N",
+            description = "Number of ranks to start on this machine (>= 1).")
+    private int ranks;
+
+    @Option(names = "--master-addr", paramLabel = "ADDR", defaultValue = RankEnvironment.DEFAULT_MASTER_ADDR,
+            description = "Rendezvous address given to the ranks as MASTER_ADDR (default: ${DEFAULT-VALUE}).")
+    private String masterAddr;
+
+    @Option(names = "--master-port", paramLabel = "PORT",
+            description = "Rendezvous port given to the ranks as MASTER_PORT (default: a free port on ADDR).")
+    private Integer masterPort;
+
+    @Option(names = "--grace-period", paramLabel = "SECONDS", defaultValue = "5",
+            description = "How long stopped ranks may take to exit after SIGTERM before they, and the "
+                    + "processes they started, get SIGKILL (default: ${DEFAULT-VALUE}).")
+    private double gracePeriodSeconds;
+
+    @Option(names = "--no-prefix", description = "Do not prefix output lines with [rank].")
+    private boolean noPrefix;
+
+    @Parameters(paramLabel = "COMMAND", arity = "1..*",
+            description = "The program each rank runs, and its arguments.")
+    private List<String> command;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    private HcclRun(PrintStream out, PrintStream err)
+    {
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * Runs the launcher and exits the JVM with its status.
+     *
+     * @param args the command line
+     */
+    public static void main(String[] args)
+    {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the launcher in this JVM, for {@link #main} and for tests or tools that embed it.
+     *
+     * @param args the command line
+     * @param out  receives the ranks' stdout and {@code --help}/{@code --version}
+     * @param err  receives the ranks' stderr, the launcher's messages and usage errors
+     * @return 0 when all ranks exited 0; the first failed rank's status (128 + signal when it was
+     *         killed by a signal); 2 on a usage error; 127 when a rank could not be started
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err)
+    {
+        CommandLine cl = new CommandLine(new HcclRun(out, err))
+                // Everything from the first positional on belongs to COMMAND, so that
+                // "hcclrun -np 2 java -cp x Main --flag" needs no "--".
+                .setStopAtPositional(true)
+                .setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true));
+        int status = cl.execute(args);
+        out.flush();
+        err.flush();
+        return status;
+    }
+
+    /**
+     * Validates the options and runs the job; picocli calls this after parsing.
+     *
+     * @return the exit status
+     */
+    @Override
+    public Integer call()
+    {
+        if (ranks < 1)
+        {
+            throw usage("-np must be at least 1, not " + ranks);
+        }
+        if (masterAddr.isBlank())
+        {
+            throw usage("--master-addr must not be empty");
+        }
+        if (masterPort != null && (masterPort < 1 || masterPort > 65535))
+        {
+            throw usage("--master-port must be in 1..65535, not " + masterPort);
+        }
+        if (!(gracePeriodSeconds >= 0) || gracePeriodSeconds > Duration.ofDays(1).toSeconds())
+        {
+            throw usage("--grace-period must be between 0 and 86400 seconds, not " + gracePeriodSeconds);
+        }
+        Duration grace = Duration.ofNanos(Math.round(gracePeriodSeconds * 1e9));
+        LaunchPlan plan = new LaunchPlan(command, ranks, masterAddr, masterPort, grace, !noPrefix);
+        return new LocalJob(plan, out, err, System.getenv()).run();
+    }
+
+    private ParameterException usage(String message)
+    {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

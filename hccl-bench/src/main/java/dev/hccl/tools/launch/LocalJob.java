@@ -1,0 +1,313 @@
+package dev.hccl.tools.launch;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One launch: starts the ranks, forwards their output, and stops them all when one fails or
+ * when the launcher itself is terminated.
+ */
+final class LocalJob
+{
+    /** Exit status when a rank cannot be started at all, as a shell reports a missing command. */
+    static final int START_FAILED = 127;
+
+    /** Exit status when the launcher is interrupted (in-process use), as after SIGINT. */
+    static final int INTERRUPTED = 130;
+
+    /**
+     * How long to wait for the ranks' pipes to reach end-of-file after the ranks are gone. Only a
+     * background process of a rank that still holds the pipe open makes this wait at all.
+     */
+    static final long DRAIN_MILLIS = 2_000;
+
+    /**
+     * How long to wait for a failed rank's pipes before reporting it, so that its last words
+     * (usually the reason) come before the launcher's message rather than after it.
+     */
+    static final long FAILED_RANK_DRAIN_MILLIS = 500;
+
+    /** How long to wait for SIGKILLed processes to disappear; SIGKILL cannot be ignored. */
+    static final long KILL_WAIT_MILLIS = 1_000;
+
+    private final LaunchPlan plan;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Map<String, String> launcherEnv;
+
+    // Guards starting a rank against the shutdown hook, so no rank can be started unseen by it.
+    private final Object startLock = new Object();
+    private final List<Process> processes = new CopyOnWriteArrayList<>();
+    private final List<List<Thread>> pumps = new CopyOnWriteArrayList<>();  // index: rank
+    private final ProcessTrees trees = new ProcessTrees();
+    private volatile boolean launcherStopping;
+
+    /**
+     * @param plan        what to start
+     * @param out         receives the ranks' stdout
+     * @param err         receives the ranks' stderr and the launcher's messages
+     * @param launcherEnv the launcher's environment (for the job token)
+     */
+    LocalJob(LaunchPlan plan, PrintStream out, PrintStream err, Map<String, String> launcherEnv)
+    {
+        this.plan = plan;
+        this.out = out;
+        this.err = err;
+        this.launcherEnv = launcherEnv;
+    }
+
+    /**
+     * Runs the job to the end.
+     *
+     * @return 0 when every rank exited 0, else the status of the first rank that did not
+     */
+    int run()
+    {
+        Thread hook = new Thread(this::onLauncherShutdown, "hcclrun-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try
+        {
+            return startAndWait();
+        }
+        catch (final InterruptedException e)
+        {
+            // Only reachable in-process (a test, an embedding tool): nobody is left to wait for
+            // a grace period, so do not leave anything running.
+            trees.record(handles());
+            trees.kill();
+            Thread.currentThread().interrupt();
+            return INTERRUPTED;
+        }
+        finally
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (final IllegalStateException shutdownInProgress)
+            {
+                // The hook is running or has run; it does the cleaning up.
+            }
+            flush();
+        }
+    }
+
+    private int startAndWait() throws InterruptedException
+    {
+        int port;
+        try
+        {
+            port = plan.masterPort() != null ? plan.masterPort() : RankEnvironment.freePort(plan.masterAddr());
+        }
+        catch (final IOException e)
+        {
+            message("hcclrun: cannot find a free port for MASTER_PORT: " + e.getMessage());
+            return 1;
+        }
+        String token = RankEnvironment.jobToken(launcherEnv);
+        BlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
+
+        int failedRank = -1;
+        int failedStatus = 0;
+        long killAt = Long.MAX_VALUE;
+        for (int rank = 0; rank < plan.ranks(); rank++)
+        {
+            ProcessBuilder pb = new ProcessBuilder(plan.command());
+            RankEnvironment.apply(pb.environment(), rank, plan.ranks(), plan.masterAddr(), port, token);
+            // Like mpirun: rank 0 gets the launcher's stdin, the others end-of-file, so that
+            // several ranks never compete for one terminal.
+            if (rank == 0)
+            {
+                pb.redirectInput(ProcessBuilder.Redirect.INHERIT);
+            }
+            Process p;
+            synchronized (startLock)
+            {
+                if (launcherStopping)
+                {
+                    break;
+                }
+                try
+                {
+                    p = pb.start();
+                }
+                catch (final IOException | RuntimeException e)
+                {
+                    message("hcclrun: cannot start rank " + rank + ": " + e.getMessage()
+                            + (processes.isEmpty() ? "" : "; stopping the other ranks"));
+                    failedRank = rank;
+                    failedStatus = START_FAILED;
+                    killAt = stop();
+                    break;
+                }
+                processes.add(p);
+            }
+            if (rank != 0)
+            {
+                closeQuietly(p);
+            }
+            String prefix = plan.prefix() ? "[" + rank + "] " : "";
+            pumps.add(List.of(
+                    LinePump.start(p.getInputStream(), out, prefix, "hcclrun-rank" + rank + "-stdout"),
+                    LinePump.start(p.getErrorStream(), err, prefix, "hcclrun-rank" + rank + "-stderr")));
+            int r = rank;
+            p.onExit().thenRun(() -> exited.add(r));
+        }
+
+        boolean killed = false;
+        for (int pending = processes.size(); pending > 0; )
+        {
+            Integer rank = exited.poll(Math.max(0, killAt - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (rank == null)
+            {
+                if (!killed)
+                {
+                    // Grace period over: re-record, as a rank may have started more processes.
+                    trees.record(handles());
+                    trees.kill();
+                    killed = true;
+                }
+                killAt = Long.MAX_VALUE;
+                continue;
+            }
+            pending--;
+            int status = processes.get(rank).exitValue();
+            if (status != 0 && failedRank < 0 && !launcherStopping)
+            {
+                failedRank = rank;
+                failedStatus = status;
+                drain(pumps.get(rank),
+                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FAILED_RANK_DRAIN_MILLIS));
+                message("hcclrun: rank " + rank + " exited with status " + status
+                        + "; stopping the other ranks");
+                killAt = stop();
+            }
+        }
+
+        if (failedRank >= 0)
+        {
+            // The ranks are gone, but what they started may not be: an orphan that ignores
+            // SIGTERM, or one whose parent died before it got its own signal handled.
+            long deadline = killed ? System.nanoTime() : killAt;
+            if (!trees.awaitGone(deadline))
+            {
+                trees.kill();
+                trees.awaitGone(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(KILL_WAIT_MILLIS));
+            }
+        }
+        drainAll(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS));
+        return failedRank >= 0 ? failedStatus : 0;
+    }
+
+    /** Records the running ranks' trees, sends SIGTERM, and returns when to escalate. */
+    private long stop()
+    {
+        synchronized (startLock)
+        {
+            trees.record(handles());
+        }
+        trees.terminate();
+        return System.nanoTime() + plan.gracePeriod().toNanos();
+    }
+
+    /** The shutdown hook: the launcher got SIGINT or SIGTERM (or System.exit while running). */
+    private void onLauncherShutdown()
+    {
+        try
+        {
+            synchronized (startLock)
+            {
+                launcherStopping = true;
+            }
+            long killAt = stop();
+            if (!trees.awaitGone(killAt))
+            {
+                trees.record(handles());
+                trees.kill();
+                trees.awaitGone(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(KILL_WAIT_MILLIS));
+            }
+            drainAll(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS));
+        }
+        catch (final InterruptedException e)
+        {
+            trees.kill();
+            Thread.currentThread().interrupt();
+        }
+        finally
+        {
+            flush();
+        }
+    }
+
+    private List<ProcessHandle> handles()
+    {
+        List<ProcessHandle> hs = new ArrayList<>(processes.size());
+        for (Process p : processes)
+        {
+            hs.add(p.toHandle());
+        }
+        return hs;
+    }
+
+    /** Waits for the pumps to forward everything the ranks wrote. */
+    private void drainAll(long deadlineNanos) throws InterruptedException
+    {
+        for (List<Thread> rankPumps : pumps)
+        {
+            drain(rankPumps, deadlineNanos);
+        }
+    }
+
+    private static void drain(List<Thread> threads, long deadlineNanos) throws InterruptedException
+    {
+        for (Thread t : threads)
+        {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0)
+            {
+                return;
+            }
+            TimeUnit.NANOSECONDS.timedJoin(t, left);
+        }
+    }
+
+    private void message(String line)
+    {
+        synchronized (err)
+        {
+            err.println(line);
+            err.flush();
+        }
+    }
+
+    private void flush()
+    {
+        synchronized (out)
+        {
+            out.flush();
+        }
+        synchronized (err)
+        {
+            err.flush();
+        }
+    }
+
+    private static void closeQuietly(Process p)
+    {
+        try
+        {
+            p.getOutputStream().close();
+        }
+        catch (final IOException ignored)
+        {
+            // The rank may already be gone; end-of-file is what it would have seen anyway.
+        }
+    }
+}

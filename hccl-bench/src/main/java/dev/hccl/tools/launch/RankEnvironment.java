@@ -1,0 +1,123 @@
+package dev.hccl.tools.launch;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The environment that turns a plain process into one rank of an hccl-java job: torchrun's
+ * rendezvous variables plus the job token and the JVM flag Agrona needs.
+ */
+final class RankEnvironment
+{
+    /** The JVM flag that Agrona 2.x needs to reach {@code jdk.internal.misc.Unsafe}. */
+    static final String ADD_OPENS = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    /** Default rendezvous address: a single-node launcher always rendezvouses on loopback. */
+    static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
+
+    // Both spellings the java launcher accepts count as "already present".
+    private static final Pattern HAS_ADD_OPENS = Pattern.compile(
+            "(^|\\s)--add-opens(=|\\s+)java\\.base/jdk\\.internal\\.misc=ALL-UNNAMED(\\s|$)");
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private RankEnvironment()
+    {
+    }
+
+    /**
+     * Sets the variables of one rank in {@code env}, which starts as a copy of the launcher's
+     * environment (as {@link ProcessBuilder#environment()} does).
+     *
+     * @param env       the child's environment, modified in place
+     * @param rank      this rank, 0-based
+     * @param ranks     the number of ranks of the job (all local)
+     * @param addr      the rendezvous address
+     * @param port      the rendezvous port
+     * @param jobToken  the token shared by all ranks of this launch
+     */
+    static void apply(Map<String, String> env, int rank, int ranks, String addr, int port,
+                      String jobToken)
+    {
+        env.put("MASTER_ADDR", addr);
+        env.put("MASTER_PORT", Integer.toString(port));
+        env.put("RANK", Integer.toString(rank));
+        env.put("WORLD_SIZE", Integer.toString(ranks));
+        // One node: local and global numbering coincide.
+        env.put("LOCAL_RANK", Integer.toString(rank));
+        env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
+        env.put("HCCL_JOB_TOKEN", jobToken);
+        env.put("JDK_JAVA_OPTIONS", withAddOpens(env.get("JDK_JAVA_OPTIONS")));
+    }
+
+    /**
+     * The job token for this launch: the launcher's own {@code HCCL_JOB_TOKEN} when set (so that an
+     * outer tool can tie several launches together), otherwise 128 fresh random bits in hex.
+     *
+     * @param launcherEnv the launcher's environment
+     * @return a non-empty token
+     */
+    static String jobToken(Map<String, String> launcherEnv)
+    {
+        String inherited = launcherEnv.get("HCCL_JOB_TOKEN");
+        if (inherited != null && !inherited.isBlank())
+        {
+            return inherited;
+        }
+        byte[] bits = new byte[16];
+        RANDOM.nextBytes(bits);
+        return HexFormat.of().formatHex(bits);
+    }
+
+    /**
+     * {@code existing} with {@link #ADD_OPENS} appended unless it is already there.
+     *
+     * @param existing the current {@code JDK_JAVA_OPTIONS}, may be {@code null}
+     * @return the value to give the child
+     */
+    static String withAddOpens(String existing)
+    {
+        if (existing == null || existing.isBlank())
+        {
+            return ADD_OPENS;
+        }
+        if (HAS_ADD_OPENS.matcher(existing).find())
+        {
+            return existing;
+        }
+        return existing + " " + ADD_OPENS;
+    }
+
+    /**
+     * A port that is free right now on {@code addr}, found by binding port 0. The ranks bind it
+     * a moment later; the kernel does not hand the same ephemeral port out again that soon.
+     *
+     * @param addr the rendezvous address
+     * @return a free TCP port
+     * @throws IOException when no port can be bound at all
+     */
+    static int freePort(String addr) throws IOException
+    {
+        try (ServerSocket s = new ServerSocket())
+        {
+            s.bind(new InetSocketAddress(InetAddress.getByName(addr), 0));
+            return s.getLocalPort();
+        }
+        catch (final IOException notLocal)
+        {
+            // The address may not be bindable here (a name for another interface, an unresolvable
+            // name the ranks resolve differently): a port free on all interfaces is free on it too.
+            try (ServerSocket s = new ServerSocket())
+            {
+                s.bind(new InetSocketAddress(0));
+                return s.getLocalPort();
+            }
+        }
+    }
+}

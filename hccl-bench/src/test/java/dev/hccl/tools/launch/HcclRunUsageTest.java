@@ -1,0 +1,75 @@
+package dev.hccl.tools.launch;
+
+import static dev.hccl.tools.launch.Launches.launch;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.hccl.tools.launch.Launches.Result;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Command-line parsing: usage errors, help and version. No rank is started by any of these. */
+class HcclRunUsageTest
+{
+    static Stream<Arguments> usageErrors()
+    {
+        return Stream.of(
+                usageError("Missing required option: '-np=N'", "sh", "-c", "true"),
+                usageError("Missing required parameter: 'COMMAND'", "-np", "2"),
+                usageError("Missing required options and parameters: '-np=N', 'COMMAND'"),
+                usageError("-np must be at least 1, not 0", "-np", "0", "sh", "-c", "true"),
+                usageError("-np must be at least 1, not -3", "-np", "-3", "sh", "-c", "true"),
+                usageError("Invalid value for option '-np': 'two' is not an int", "-np", "two", "sh"),
+                usageError("--master-port must be in 1..65535, not 70000",
+                        "-np", "2", "--master-port", "70000", "sh"),
+                usageError("--master-port must be in 1..65535, not 0", "-np", "2", "--master-port", "0", "sh"),
+                usageError("--grace-period must be between 0 and 86400 seconds, not -1.0",
+                        "-np", "2", "--grace-period", "-1", "sh"),
+                usageError("--master-addr must not be empty", "-np", "2", "--master-addr", "", "sh"),
+                usageError("Unknown option: '--bogus'", "-np", "2", "--bogus", "sh"));
+    }
+
+    private static Arguments usageError(String message, String... args)
+    {
+        return Arguments.of(message, args);
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("usageErrors")
+    @Timeout(30)
+    void usageErrorsExit2WithPicocliMessage(String message, String[] args)
+    {
+        Result r = launch(args);
+
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().startsWith(message + System.lineSeparator()), r.err());
+        assertTrue(r.err().contains("Usage: hcclrun -np N"), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void helpPrintsUsageAndExits0()
+    {
+        Result r = launch("--help");
+
+        assertEquals(0, r.status());
+        assertTrue(r.out().startsWith("Usage: hcclrun -np N [--master-addr ADDR] [--master-port PORT]"), r.out());
+        assertTrue(r.out().contains("--grace-period=SECONDS"), r.out());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    @Timeout(30)
+    void versionPrintsTheProjectVersion()
+    {
+        Result r = launch("--version");
+
+        assertEquals(0, r.status());
+        assertEquals("hcclrun 0.1.0-SNAPSHOT", r.out().strip());
+    }
+}

@@ -1,0 +1,167 @@
+package dev.hccl.tools.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/hcclrun} and {@code bin/hccl-java}, copied into a scratch repository layout and run
+ * through chained relative symlinks, with a fake {@code java} on the PATH that prints its
+ * arguments one per line.
+ */
+class LauncherScriptsTest
+{
+    /** Maven runs tests in the module directory; the scripts live in the repository's bin/. */
+    private static final Path REPO_BIN = Path.of(System.getProperty("user.dir")).getParent().resolve("bin");
+
+    private static final String JAR_REL = "hccl-bench/target/hccl-bench-all.jar";
+
+    private static final String MISSING_JAR =
+            " hccl-bench/target/hccl-bench-all.jar not found; build first: mvn -q -DskipTests package\n";
+
+    private static final String FLAG = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    private static final Set<PosixFilePermission> EXECUTABLE = PosixFilePermissions.fromString("rwxr-xr-x");
+
+    @TempDir
+    Path tmp;
+
+    private Path root;
+    private Path fakeBin;
+
+    @BeforeEach
+    void layOut() throws IOException
+    {
+        root = Files.createDirectories(tmp.resolve("repo")).toRealPath();
+        Files.createDirectories(root.resolve("bin"));
+        for (String script : List.of("hcclrun", "hccl-java"))
+        {
+            Path src = REPO_BIN.resolve(script);
+            assertTrue(Files.isExecutable(src), src + " must exist and be executable");
+            Files.copy(src, root.resolve("bin").resolve(script));
+            Files.setPosixFilePermissions(root.resolve("bin").resolve(script), EXECUTABLE);
+            // tmp/a/<script> -> ../b/<script> -> ../repo/bin/<script>
+            Files.createDirectories(tmp.resolve("a"));
+            Files.createDirectories(tmp.resolve("b"));
+            Files.createSymbolicLink(tmp.resolve("b").resolve(script), Path.of("..", "repo", "bin", script));
+            Files.createSymbolicLink(tmp.resolve("a").resolve(script), Path.of("..", "b", script));
+        }
+        fakeBin = Files.createDirectories(tmp.resolve("fakebin"));
+        Path java = fakeBin.resolve("java");
+        Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+        Files.setPosixFilePermissions(java, EXECUTABLE);
+    }
+
+    private record Run(int status, List<String> out, String err)
+    {
+    }
+
+    private Run run(Map<String, String> extraEnv, boolean dropClasspath, String... cmd) throws Exception
+    {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("PATH", fakeBin + ":" + System.getenv("PATH"));
+        pb.environment().remove("HCCL_LAUNCHER_JAVA_OPTS");
+        if (dropClasspath)
+        {
+            pb.environment().remove("CLASSPATH");
+        }
+        pb.environment().putAll(extraEnv);
+        Path out = tmp.resolve("out.txt");
+        Path err = tmp.resolve("err.txt");
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Process p = pb.start();
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS), "script did not finish");
+        return new Run(p.exitValue(), new ArrayList<>(Files.readAllLines(out, StandardCharsets.UTF_8)),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    private void createJar() throws IOException
+    {
+        Path jar = root.resolve(JAR_REL);
+        Files.createDirectories(jar.getParent());
+        Files.write(jar, new byte[] {'P', 'K'});
+    }
+
+    @Test
+    @Timeout(30)
+    void hcclrunWithoutTheJarTellsHowToBuild() throws Exception
+    {
+        Run r = run(Map.of(), true, tmp.resolve("a/hcclrun").toString(), "-np", "2", "true");
+
+        assertEquals(1, r.status());
+        assertEquals("hcclrun:" + MISSING_JAR, r.err());
+        assertEquals(List.of(), r.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void hcclJavaWithoutTheJarTellsHowToBuild() throws Exception
+    {
+        Run r = run(Map.of(), true, tmp.resolve("a/hccl-java").toString(), "Main");
+
+        assertEquals(1, r.status());
+        assertEquals("hccl-java:" + MISSING_JAR, r.err());
+    }
+
+    @Test
+    @Timeout(30)
+    void hcclrunExecsJavaWithTheLauncherMainAndTheArgumentsIntact() throws Exception
+    {
+        createJar();
+
+        Run r = run(Map.of("HCCL_LAUNCHER_JAVA_OPTS", "-Xmx64m -Dx=y"), true,
+                tmp.resolve("a/hcclrun").toString(), "-np", "2", "--", "echo", "two words", "");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("-Xmx64m", "-Dx=y", "-cp", root.resolve(JAR_REL).toString(),
+                "dev.hccl.tools.launch.HcclRun", "-np", "2", "--", "echo", "two words", ""), r.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void hcclrunWithoutLauncherOptionsPassesNoEmptyArgument() throws Exception
+    {
+        createJar();
+
+        Run r = run(Map.of(), true, tmp.resolve("a/hcclrun").toString(), "--version");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("-cp", root.resolve(JAR_REL).toString(), "dev.hccl.tools.launch.HcclRun", "--version"),
+                r.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void hcclJavaAddsTheFlagAndAppendsClasspath() throws Exception
+    {
+        createJar();
+        String jar = root.resolve(JAR_REL).toString();
+
+        Run with = run(Map.of("CLASSPATH", "/opt/app.jar:/opt/lib/*"), false,
+                tmp.resolve("a/hccl-java").toString(), "dev.hccl.examples.AllReduceExample", "--size", "1 MiB");
+        Run without = run(Map.of(), true, tmp.resolve("a/hccl-java").toString(), "Main");
+
+        assertEquals(0, with.status(), with.err());
+        assertEquals(List.of(FLAG, "-cp", jar + ":/opt/app.jar:/opt/lib/*",
+                "dev.hccl.examples.AllReduceExample", "--size", "1 MiB"), with.out());
+        assertEquals(0, without.status(), without.err());
+        assertEquals(List.of(FLAG, "-cp", jar, "Main"), without.out());
+    }
+}

@@ -1,0 +1,90 @@
+package dev.hccl.tools.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class RankEnvironmentTest
+{
+    private static final String FLAG = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    @Test
+    @Timeout(10)
+    void setsTheRendezvousVariablesAndKeepsTheRest()
+    {
+        Map<String, String> env = new HashMap<>(Map.of("PATH", "/bin", "RANK", "9", "JDK_JAVA_OPTIONS", "-Xmx1g"));
+
+        RankEnvironment.apply(env, 2, 5, "10.0.0.7", 29500, "tok");
+
+        assertEquals(Map.of(
+                "PATH", "/bin",
+                "MASTER_ADDR", "10.0.0.7",
+                "MASTER_PORT", "29500",
+                "RANK", "2",
+                "WORLD_SIZE", "5",
+                "LOCAL_RANK", "2",
+                "LOCAL_WORLD_SIZE", "5",
+                "HCCL_JOB_TOKEN", "tok",
+                "JDK_JAVA_OPTIONS", "-Xmx1g " + FLAG), env);
+    }
+
+    @Test
+    @Timeout(10)
+    void addOpensIsAppendedOnlyWhenMissing()
+    {
+        assertEquals(FLAG, RankEnvironment.withAddOpens(null));
+        assertEquals(FLAG, RankEnvironment.withAddOpens("  "));
+        assertEquals("-Xss2m " + FLAG, RankEnvironment.withAddOpens("-Xss2m"));
+        assertEquals("-Xss2m " + FLAG + " -ea", RankEnvironment.withAddOpens("-Xss2m " + FLAG + " -ea"));
+        String spaced = "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED";
+        assertEquals(spaced, RankEnvironment.withAddOpens(spaced));
+        // A different package is a different flag.
+        String other = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+        assertEquals(other + " " + FLAG, RankEnvironment.withAddOpens(other));
+    }
+
+    @Test
+    @Timeout(10)
+    void jobTokenIsInheritedOrFresh128Bits()
+    {
+        assertEquals("outer-token", RankEnvironment.jobToken(Map.of("HCCL_JOB_TOKEN", "outer-token")));
+
+        String a = RankEnvironment.jobToken(Map.of());
+        String b = RankEnvironment.jobToken(Map.of("HCCL_JOB_TOKEN", ""));
+        assertTrue(a.matches("[0-9a-f]{32}"), a);
+        assertTrue(b.matches("[0-9a-f]{32}"), b);
+        assertNotEquals(a, b);
+    }
+
+    @Test
+    @Timeout(10)
+    void freePortCanBeBound() throws Exception
+    {
+        int port = RankEnvironment.freePort("127.0.0.1");
+
+        assertTrue(port > 0 && port <= 65535, Integer.toString(port));
+        try (ServerSocket s = new ServerSocket())
+        {
+            s.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port));
+            assertEquals(port, s.getLocalPort());
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void freePortFallsBackWhenTheAddressIsNotLocal() throws Exception
+    {
+        // 192.0.2.1 (TEST-NET-1) is never assigned to a local interface.
+        int port = RankEnvironment.freePort("192.0.2.1");
+
+        assertTrue(port > 0 && port <= 65535, Integer.toString(port));
+    }
+}
