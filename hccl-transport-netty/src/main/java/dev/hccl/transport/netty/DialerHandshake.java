@@ -1,0 +1,216 @@
+package dev.hccl.transport.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The dialing side of the handshake: sends HELLO once connected, reads the reply, and on ACK hands the channel over
+ * to a {@link FrameReceiver}. Outcomes are reported to the {@link NettyTransport.Dialer} that made the connection.
+ */
+final class DialerHandshake extends ChannelInboundHandlerAdapter
+{
+    private static final Logger LOG = LoggerFactory.getLogger(DialerHandshake.class);
+
+    private final NettyTransport transport;
+    private final NettyTransport.Dialer dialer;
+    private final byte[] fixed = new byte[Handshake.REPLY_FIXED_LENGTH];
+    private int fixedFill;
+    private byte[] body;
+    private int bodyFill;
+    private boolean finished;
+    private ScheduledFuture<?> timeout;
+
+    DialerHandshake(final NettyTransport transport, final NettyTransport.Dialer dialer)
+    {
+        this.transport = transport;
+        this.dialer = dialer;
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx)
+    {
+        final byte[] hello = transport.handshake().encodeHello(transport.commId(), transport.rank(), transport.worldSize());
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(hello));
+        final long waitNs = Math.max(1, dialer.nanosLeft());
+        timeout = ctx.executor().schedule(() ->
+        {
+            if (!finished)
+            {
+                finished = true;
+                dialer.handshakeTimedOut();
+                ctx.close();
+            }
+        }, waitNs, TimeUnit.NANOSECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        if (!(msg instanceof ByteBuf))
+        {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        final ByteBuf in = (ByteBuf)msg;
+        boolean passedOn = false;
+        try
+        {
+            if (finished)
+            {
+                return;
+            }
+            if (fixedFill < Handshake.REPLY_FIXED_LENGTH)
+            {
+                final int n = Math.min(Handshake.REPLY_FIXED_LENGTH - fixedFill, in.readableBytes());
+                in.readBytes(fixed, fixedFill, n);
+                fixedFill += n;
+                if (fixedFill < Handshake.REPLY_FIXED_LENGTH)
+                {
+                    return;
+                }
+                final ByteBuffer bb = ByteBuffer.wrap(fixed);
+                final int magic = bb.getInt();
+                final int version = bb.getShort() & 0xFFFF;
+                bb.get();
+                bb.getInt();
+                final int bodyLength = bb.getShort() & 0xFFFF;
+                if (Handshake.MAGIC != magic)
+                {
+                    fatal(ctx, "not an HCCL peer (reply magic 0x" + Integer.toHexString(magic) + ")");
+                    return;
+                }
+                if (Handshake.VERSION != version)
+                {
+                    fatal(ctx, "protocol version " + version + ", this rank speaks " + Handshake.VERSION);
+                    return;
+                }
+                if (bodyLength > Handshake.REPLY_BODY_MAX)
+                {
+                    fatal(ctx, "malformed handshake reply (body of " + bodyLength + " bytes)");
+                    return;
+                }
+                body = new byte[bodyLength];
+            }
+            final int n = Math.min(body.length - bodyFill, in.readableBytes());
+            in.readBytes(body, bodyFill, n);
+            bodyFill += n;
+            if (bodyFill < body.length)
+            {
+                return;
+            }
+
+            final ByteBuffer bb = ByteBuffer.wrap(fixed);
+            bb.position(6);
+            final byte status = bb.get();
+            final int peerRank = bb.getInt();
+            if (Handshake.STATUS_REJECT == status)
+            {
+                fatal(ctx, "rejected: " + new String(body, StandardCharsets.UTF_8));
+                return;
+            }
+            if (Handshake.STATUS_ACK != status)
+            {
+                fatal(ctx, "malformed handshake reply (status " + status + ")");
+                return;
+            }
+            if (peerRank != dialer.peer())
+            {
+                fatal(ctx, "the listener at " + dialer.address() + " is rank " + peerRank + ", not rank " + dialer.peer());
+                return;
+            }
+            final byte[] expected = transport.handshake().ackMac(
+                transport.commId(), peerRank, transport.rank(), transport.worldSize());
+            if (!MessageDigest.isEqual(expected, body))
+            {
+                fatal(ctx, "rejected: rank " + peerRank + " failed authentication (job token mismatch)");
+                return;
+            }
+
+            finish();
+            final TcpLink link = transport.registerDialed(dialer.peer(), ctx.channel());
+            if (null == link)
+            {
+                ctx.close();
+                return;
+            }
+            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(link, transport));
+            transport.handshakeDone(ctx.channel());
+            LOG.debug("rank {}: connected to rank {} at {}", transport.rank(), peerRank, dialer.address());
+            if (in.isReadable())
+            {
+                // The acceptor may send frames right behind its ACK: forward them to the receiver.
+                passedOn = true;
+                ctx.fireChannelRead(in);
+            }
+        }
+        catch (final Throwable t)
+        {
+            if (!finished)
+            {
+                fatal(ctx, "handshake failed: " + t);
+            }
+            else
+            {
+                LOG.error("rank {}: internal error after the handshake with rank {}", transport.rank(), dialer.peer(), t);
+                ctx.close();
+            }
+        }
+        finally
+        {
+            if (!passedOn)
+            {
+                in.release();
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        if (!finished)
+        {
+            finish();
+            dialer.attemptFailed("closed by " + dialer.address() + " during the handshake", null);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        if (!finished)
+        {
+            finish();
+            dialer.attemptFailed("handshake with " + dialer.address() + " failed: " + cause, cause);
+        }
+        ctx.close();
+    }
+
+    private void fatal(final ChannelHandlerContext ctx, final String status)
+    {
+        finish();
+        dialer.rejected(status);
+        ctx.close();
+    }
+
+    private void finish()
+    {
+        finished = true;
+        if (null != timeout)
+        {
+            timeout.cancel(false);
+        }
+    }
+}

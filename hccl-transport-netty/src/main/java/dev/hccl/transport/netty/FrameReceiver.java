@@ -1,0 +1,359 @@
+package dev.hccl.transport.netty;
+
+import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.Inbound;
+import dev.hccl.api.spi.MessageSink;
+import dev.hccl.api.spi.OpDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The receive side of a link: a state machine over the inbound byte stream that hands payloads to
+ * {@link MessageSink}s as they arrive. Only a frame header (48 bytes) is ever accumulated; payload bytes go from the
+ * read buffer to the sink without an intermediate copy, so a message of any size needs no buffer of its size here.
+ * One inbound buffer may hold the end of one frame and any number of further frames.
+ * <p>
+ * Runs on the channel's event loop only; never lets an exception escape into the pipeline.
+ */
+final class FrameReceiver extends ChannelInboundHandlerAdapter
+{
+    private static final Logger LOG = LoggerFactory.getLogger(FrameReceiver.class);
+
+    private static final int AWAIT_HEADER = 0;
+    private static final int DATA_PAYLOAD = 1;
+    private static final int ABORT_PAYLOAD = 2;
+    /** After GOODBYE or a failure: everything that still arrives is dropped. */
+    private static final int DRAINING = 3;
+
+    private static final int OPERATION_COUNT = Operation.values().length;
+    private static final int DATA_TYPE_COUNT = DataType.values().length;
+    private static final int REDUCE_OP_COUNT = ReduceOp.values().length;
+
+    private final TcpLink link;
+    private final Inbound inbound;
+    private final int rank;
+    private final int peer;
+    private final int maxFrameBytes;
+    private final byte[] headerBytes = new byte[Frames.HEADER_LENGTH];
+    /** A view of headerBytes, for a header split across reads; unpooled heap, so nothing to release. */
+    private final ByteBuf headerView = Unpooled.wrappedBuffer(headerBytes);
+    private int headerFill;
+
+    private int state = AWAIT_HEADER;
+    private MessageSink sink;
+    private int remaining;
+    private byte[] abortBytes;
+    private int abortFill;
+    /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
+    private OpDescriptor lastDescriptor;
+
+    FrameReceiver(final TcpLink link, final NettyTransport transport)
+    {
+        this.link = link;
+        this.inbound = transport.inbound();
+        this.rank = transport.rank();
+        this.peer = link.peer();
+        this.maxFrameBytes = transport.maxFrameBytes();
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        if (!(msg instanceof ByteBuf))
+        {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        final ByteBuf in = (ByteBuf)msg;
+        try
+        {
+            consume(ctx, in);
+        }
+        catch (final Throwable t)
+        {
+            // Only a bug gets here: every callback into the communicator is guarded on its own.
+            LOG.error("rank {}: internal error receiving from rank {}", rank, peer, t);
+            state = DRAINING;
+            link.fail("connection to rank " + peer + " failed: internal error in the receiver: " + t, t);
+        }
+        finally
+        {
+            in.release();
+        }
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        final boolean midMessage = DATA_PAYLOAD == state || ABORT_PAYLOAD == state || headerFill > 0;
+        state = DRAINING;
+        sink = null;
+        link.onInactive(midMessage);
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        state = DRAINING;
+        link.fail("connection to rank " + peer + " lost: " + cause, cause);
+    }
+
+    private void consume(final ChannelHandlerContext ctx, final ByteBuf in)
+    {
+        while (in.isReadable())
+        {
+            switch (state)
+            {
+                case AWAIT_HEADER:
+                    readHeader(in);
+                    break;
+
+                case DATA_PAYLOAD:
+                    deliver(in);
+                    break;
+
+                case ABORT_PAYLOAD:
+                    readAbortReason(in);
+                    break;
+
+                default:
+                    in.skipBytes(in.readableBytes());
+                    return;
+            }
+        }
+    }
+
+    private void readHeader(final ByteBuf in)
+    {
+        final int readable = in.readableBytes();
+        if (0 == headerFill && readable >= Frames.HEADER_LENGTH)
+        {
+            // Common case: the whole header is in this buffer; parse it in place.
+            final int base = in.readerIndex();
+            in.skipBytes(Frames.HEADER_LENGTH);
+            onHeader(in, base);
+        }
+        else
+        {
+            final int n = Math.min(Frames.HEADER_LENGTH - headerFill, readable);
+            in.readBytes(headerBytes, headerFill, n);
+            headerFill += n;
+            if (Frames.HEADER_LENGTH == headerFill)
+            {
+                headerFill = 0;
+                onHeader(headerView, 0);
+            }
+        }
+    }
+
+    private void onHeader(final ByteBuf h, final int base)
+    {
+        final int magic = h.getInt(base + Frames.MAGIC_OFFSET);
+        if (Frames.MAGIC != magic)
+        {
+            protocolError("bad frame magic 0x" + Integer.toHexString(magic));
+            return;
+        }
+        final int type = h.getUnsignedByte(base + Frames.TYPE_OFFSET);
+        final int length = h.getInt(base + Frames.LENGTH_OFFSET);
+        if (length < 0 || length > maxFrameBytes)
+        {
+            protocolError("frame length " + length + " outside [0, " + maxFrameBytes + "]");
+            return;
+        }
+
+        switch (type)
+        {
+            case Frames.TYPE_DATA:
+                onDataHeader(h, base, length);
+                break;
+
+            case Frames.TYPE_ABORT:
+                if (length > Frames.ABORT_REASON_MAX_BYTES)
+                {
+                    protocolError("ABORT reason of " + length + " bytes exceeds " + Frames.ABORT_REASON_MAX_BYTES);
+                }
+                else if (0 == length)
+                {
+                    link.onAbort("");
+                }
+                else
+                {
+                    abortBytes = new byte[length];
+                    abortFill = 0;
+                    state = ABORT_PAYLOAD;
+                }
+                break;
+
+            case Frames.TYPE_GOODBYE:
+                if (0 != length)
+                {
+                    protocolError("GOODBYE with a payload of " + length + " bytes");
+                }
+                else
+                {
+                    state = DRAINING;
+                    link.onGoodbye();
+                }
+                break;
+
+            default:
+                protocolError("unknown frame type " + type);
+                break;
+        }
+    }
+
+    private void onDataHeader(final ByteBuf h, final int base, final int length)
+    {
+        final int op = h.getUnsignedByte(base + Frames.OPERATION_OFFSET);
+        final int dt = h.getUnsignedByte(base + Frames.DATA_TYPE_OFFSET);
+        final int ro = h.getUnsignedByte(base + Frames.REDUCE_OP_OFFSET);
+        if (op >= OPERATION_COUNT)
+        {
+            protocolError("bad operation ordinal " + op);
+            return;
+        }
+        if (dt >= DATA_TYPE_COUNT && Frames.NONE != dt)
+        {
+            protocolError("bad data type ordinal " + dt);
+            return;
+        }
+        if (ro >= REDUCE_OP_COUNT && Frames.NONE != ro)
+        {
+            protocolError("bad reduce op ordinal " + ro);
+            return;
+        }
+        final OpDescriptor desc = descriptor(
+            Operation.fromOrdinal(op),
+            Frames.NONE == dt ? null : DataType.fromOrdinal(dt),
+            Frames.NONE == ro ? null : ReduceOp.fromOrdinal(ro),
+            h.getInt(base + Frames.ROOT_OFFSET),
+            h.getLong(base + Frames.COUNT_OFFSET));
+        final long commId = h.getLong(base + Frames.COMM_ID_OFFSET);
+        final long seq = h.getLong(base + Frames.SEQ_OFFSET);
+        final long tag = h.getLong(base + Frames.TAG_OFFSET);
+
+        final MessageSink s;
+        try
+        {
+            s = inbound.onMessage(peer, commId, seq, tag, desc, length);
+            if (null == s)
+            {
+                throw new NullPointerException("Inbound.onMessage returned null");
+            }
+            if (0 == length)
+            {
+                s.complete();
+                return;
+            }
+        }
+        catch (final Throwable t)
+        {
+            deliveryFailed(t);
+            return;
+        }
+        sink = s;
+        remaining = length;
+        state = DATA_PAYLOAD;
+    }
+
+    private OpDescriptor descriptor(
+        final Operation op, final DataType dt, final ReduceOp ro, final int root, final long count)
+    {
+        final OpDescriptor last = lastDescriptor;
+        if (null != last && last.operation() == op && last.dataType() == dt && last.reduceOp() == ro &&
+            last.root() == root && last.count() == count)
+        {
+            return last;
+        }
+        final OpDescriptor desc = new OpDescriptor(op, dt, ro, root, count);
+        lastDescriptor = desc;
+        return desc;
+    }
+
+    private void deliver(final ByteBuf in)
+    {
+        final int n = Math.min(remaining, in.readableBytes());
+        final int index = in.readerIndex();
+        try
+        {
+            if (1 == in.nioBufferCount())
+            {
+                // internalNioBuffer: a view the buffer keeps for reuse, so a chunk costs no allocation; the sink
+                // consumes it before returning, as MessageSink's contract says.
+                final ByteBuffer chunk = in.internalNioBuffer(index, n);
+                sink.write(chunk.order(ByteOrder.LITTLE_ENDIAN));
+            }
+            else
+            {
+                for (final ByteBuffer chunk : in.nioBuffers(index, n))
+                {
+                    sink.write(chunk.order(ByteOrder.LITTLE_ENDIAN));
+                }
+            }
+        }
+        catch (final Throwable t)
+        {
+            in.skipBytes(n);
+            deliveryFailed(t);
+            return;
+        }
+        in.skipBytes(n);
+        remaining -= n;
+        if (0 == remaining)
+        {
+            final MessageSink s = sink;
+            sink = null;
+            state = AWAIT_HEADER;
+            try
+            {
+                s.complete();
+            }
+            catch (final Throwable t)
+            {
+                deliveryFailed(t);
+            }
+        }
+    }
+
+    private void readAbortReason(final ByteBuf in)
+    {
+        final int n = Math.min(abortBytes.length - abortFill, in.readableBytes());
+        in.readBytes(abortBytes, abortFill, n);
+        abortFill += n;
+        if (abortFill == abortBytes.length)
+        {
+            final String reason = new String(abortBytes, StandardCharsets.UTF_8);
+            abortBytes = null;
+            state = AWAIT_HEADER;
+            link.onAbort(reason);
+        }
+    }
+
+    private void protocolError(final String details)
+    {
+        state = DRAINING;
+        sink = null;
+        LOG.warn("rank {}: protocol error from rank {}: {}; closing the connection", rank, peer, details);
+        link.fail("protocol error from rank " + peer + ": " + details, null, false);
+    }
+
+    private void deliveryFailed(final Throwable t)
+    {
+        state = DRAINING;
+        sink = null;
+        LOG.error("rank {}: the receiver failed on a message from rank {}; closing the connection", rank, peer, t);
+        link.fail("connection to rank " + peer + " failed: the receiver threw " + t, t, false);
+    }
+}

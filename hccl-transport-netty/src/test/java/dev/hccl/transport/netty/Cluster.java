@@ -1,0 +1,136 @@
+package dev.hccl.transport.netty;
+
+import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.Request;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Test support: transports on 127.0.0.1 in this JVM, closed together.
+ */
+final class Cluster implements AutoCloseable
+{
+    static final long COMM_ID = 0x5EED_CAFEL;
+    static final String TOKEN = "test-token";
+    static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private final List<NettyTransport> transports = new ArrayList<>();
+    private final ExecutorService executor = Executors.newCachedThreadPool(r ->
+    {
+        final Thread t = new Thread(r, "test-connect");
+        t.setDaemon(true);
+        return t;
+    });
+
+    static NettyTransport.Context context(final int rank, final int worldSize, final RecordingInbound inbound)
+    {
+        return new NettyTransport.Context()
+            .rank(rank)
+            .worldSize(worldSize)
+            .jobToken(TOKEN)
+            .commId(COMM_ID)
+            .bindAddress(InetAddress.getLoopbackAddress())
+            .connectTimeout(TIMEOUT)
+            .ioThreads(1)
+            .inbound(inbound);
+    }
+
+    NettyTransport bind(final NettyTransport.Context ctx)
+    {
+        final NettyTransport t = NettyTransport.bind(ctx);
+        transports.add(t);
+        return t;
+    }
+
+    /**
+     * Binds and fully connects {@code n} ranks.
+     */
+    NettyTransport[] connected(final RecordingInbound[] inbounds) throws Exception
+    {
+        return connected(inbounds, UnaryOperator.identity());
+    }
+
+    /**
+     * Binds and fully connects {@code n} ranks, adjusting each one's settings.
+     */
+    NettyTransport[] connected(
+        final RecordingInbound[] inbounds, final UnaryOperator<NettyTransport.Context> customize) throws Exception
+    {
+        final int n = inbounds.length;
+        final NettyTransport[] ts = new NettyTransport[n];
+        final InetSocketAddress[] addresses = new InetSocketAddress[n];
+        for (int r = 0; r < n; r++)
+        {
+            inbounds[r] = new RecordingInbound();
+            ts[r] = bind(customize.apply(context(r, n, inbounds[r])));
+            addresses[r] = ts[r].localAddress();
+        }
+        final List<Future<?>> connects = new ArrayList<>();
+        for (int r = 0; r < n; r++)
+        {
+            connects.add(connectAsync(ts[r], addresses));
+        }
+        for (final Future<?> f : connects)
+        {
+            f.get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+        }
+        return ts;
+    }
+
+    Future<?> connectAsync(final NettyTransport t, final InetSocketAddress[] addresses)
+    {
+        return executor.submit(() -> t.connect(addresses));
+    }
+
+    static Throwable failureOf(final Future<?> f) throws Exception
+    {
+        try
+        {
+            f.get(TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+            return null;
+        }
+        catch (final ExecutionException ex)
+        {
+            return ex.getCause();
+        }
+    }
+
+    static Request send(
+        final NettyTransport from, final int to, final long seq, final long tag, final OpDescriptor desc,
+        final ByteBuffer payload)
+    {
+        final Request r = new Request(to, true, tag);
+        from.link(to).send(COMM_ID, seq, tag, desc, payload, r);
+        return r;
+    }
+
+    static void awaitOk(final Request r)
+    {
+        assertTrue(r.await(System.nanoTime() + TimeUnit.SECONDS.toNanos(20)), "send did not complete: " + r);
+        assertNull(r.failure(), () -> "send failed: " + r.failure());
+    }
+
+    @Override
+    public void close()
+    {
+        for (final NettyTransport t : transports)
+        {
+            t.close();
+        }
+        executor.shutdownNow();
+    }
+}
