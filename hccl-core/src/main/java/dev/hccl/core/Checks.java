@@ -1,0 +1,136 @@
+package dev.hccl.core;
+
+import dev.hccl.api.DataType;
+import dev.hccl.api.ReduceOp;
+import org.agrona.BufferUtil;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Argument checks, run on the caller's thread before anything is queued or sent: a bad argument is an
+ * {@link IllegalArgumentException} that names it, and the communicator stays usable.
+ */
+final class Checks
+{
+    private Checks()
+    {
+    }
+
+    static void notNull(final Object value, final String name)
+    {
+        if (value == null)
+        {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+    }
+
+    static void reduceOp(final ReduceOp op, final DataType type)
+    {
+        notNull(op, "op");
+        if (op == ReduceOp.AVG && !type.isFloatingPoint())
+        {
+            throw new IllegalArgumentException("op AVG needs a floating-point type, got " + type);
+        }
+    }
+
+    /**
+     * The bytes that {@code count} elements of {@code type} take.
+     */
+    static int bytes(final String countName, final long count, final DataType type, final int multiplier)
+    {
+        notNull(type, "type");
+        if (count < 0)
+        {
+            throw new IllegalArgumentException(countName + " must not be negative, got " + count);
+        }
+        final long bytes = count * type.size() * multiplier;
+        if (count > Integer.MAX_VALUE || bytes > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException(countName + " " + count + " x " + type + (multiplier > 1 ?
+                " x " + multiplier + " ranks" : "") + " is over 2 GiB, the most a ByteBuffer holds");
+        }
+        return (int)bytes;
+    }
+
+    /**
+     * Checks a buffer argument and returns the region the operation uses, as a slice from its position.
+     */
+    static ByteBuffer region(
+        final String name, final ByteBuffer buffer, final int bytes, final DataType type, final boolean written)
+    {
+        notNull(buffer, name);
+        if (buffer.remaining() < bytes)
+        {
+            throw new IllegalArgumentException(name + " is too small: needs " + bytes + " bytes from its position, has " +
+                buffer.remaining() + " remaining (position " + buffer.position() + ", limit " + buffer.limit() + ")");
+        }
+        if (written && buffer.isReadOnly())
+        {
+            throw new IllegalArgumentException(name + " is read-only, but the operation writes into it");
+        }
+        if (type.size() > 1 && buffer.order() != ByteOrder.nativeOrder())
+        {
+            throw new IllegalArgumentException(name + " has byte order " + buffer.order() + ", but elements are read " +
+                "in native order (" + ByteOrder.nativeOrder() + "): create it with .order(ByteOrder.nativeOrder())");
+        }
+        return buffer.slice(buffer.position(), bytes).order(ByteOrder.nativeOrder());
+    }
+
+    static void rank(final String name, final int rank, final int worldSize)
+    {
+        if (rank < 0 || rank >= worldSize)
+        {
+            throw new IllegalArgumentException(name + " must be in [0, " + worldSize + "), got " + rank);
+        }
+    }
+
+    /**
+     * Whether two regions start at the same byte of the same memory.
+     */
+    static boolean sameStart(final ByteBuffer a, final ByteBuffer b)
+    {
+        if (a.isDirect() && b.isDirect())
+        {
+            return BufferUtil.address(a) == BufferUtil.address(b);
+        }
+        return a.hasArray() && b.hasArray() && a.array() == b.array() && a.arrayOffset() == b.arrayOffset();
+    }
+
+    /**
+     * Whether two regions share any byte.
+     */
+    static boolean overlap(final ByteBuffer a, final ByteBuffer b)
+    {
+        if (a.isDirect() != b.isDirect())
+        {
+            return false;
+        }
+        if (a.isDirect())
+        {
+            final long aStart = BufferUtil.address(a);
+            final long bStart = BufferUtil.address(b);
+            return aStart < bStart + b.capacity() && bStart < aStart + a.capacity();
+        }
+        if (!a.hasArray() || !b.hasArray() || a.array() != b.array())
+        {
+            return false; // a read-only heap view hides its array: it can only be a send buffer, never written
+        }
+        final int aStart = a.arrayOffset();
+        final int bStart = b.arrayOffset();
+        return aStart < bStart + b.capacity() && bStart < aStart + a.capacity();
+    }
+
+    /**
+     * Whether region {@code inner} is exactly block {@code block} of {@code outer}.
+     */
+    static boolean isBlock(final ByteBuffer inner, final ByteBuffer outer, final int block, final int blockBytes)
+    {
+        if (inner.isDirect() && outer.isDirect())
+        {
+            return BufferUtil.address(inner) == BufferUtil.address(outer) + (long)block * blockBytes;
+        }
+        return inner.hasArray() && outer.hasArray() && inner.array() == outer.array() &&
+            inner.arrayOffset() == outer.arrayOffset() + block * blockBytes;
+    }
+}

@@ -1,0 +1,748 @@
+package dev.hccl.core;
+
+import dev.hccl.algorithms.BinomialTreeAlgorithm;
+import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
+import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
+import dev.hccl.algorithms.RingAlgorithm;
+import dev.hccl.algorithms.kernel.Copies;
+import dev.hccl.algorithms.kernel.Reducers;
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommFuture;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.api.Topology;
+import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.Reducer;
+import dev.hccl.api.spi.Request;
+import dev.hccl.api.spi.Tags;
+import dev.hccl.core.mailbox.FaultListener;
+import dev.hccl.core.mailbox.Mailbox;
+import dev.hccl.core.topology.StaticTopology;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The communicator: checks arguments on the caller's thread, numbers each operation, and runs it on its execution
+ * stream against the point-to-point primitives of {@link OpContext}. A failure on the wire fails the communicator:
+ * the operation, every queued one and every later one complete with an {@link HcclException}, and the peers are told.
+ */
+final class CommunicatorImpl implements Communicator, FaultListener
+{
+    private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
+    private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
+
+    private final CommConfig config;
+    private final Fabric fabric;
+    private final long commId;
+    private final int rank;
+    private final int[] globalRanks;
+    private final int[] localOfGlobal;
+    private final StaticTopology topology;
+    private final int localRank;
+    private final int localSize;
+    private final Mailbox mailbox;
+    private final ExecutionStream stream;
+    private final long execTimeoutNanos;
+
+    private final RingAlgorithm ring = new RingAlgorithm();
+    private final BinomialTreeAlgorithm tree = new BinomialTreeAlgorithm();
+    private final PairwiseAllToAllAlgorithm pairwise = new PairwiseAllToAllAlgorithm();
+    private final DisseminationBarrierAlgorithm dissemination = new DisseminationBarrierAlgorithm();
+
+    private final Object issueLock = new Object();
+    private long nextSeq;
+    private int splits;
+    private final long[] p2pSendSeq;
+    private final long[] p2pRecvSeq;
+    private boolean closed;
+    private volatile HcclException failure;
+    /** Open until the peers have been told of this communicator's failure; close() waits for it. */
+    private final CountDownLatch peersTold = new CountDownLatch(1);
+    private volatile OpDescriptor currentDesc;
+    private volatile long currentSeq = HcclException.NO_SEQUENCE;
+    private final ByteBuffer[] scratch = new ByteBuffer[2];
+
+    CommunicatorImpl(
+        final CommConfig config,
+        final Fabric fabric,
+        final long commId,
+        final int rank,
+        final int[] globalRanks,
+        final StaticTopology topology)
+    {
+        this.config = config;
+        this.fabric = fabric;
+        this.commId = commId;
+        this.rank = rank;
+        this.globalRanks = globalRanks.clone();
+        this.topology = topology;
+        this.localRank = config.localRank() != CommConfig.DERIVE && globalRanks.length == topology.worldSize() &&
+            isRoot() ? config.localRank() : topology.localRank(rank);
+        this.localSize = config.localSize() != CommConfig.DERIVE && isRoot() ? config.localSize() :
+            topology.ranksOnNode(topology.nodeOf(rank)).size();
+        this.execTimeoutNanos = config.execTimeout().toNanos();
+        this.p2pSendSeq = new long[globalRanks.length];
+        this.p2pRecvSeq = new long[globalRanks.length];
+        int maxGlobal = 0;
+        for (final int g : globalRanks)
+        {
+            maxGlobal = Math.max(maxGlobal, g);
+        }
+        localOfGlobal = new int[maxGlobal + 1];
+        Arrays.fill(localOfGlobal, -1);
+        for (int i = 0; i < globalRanks.length; i++)
+        {
+            localOfGlobal[globalRanks[i]] = i;
+        }
+        this.mailbox = fabric.dispatcher().mailbox(commId);
+        this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
+        mailbox.attach(globalRanks, this);
+    }
+
+    private boolean isRoot()
+    {
+        return fabric.topology() == topology;
+    }
+
+    @Override
+    public int rank()
+    {
+        return rank;
+    }
+
+    @Override
+    public int worldSize()
+    {
+        return globalRanks.length;
+    }
+
+    @Override
+    public int localRank()
+    {
+        return localRank;
+    }
+
+    @Override
+    public int localSize()
+    {
+        return localSize;
+    }
+
+    @Override
+    public Topology topology()
+    {
+        return topology;
+    }
+
+    long commId()
+    {
+        return commId;
+    }
+
+    Mailbox mailbox()
+    {
+        return mailbox;
+    }
+
+    int globalRank(final int peer)
+    {
+        return globalRanks[peer];
+    }
+
+    Link link(final int peer)
+    {
+        return fabric.link(globalRanks[peer]);
+    }
+
+    long execTimeoutNanos()
+    {
+        return execTimeoutNanos;
+    }
+
+    int segmentBytes()
+    {
+        return config.segmentBytes();
+    }
+
+    ByteBuffer scratch(final int slot, final int bytes)
+    {
+        ByteBuffer buffer = scratch[slot];
+        if (buffer == null || buffer.capacity() < bytes)
+        {
+            final int capacity = (int)Math.min(Integer.MAX_VALUE - 8, Math.max(bytes, buffer == null ? 0 :
+                2L * buffer.capacity()));
+            buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+            scratch[slot] = buffer;
+        }
+        return buffer;
+    }
+
+    // ---------------------------------------------------------------- collectives
+
+    @Override
+    public void allReduce(
+        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op)
+    {
+        allReduceAsync(send, recv, count, type, op).join();
+    }
+
+    @Override
+    public CommFuture allReduceAsync(
+        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op)
+    {
+        final int bytes = Checks.bytes("count", count, type, 1);
+        Checks.reduceOp(op, type);
+        final ByteBuffer in = Checks.region("send", send, bytes, type, false);
+        final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
+        final Reducer reducer = Reducers.of(type, op);
+        return submit(new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count), ctx ->
+        {
+            ring.allReduce(ctx, inputFor(in, out, 0, bytes), out, (int)count, type, reducer);
+            if (op == ReduceOp.AVG)
+            {
+                Reducers.divide(out, 0, (int)count, type, worldSize());
+            }
+        });
+    }
+
+    @Override
+    public void allGather(final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type)
+    {
+        allGatherAsync(send, recv, sendCount, type).join();
+    }
+
+    @Override
+    public CommFuture allGatherAsync(
+        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type)
+    {
+        final int bytes = Checks.bytes("sendCount", sendCount, type, 1);
+        Checks.bytes("sendCount", sendCount, type, worldSize());
+        final ByteBuffer in = Checks.region("send", send, bytes, type, false);
+        final ByteBuffer out = Checks.region("recv", recv, bytes * worldSize(), type, true);
+        final boolean inPlace = Checks.isBlock(in, out, rank, bytes);
+        return submit(new OpDescriptor(Operation.ALL_GATHER, type, null, OpDescriptor.NO_ROOT, sendCount), ctx ->
+            ring.allGather(ctx, inPlace ? in : inputFor(in, out, 0, bytes), out, (int)sendCount, type));
+    }
+
+    @Override
+    public void reduceScatter(
+        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final ReduceOp op)
+    {
+        reduceScatterAsync(send, recv, recvCount, type, op).join();
+    }
+
+    @Override
+    public CommFuture reduceScatterAsync(
+        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final ReduceOp op)
+    {
+        final int bytes = Checks.bytes("recvCount", recvCount, type, 1);
+        final int sendBytes = Checks.bytes("recvCount", recvCount, type, worldSize());
+        Checks.reduceOp(op, type);
+        final ByteBuffer in = Checks.region("send", send, sendBytes, type, false);
+        final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
+        final Reducer reducer = Reducers.of(type, op);
+        return submit(new OpDescriptor(Operation.REDUCE_SCATTER, type, op, OpDescriptor.NO_ROOT, recvCount), ctx ->
+        {
+            // The ring reduces in scratch and writes recv last, so recv may overlap send.
+            ring.reduceScatter(ctx, in, out, (int)recvCount, type, reducer);
+            if (op == ReduceOp.AVG)
+            {
+                Reducers.divide(out, 0, (int)recvCount, type, worldSize());
+            }
+        });
+    }
+
+    @Override
+    public void broadcast(final ByteBuffer buf, final long count, final DataType type, final int root)
+    {
+        broadcastAsync(buf, count, type, root).join();
+    }
+
+    @Override
+    public CommFuture broadcastAsync(final ByteBuffer buf, final long count, final DataType type, final int root)
+    {
+        final int bytes = Checks.bytes("count", count, type, 1);
+        Checks.rank("root", root, worldSize());
+        final ByteBuffer data = Checks.region("buf", buf, bytes, type, rank != root);
+        return submit(new OpDescriptor(Operation.BROADCAST, type, null, root, count), ctx ->
+            tree.broadcast(ctx, data, (int)count, type, root));
+    }
+
+    @Override
+    public void reduce(
+        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
+        final int root)
+    {
+        reduceAsync(send, recv, count, type, op, root).join();
+    }
+
+    @Override
+    public CommFuture reduceAsync(
+        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
+        final int root)
+    {
+        final int bytes = Checks.bytes("count", count, type, 1);
+        Checks.reduceOp(op, type);
+        Checks.rank("root", root, worldSize());
+        final ByteBuffer in = Checks.region("send", send, bytes, type, false);
+        final ByteBuffer out = rank == root ? Checks.region("recv", recv, bytes, type, true) : null;
+        final Reducer reducer = Reducers.of(type, op);
+        return submit(new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
+        {
+            tree.reduce(ctx, out == null ? in : inputFor(in, out, 0, bytes), out, (int)count, type, reducer, root);
+            if (op == ReduceOp.AVG && out != null)
+            {
+                Reducers.divide(out, 0, (int)count, type, worldSize());
+            }
+        });
+    }
+
+    @Override
+    public void allToAll(final ByteBuffer send, final ByteBuffer recv, final long countPerRank, final DataType type)
+    {
+        allToAllAsync(send, recv, countPerRank, type).join();
+    }
+
+    @Override
+    public CommFuture allToAllAsync(
+        final ByteBuffer send, final ByteBuffer recv, final long countPerRank, final DataType type)
+    {
+        final int bytes = Checks.bytes("countPerRank", countPerRank, type, worldSize());
+        final ByteBuffer in = Checks.region("send", send, bytes, type, false);
+        final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
+        return submit(new OpDescriptor(Operation.ALL_TO_ALL, type, null, OpDescriptor.NO_ROOT, countPerRank), ctx ->
+        {
+            // Blocks land in recv while send is still being read: overlapping memory needs its own copy first.
+            final ByteBuffer source = Checks.overlap(in, out) ? stage(in, bytes) : in;
+            pairwise.allToAll(ctx, source, out, (int)countPerRank, type);
+        });
+    }
+
+    @Override
+    public void send(final ByteBuffer buf, final long count, final DataType type, final int peer)
+    {
+        sendAsync(buf, count, type, peer).join();
+    }
+
+    @Override
+    public CommFuture sendAsync(final ByteBuffer buf, final long count, final DataType type, final int peer)
+    {
+        final int bytes = Checks.bytes("count", count, type, 1);
+        checkPeer(peer);
+        final ByteBuffer data = Checks.region("buf", buf, bytes, type, false);
+        final OpDescriptor desc = new OpDescriptor(Operation.SEND, type, null, peer, count);
+        return submitP2p(desc, peer, true, ctx ->
+        {
+            final Request[] sent = new Request[segments(bytes)];
+            for (int k = 0; k < sent.length; k++)
+            {
+                sent[k] = ctx.send(peer, Tags.of(Tags.P2P_PHASE, 0, k), data, k * segmentBytes(),
+                    Math.min(segmentBytes(), bytes - k * segmentBytes()));
+            }
+            for (final Request r : sent)
+            {
+                ctx.await(r);
+            }
+        });
+    }
+
+    @Override
+    public void recv(final ByteBuffer buf, final long count, final DataType type, final int peer)
+    {
+        recvAsync(buf, count, type, peer).join();
+    }
+
+    @Override
+    public CommFuture recvAsync(final ByteBuffer buf, final long count, final DataType type, final int peer)
+    {
+        final int bytes = Checks.bytes("count", count, type, 1);
+        checkPeer(peer);
+        final ByteBuffer data = Checks.region("buf", buf, bytes, type, true);
+        final OpDescriptor desc = new OpDescriptor(Operation.RECV, type, null, peer, count);
+        return submitP2p(desc, peer, false, ctx ->
+        {
+            final Request[] received = new Request[segments(bytes)];
+            for (int k = 0; k < received.length; k++)
+            {
+                received[k] = ctx.recv(peer, Tags.of(Tags.P2P_PHASE, 0, k), data, k * segmentBytes(),
+                    Math.min(segmentBytes(), bytes - k * segmentBytes()));
+            }
+            for (final Request r : received)
+            {
+                ctx.await(r);
+            }
+        });
+    }
+
+    /**
+     * Messages of a point-to-point transfer: at least one, so that a zero-length send still matches its receive.
+     */
+    private int segments(final int bytes)
+    {
+        return Math.max(1, (bytes + segmentBytes() - 1) / segmentBytes());
+    }
+
+    @Override
+    public void barrier()
+    {
+        barrierAsync().join();
+    }
+
+    @Override
+    public CommFuture barrierAsync()
+    {
+        return submit(new OpDescriptor(Operation.BARRIER, null, null, OpDescriptor.NO_ROOT, 0),
+            dissemination::barrier);
+    }
+
+    // ---------------------------------------------------------------- array conveniences
+
+    @Override
+    public void allReduce(final float[] data, final ReduceOp op)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 4L);
+        staging.asFloatBuffer().put(data);
+        allReduce(staging, staging, data.length, DataType.FP32, op);
+        staging.asFloatBuffer().get(data);
+    }
+
+    @Override
+    public void allReduce(final double[] data, final ReduceOp op)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 8L);
+        staging.asDoubleBuffer().put(data);
+        allReduce(staging, staging, data.length, DataType.FP64, op);
+        staging.asDoubleBuffer().get(data);
+    }
+
+    @Override
+    public void allReduce(final int[] data, final ReduceOp op)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 4L);
+        staging.asIntBuffer().put(data);
+        allReduce(staging, staging, data.length, DataType.INT32, op);
+        staging.asIntBuffer().get(data);
+    }
+
+    @Override
+    public void allReduce(final long[] data, final ReduceOp op)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 8L);
+        staging.asLongBuffer().put(data);
+        allReduce(staging, staging, data.length, DataType.INT64, op);
+        staging.asLongBuffer().get(data);
+    }
+
+    @Override
+    public void broadcast(final float[] data, final int root)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 4L);
+        staging.asFloatBuffer().put(data);
+        broadcast(staging, data.length, DataType.FP32, root);
+        staging.asFloatBuffer().get(data);
+    }
+
+    @Override
+    public void broadcast(final double[] data, final int root)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 8L);
+        staging.asDoubleBuffer().put(data);
+        broadcast(staging, data.length, DataType.FP64, root);
+        staging.asDoubleBuffer().get(data);
+    }
+
+    @Override
+    public void broadcast(final int[] data, final int root)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 4L);
+        staging.asIntBuffer().put(data);
+        broadcast(staging, data.length, DataType.INT32, root);
+        staging.asIntBuffer().get(data);
+    }
+
+    @Override
+    public void broadcast(final long[] data, final int root)
+    {
+        Checks.notNull(data, "data");
+        final ByteBuffer staging = staging(data.length * 8L);
+        staging.asLongBuffer().put(data);
+        broadcast(staging, data.length, DataType.INT64, root);
+        staging.asLongBuffer().get(data);
+    }
+
+    private static ByteBuffer staging(final long bytes)
+    {
+        if (bytes > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("data is over 2 GiB, the most a ByteBuffer holds");
+        }
+        return ByteBuffer.allocateDirect((int)bytes).order(ByteOrder.nativeOrder());
+    }
+
+    // ---------------------------------------------------------------- split
+
+    @Override
+    public Communicator split(final int color, final int key)
+    {
+        final int n = worldSize();
+        final ByteBuffer mine = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+        mine.putInt(0, color).putInt(4, key);
+        final ByteBuffer all = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
+        final int splitIndex;
+        synchronized (issueLock)
+        {
+            splitIndex = splits++;
+        }
+        submit(new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2), ctx ->
+            ring.allGather(ctx, mine, all, 2, DataType.INT32)).join();
+        if (color < 0)
+        {
+            return null;
+        }
+        final List<int[]> members = new ArrayList<>();
+        for (int r = 0; r < n; r++)
+        {
+            if (all.getInt(8 * r) == color)
+            {
+                members.add(new int[]{all.getInt(8 * r + 4), r});
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        final int[] subRanks = new int[members.size()];
+        final int[] subGlobal = new int[members.size()];
+        int newRank = -1;
+        for (int i = 0; i < subRanks.length; i++)
+        {
+            subRanks[i] = members.get(i)[1];
+            subGlobal[i] = globalRanks[subRanks[i]];
+            if (subRanks[i] == rank)
+            {
+                newRank = i;
+            }
+        }
+        final long subId = mix(commId, splitIndex, color);
+        fabric.retain();
+        return new CommunicatorImpl(config, fabric, subId, newRank, subGlobal, topology.subset(subRanks));
+    }
+
+    /** SplitMix64 over the parent id, split index and colour: every member derives the same id, unlikely to clash. */
+    private static long mix(final long parent, final int splitIndex, final int color)
+    {
+        long z = parent ^ (0x9E3779B97F4A7C15L * (splitIndex + 1)) ^ ((long)color << 32);
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return (z ^ (z >>> 31)) & Long.MAX_VALUE;
+    }
+
+    // ---------------------------------------------------------------- execution
+
+    @FunctionalInterface
+    interface OpBody
+    {
+        void run(OpContext ctx);
+    }
+
+    private CommFuture submit(final OpDescriptor desc, final OpBody body)
+    {
+        final OpFuture future = new OpFuture();
+        synchronized (issueLock)
+        {
+            checkOpen(desc);
+            final long seq = nextSeq++;
+            stream.execute(() -> execute(desc, seq, true, body, future));
+        }
+        return future;
+    }
+
+    private CommFuture submitP2p(final OpDescriptor desc, final int peer, final boolean send, final OpBody body)
+    {
+        final OpFuture future = new OpFuture();
+        synchronized (issueLock)
+        {
+            checkOpen(desc);
+            final long seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
+            stream.execute(() -> execute(desc, seq, false, body, future));
+        }
+        return future;
+    }
+
+    private void checkOpen(final OpDescriptor desc)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("communicator of rank " + rank + " is closed; cannot run " + desc);
+        }
+    }
+
+    private void execute(
+        final OpDescriptor desc, final long seq, final boolean collective, final OpBody body, final OpFuture future)
+    {
+        final HcclException failed = failure;
+        if (failed != null)
+        {
+            future.fail(new HcclException(failed.errorCode(), rank, failed.peer(), desc.operation(), seq,
+                "the communicator failed earlier: " + failed.getMessage(), failed));
+            return;
+        }
+        currentDesc = desc;
+        currentSeq = seq;
+        try
+        {
+            if (collective)
+            {
+                mailbox.beginOp(seq, desc);
+            }
+            body.run(new OpContext(this, desc, seq));
+            future.complete();
+        }
+        catch (final HcclException ex)
+        {
+            future.fail(fail(ex));
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            future.fail(fail(new HcclException(ErrorCode.E_INTERNAL, rank, HcclException.UNKNOWN_RANK,
+                desc.operation(), seq, "internal error in " + desc + ": " + ex, ex)));
+        }
+    }
+
+    /**
+     * Fails the communicator, once: the mailbox fails every posted receive, and the peers are told.
+     *
+     * @param cause the failure.
+     * @return the communicator's failure: {@code cause}, or the earlier one.
+     */
+    HcclException fail(final HcclException cause)
+    {
+        synchronized (this)
+        {
+            if (failure != null)
+            {
+                return failure;
+            }
+            failure = cause;
+        }
+        LOG.error("communicator failed: {}", cause.getMessage());
+        // Tell the peers before waking anything here: a woken operation may close the communicator, and its goodbye
+        // must not reach a peer before the reason does.
+        try
+        {
+            for (int peer = 0; peer < globalRanks.length; peer++)
+            {
+                if (peer != rank)
+                {
+                    try
+                    {
+                        link(peer).abort(cause.getMessage());
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        LOG.debug("could not tell rank {} of the failure: {}", peer, ex.toString());
+                    }
+                }
+            }
+        }
+        finally
+        {
+            peersTold.countDown();
+        }
+        mailbox.fail(cause);
+        return cause;
+    }
+
+    @Override
+    public void onFault(final ErrorCode code, final int globalPeer, final String message)
+    {
+        final int peer = globalPeer >= 0 && globalPeer < localOfGlobal.length ? localOfGlobal[globalPeer] : -1;
+        final OpDescriptor desc = currentDesc;
+        final String text = message.replace("{peer}", peer >= 0 ? "rank " + peer : "global rank " + globalPeer);
+        fail(new HcclException(code, rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
+            desc == null ? null : desc.operation(), desc == null ? HcclException.NO_SEQUENCE : currentSeq, text, null));
+    }
+
+    private void checkPeer(final int peer)
+    {
+        Checks.rank("peer", peer, worldSize());
+        if (peer == rank)
+        {
+            throw new IllegalArgumentException("peer must be another rank, got this rank (" + rank + ")");
+        }
+    }
+
+    /**
+     * The input of an operation that writes {@code out} while it still reads {@code in}: {@code out} itself when they
+     * are the same memory (in place), {@code in} when they do not touch, else a private copy of {@code in}.
+     */
+    private ByteBuffer inputFor(final ByteBuffer in, final ByteBuffer out, final int offset, final int bytes)
+    {
+        if (Checks.sameStart(in, out))
+        {
+            return out;
+        }
+        return Checks.overlap(in, out) ? stage(in, bytes) : in;
+    }
+
+    private ByteBuffer stage(final ByteBuffer in, final int bytes)
+    {
+        final ByteBuffer copy = scratch(1, bytes);
+        Copies.copy(copy, 0, in, 0, bytes);
+        return copy;
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (issueLock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        if (!stream.drainAndStop(config.execTimeout().toMillis() + CLOSE_WAIT_SLACK_MILLIS))
+        {
+            LOG.warn("rank {}: operations still running at close", rank);
+        }
+        if (failure != null)
+        {
+            try
+            {
+                peersTold.await(CLOSE_WAIT_SLACK_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        fabric.dispatcher().remove(commId);
+        fabric.release();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Communicator{rank=" + rank + ", worldSize=" + worldSize() + ", localRank=" + localRank +
+            ", localSize=" + localSize + ", transport=" + fabric.transportName() + "}";
+    }
+}

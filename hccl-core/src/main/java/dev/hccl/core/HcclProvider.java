@@ -1,0 +1,232 @@
+package dev.hccl.core;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+import dev.hccl.api.spi.CommunicatorProvider;
+import dev.hccl.core.bootstrap.PeerInfo;
+import dev.hccl.core.bootstrap.Rendezvous;
+import dev.hccl.core.bootstrap.RootInfo;
+import dev.hccl.core.bootstrap.StoreServer;
+import dev.hccl.core.mailbox.Dispatcher;
+import dev.hccl.core.topology.NodeIdentity;
+import dev.hccl.core.topology.StaticTopology;
+import dev.hccl.core.transport.InProcessHub;
+import dev.hccl.core.transport.InProcessTransport;
+import dev.hccl.transport.netty.NettyTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Creates communicators: the bootstrap through rank 0's store, the TCP transport between processes, and the in-JVM
+ * transport for {@code Hccl.initAll}.
+ */
+public final class HcclProvider implements CommunicatorProvider
+{
+    /** The JVM flag Agrona's access to {@code jdk.internal.misc.Unsafe} needs. */
+    public static final String REQUIRED_JVM_FLAG = "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    private static final Logger LOG = LoggerFactory.getLogger(HcclProvider.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /**
+     * Public for {@link java.util.ServiceLoader}.
+     */
+    public HcclProvider()
+    {
+    }
+
+    @Override
+    public Communicator init(final CommConfig config)
+    {
+        checkJvmFlags();
+        final int rank = config.rank();
+        if (LOG.isInfoEnabled())
+        {
+            LOG.info("rank {} of {}: configuration {}", rank, config.worldSize(), new TreeMap<>(config.describe()));
+        }
+        if (config.worldSize() == 1 && config.rootInfo() == null)
+        {
+            // A job of one rank needs no store and no sockets: the in-JVM transport serves it.
+            return initAll(1, config).get(0);
+        }
+        final long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+        final Rendezvous rendezvous = Rendezvous.join(config, deadline);
+        final Dispatcher dispatcher = new Dispatcher(config.worldSize());
+        dispatcher.mailbox(rendezvous.commId()); // before any peer can send
+        NettyTransport transport = null;
+        try
+        {
+            final InetAddress bind = config.ifIp() != null ? InetAddress.getByName(config.ifIp()) : null;
+            transport = NettyTransport.bind(new NettyTransport.Context()
+                .rank(rank)
+                .worldSize(config.worldSize())
+                .jobToken(rendezvous.token())
+                .commId(rendezvous.commId())
+                .bindAddress(bind != null ? bind : new InetSocketAddress(0).getAddress())
+                .maxFrameBytes(config.maxFrameBytes())
+                .ioThreads(config.ioThreads())
+                .connectTimeout(config.connectTimeout())
+                .inbound(dispatcher)
+                .conclude());
+            final String advertised = (bind != null ? bind : rendezvous.routeToRoot()).getHostAddress();
+            final PeerInfo mine = new PeerInfo(advertised, transport.localAddress().getPort(),
+                NodeIdentity.local(config.nodeId()), NodeIdentity.hostName());
+            final PeerInfo[] peers = rendezvous.exchange(mine, deadline);
+            final InetSocketAddress[] addresses = new InetSocketAddress[peers.length];
+            final String[] nodeIds = new String[peers.length];
+            final String[] hostNames = new String[peers.length];
+            for (int r = 0; r < peers.length; r++)
+            {
+                addresses[r] = new InetSocketAddress(peers[r].host(), peers[r].port());
+                nodeIds[r] = peers[r].nodeId();
+                hostNames[r] = peers[r].hostName();
+            }
+            transport.connect(addresses);
+            final StaticTopology topology = new StaticTopology(nodeIds, hostNames);
+            final int[] ranks = identity(config.worldSize());
+            final Fabric fabric = new Fabric(rank, transport, dispatcher, topology, null);
+            final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank, ranks, topology);
+            LOG.info("rank {}: communicator ready: {} over {}; topology {}", rank, comm, transport.name(), topology);
+            return comm;
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new HcclException(ErrorCode.E_PARA, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
+                HcclException.NO_SEQUENCE, CommConfig.IF_IP_ENV + " '" + config.ifIp() + "' is not an address", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (transport != null)
+            {
+                transport.close();
+            }
+            throw ex;
+        }
+        finally
+        {
+            rendezvous.close();
+        }
+    }
+
+    @Override
+    public String getRootInfo(final CommConfig config)
+    {
+        final StoreServer server;
+        try
+        {
+            server = StoreServer.start(new InetSocketAddress(0));
+        }
+        catch (final IOException ex)
+        {
+            throw new HcclException(ErrorCode.E_TCP_CONNECT, "cannot start the rendezvous store: " + ex, ex);
+        }
+        final String host = config.ifIp() != null ? config.ifIp() : advertisedHost(config);
+        final RootInfo info = new RootInfo(host, server.port(),
+            config.jobToken() != null ? config.jobToken() : Rendezvous.newToken());
+        info.registerStarted(server);
+        return info.toString();
+    }
+
+    @Override
+    public List<Communicator> initAll(final int worldSize, final CommConfig config)
+    {
+        checkJvmFlags();
+        final InProcessHub hub = new InProcessHub(worldSize);
+        final long commId = RANDOM.nextLong() & Long.MAX_VALUE;
+        final StaticTopology topology = StaticTopology.singleNode(worldSize, NodeIdentity.local(config.nodeId()),
+            NodeIdentity.hostName());
+        final int[] ranks = identity(worldSize);
+        final Dispatcher[] dispatchers = new Dispatcher[worldSize];
+        final InProcessTransport[] transports = new InProcessTransport[worldSize];
+        for (int r = 0; r < worldSize; r++)
+        {
+            dispatchers[r] = new Dispatcher(worldSize);
+            dispatchers[r].mailbox(commId);
+            transports[r] = hub.register(r, dispatchers[r]);
+        }
+        final List<Communicator> comms = new ArrayList<>(worldSize);
+        for (int r = 0; r < worldSize; r++)
+        {
+            final Fabric fabric = new Fabric(r, transports[r], dispatchers[r], topology, null);
+            comms.add(new CommunicatorImpl(config, fabric, commId, r, ranks, topology));
+        }
+        return Collections.unmodifiableList(comms);
+    }
+
+    /**
+     * Fails fast, naming the flag, when the JVM does not open {@code jdk.internal.misc} to us: without it Agrona
+     * fails later with an obscure {@code IllegalAccessError}.
+     */
+    static void checkJvmFlags()
+    {
+        if (!Object.class.getModule().isOpen("jdk.internal.misc", HcclProvider.class.getModule()))
+        {
+            throw new HcclException(ErrorCode.E_ENV, "hccl-java needs the JVM flag '" + REQUIRED_JVM_FLAG +
+                "' (Agrona reaches jdk.internal.misc.Unsafe): add it to the java command line or to JDK_JAVA_OPTIONS; " +
+                "bin/hcclrun and bin/hccl-java set it for you");
+        }
+    }
+
+    private static int[] identity(final int n)
+    {
+        final int[] ranks = new int[n];
+        for (int i = 0; i < n; i++)
+        {
+            ranks[i] = i;
+        }
+        return ranks;
+    }
+
+    /**
+     * The address rank 0 hands out in a root info: MASTER_ADDR when set, else this host's first up, non-loopback
+     * IPv4 address, else loopback.
+     */
+    private static String advertisedHost(final CommConfig config)
+    {
+        final Map<String, String> sources = config.describe();
+        final String master = sources.get(CommConfig.MASTER_ADDR_ENV);
+        if (master != null && !master.endsWith("(default)"))
+        {
+            return config.masterAddr();
+        }
+        try
+        {
+            for (final NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces()))
+            {
+                if (!nif.isUp() || nif.isLoopback())
+                {
+                    continue;
+                }
+                for (final InetAddress address : Collections.list(nif.getInetAddresses()))
+                {
+                    if (address instanceof Inet4Address)
+                    {
+                        return address.getHostAddress();
+                    }
+                }
+            }
+        }
+        catch (final SocketException ex)
+        {
+            LOG.debug("cannot list interfaces: {}", ex.toString());
+        }
+        return InetAddress.getLoopbackAddress().getHostAddress();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.hccl.core;
+
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.PeerGroup;
+import dev.hccl.api.spi.Reducer;
+import dev.hccl.api.spi.Request;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The {@link PeerGroup} of one operation: stamps every message with the operation's sequence number and
+ * fingerprint, and bounds every wait with the execution timeout.
+ */
+final class OpContext implements PeerGroup
+{
+    private final CommunicatorImpl comm;
+    private final OpDescriptor desc;
+    private final long seq;
+
+    OpContext(final CommunicatorImpl comm, final OpDescriptor desc, final long seq)
+    {
+        this.comm = comm;
+        this.desc = desc;
+        this.seq = seq;
+    }
+
+    @Override
+    public int rank()
+    {
+        return comm.rank();
+    }
+
+    @Override
+    public int size()
+    {
+        return comm.worldSize();
+    }
+
+    @Override
+    public Request send(final int peer, final long tag, final ByteBuffer src, final int offset, final int length)
+    {
+        final Request request = new Request(peer, true, tag);
+        final ByteBuffer payload = src.duplicate();
+        payload.clear().position(offset).limit(offset + length);
+        comm.link(peer).send(comm.commId(), seq, tag, desc, payload, request);
+        return request;
+    }
+
+    @Override
+    public Request recv(final int peer, final long tag, final ByteBuffer dst, final int offset, final int length)
+    {
+        return recvReduce(peer, tag, dst, offset, length, null);
+    }
+
+    @Override
+    public Request recvReduce(
+        final int peer, final long tag, final ByteBuffer dst, final int offset, final int length, final Reducer reducer)
+    {
+        final Request request = new Request(peer, false, tag);
+        comm.mailbox().post(comm.globalRank(peer), seq, tag, desc, dst, offset, length, reducer, request);
+        return request;
+    }
+
+    @Override
+    public void await(final Request request)
+    {
+        if (!request.isDone() && !request.await(System.nanoTime() + comm.execTimeoutNanos()))
+        {
+            throw comm.fail(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), request.peer(), desc.operation(), seq,
+                "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +
+                "; rank " + request.peer() + " may be hung, dead without closing its connection, or not issuing " +
+                "the same operations", null));
+        }
+        final Throwable failure = request.failure();
+        if (failure != null)
+        {
+            throw comm.fail(failure instanceof HcclException ? (HcclException)failure :
+                new HcclException(ErrorCode.E_TCP_TRANSFER, comm.rank(), request.peer(), desc.operation(), seq,
+                    request + " failed: " + failure, failure));
+        }
+    }
+
+    @Override
+    public ByteBuffer scratch(final int slot, final int bytes)
+    {
+        return comm.scratch(slot, bytes);
+    }
+
+    @Override
+    public int segmentBytes()
+    {
+        return comm.segmentBytes();
+    }
+}

@@ -1,0 +1,82 @@
+package dev.hccl.core;
+
+import dev.hccl.api.CommFuture;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The future of one operation: completed by the execution stream.
+ */
+final class OpFuture implements CommFuture
+{
+    private final CompletableFuture<Void> result = new CompletableFuture<>();
+
+    void complete()
+    {
+        result.complete(null);
+    }
+
+    void fail(final HcclException cause)
+    {
+        result.completeExceptionally(cause);
+    }
+
+    @Override
+    public void join()
+    {
+        try
+        {
+            result.join();
+        }
+        catch (final CompletionException ex)
+        {
+            throw rethrow(ex.getCause());
+        }
+    }
+
+    @Override
+    public Void get()
+    {
+        join();
+        return null;
+    }
+
+    @Override
+    public Void get(final long timeout, final TimeUnit unit) throws TimeoutException
+    {
+        try
+        {
+            return result.get(timeout, unit);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw rethrow(ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new HcclException(ErrorCode.E_INTERNAL, "interrupted while waiting for an operation", ex);
+        }
+    }
+
+    @Override
+    public boolean isDone()
+    {
+        return result.isDone();
+    }
+
+    private static RuntimeException rethrow(final Throwable cause)
+    {
+        if (cause instanceof RuntimeException)
+        {
+            return (RuntimeException)cause;
+        }
+        return new HcclException(ErrorCode.E_INTERNAL, String.valueOf(cause), cause);
+    }
+}

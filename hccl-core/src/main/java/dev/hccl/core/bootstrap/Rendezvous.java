@@ -1,0 +1,235 @@
+package dev.hccl.core.bootstrap;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Brings the ranks of a job together through rank 0's store: rank 0 serves the store (started here, or adopted from
+ * {@code getRootInfo}), decides the job token and communicator id, and every rank publishes its {@link PeerInfo}
+ * and waits for everyone else's. Ranks that do not arrive in time are named in the error every other rank gets.
+ */
+public final class Rendezvous implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(Rendezvous.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final int rank;
+    private final int worldSize;
+    private final StoreServer server;
+    private final StoreClient client;
+    private final String token;
+    private final long commId;
+
+    private Rendezvous(
+        final int rank, final int worldSize, final StoreServer server, final StoreClient client, final String token,
+        final long commId)
+    {
+        this.rank = rank;
+        this.worldSize = worldSize;
+        this.server = server;
+        this.client = client;
+        this.token = token;
+        this.commId = commId;
+    }
+
+    /**
+     * Makes a fresh job token.
+     *
+     * @return 128 random bits in hex.
+     */
+    public static String newToken()
+    {
+        final byte[] bytes = new byte[16];
+        RANDOM.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * Joins: rank 0 starts (or adopts) the store; every rank connects to it and learns the token and communicator id.
+     *
+     * @param config        the configuration.
+     * @param deadlineNanos when to give up, as {@link System#nanoTime()}.
+     * @return the rendezvous.
+     */
+    public static Rendezvous join(final CommConfig config, final long deadlineNanos)
+    {
+        final int rank = config.rank();
+        final RootInfo rootInfo = config.rootInfo() == null ? null : RootInfo.parse(config.rootInfo());
+        final InetSocketAddress storeAddress = rootInfo != null ? rootInfo.storeAddress() :
+            new InetSocketAddress(config.masterAddr(), config.masterPort());
+        if (storeAddress.isUnresolved())
+        {
+            throw new HcclException(ErrorCode.E_PARA, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
+                HcclException.NO_SEQUENCE, "cannot resolve the master address '" + storeAddress.getHostString() + "'",
+                null);
+        }
+        StoreServer server = null;
+        if (rank == 0)
+        {
+            server = rootInfo != null ? rootInfo.adoptStarted() : null;
+            if (server == null)
+            {
+                try
+                {
+                    server = StoreServer.start(new InetSocketAddress(storeAddress.getPort()));
+                }
+                catch (final IOException ex)
+                {
+                    throw new HcclException(ErrorCode.E_TCP_CONNECT, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
+                        HcclException.NO_SEQUENCE, "rank 0 cannot serve the rendezvous store on port " +
+                        storeAddress.getPort() + ": " + ex.getMessage() + " (is MASTER_PORT taken by another job?)", ex);
+                }
+            }
+        }
+        StoreClient client = null;
+        try
+        {
+            client = StoreClient.connect(storeAddress, rank, deadlineNanos);
+            String token = rootInfo != null ? rootInfo.token() : config.jobToken();
+            final long commId;
+            if (rank == 0)
+            {
+                if (token == null)
+                {
+                    token = newToken();
+                }
+                commId = RANDOM.nextLong() & Long.MAX_VALUE;
+                client.set("token", token);
+                client.set("comm_id", Long.toString(commId));
+                client.set("world_size", Integer.toString(config.worldSize()));
+            }
+            else
+            {
+                final String stored = awaitKey(client, "token", rank, deadlineNanos);
+                token = token == null ? stored : token;
+                commId = Long.parseLong(awaitKey(client, "comm_id", rank, deadlineNanos));
+                final int worldSize = Integer.parseInt(awaitKey(client, "world_size", rank, deadlineNanos));
+                if (worldSize != config.worldSize())
+                {
+                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                        "world size mismatch: rank 0 has WORLD_SIZE=" + worldSize + ", this rank " +
+                        config.worldSize(), null);
+                }
+            }
+            if (client.add("claim/" + rank, 1) > 1)
+            {
+                throw new HcclException(ErrorCode.E_PARA, rank, rank, Operation.INIT, HcclException.NO_SEQUENCE,
+                    "rank " + rank + " was claimed by two processes: check RANK", null);
+            }
+            return new Rendezvous(rank, config.worldSize(), server, client, token, commId);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (client != null)
+            {
+                client.close();
+            }
+            if (server != null)
+            {
+                server.close();
+            }
+            throw ex;
+        }
+    }
+
+    private static String awaitKey(final StoreClient client, final String key, final int rank, final long deadline)
+    {
+        final String value = client.getString(key, deadline);
+        if (value == null)
+        {
+            throw new HcclException(ErrorCode.E_TIMEOUT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                "rank 0 did not set up the rendezvous in time", null);
+        }
+        return value;
+    }
+
+    /**
+     * The job token every connection presents.
+     *
+     * @return the token.
+     */
+    public String token()
+    {
+        return token;
+    }
+
+    /**
+     * The root communicator's id.
+     *
+     * @return the id, the same on every rank.
+     */
+    public long commId()
+    {
+        return commId;
+    }
+
+    /**
+     * The local address that routes to rank 0: what this rank advertises unless told otherwise.
+     *
+     * @return the address.
+     */
+    public InetAddress routeToRoot()
+    {
+        return client.localAddress();
+    }
+
+    /**
+     * Publishes this rank's information and waits for every rank's.
+     *
+     * @param mine          this rank's information.
+     * @param deadlineNanos when to give up.
+     * @return every rank's information, by rank.
+     * @throws HcclException E_TIMEOUT listing the ranks that did not arrive.
+     */
+    public PeerInfo[] exchange(final PeerInfo mine, final long deadlineNanos)
+    {
+        client.set("peer/" + rank, mine.encode());
+        final PeerInfo[] peers = new PeerInfo[worldSize];
+        for (int r = 0; r < worldSize; r++)
+        {
+            final byte[] value = client.get("peer/" + r, deadlineNanos);
+            if (value == null)
+            {
+                final List<String> keys = new ArrayList<>();
+                for (int i = 0; i < worldSize; i++)
+                {
+                    keys.add("peer/" + i);
+                }
+                final List<Integer> missing = client.missing(keys);
+                throw new HcclException(ErrorCode.E_TIMEOUT, rank, missing.isEmpty() ? r : missing.get(0),
+                    Operation.INIT, HcclException.NO_SEQUENCE, "rank" + (missing.size() == 1 ? " " : "s ") +
+                    missing + " of " + worldSize + " did not arrive within the connect timeout (" +
+                    CommConfig.CONNECT_TIMEOUT_ENV + "); " + (worldSize - missing.size()) + " ranks arrived", null);
+            }
+            peers[r] = PeerInfo.decode(value);
+        }
+        LOG.debug("rank {}: all {} ranks arrived", rank, worldSize);
+        return peers;
+    }
+
+    /**
+     * Disconnects from the store; on rank 0, stops it (by then every rank has read what it needs: each has connected
+     * to rank 0's transport after reading every address).
+     */
+    @Override
+    public void close()
+    {
+        client.close();
+        if (server != null)
+        {
+            server.close();
+        }
+    }
+}

@@ -1,0 +1,266 @@
+package dev.hccl.core.bootstrap;
+
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A connection to the rendezvous store. Not thread-safe: one per rank, used while the communicator is created.
+ */
+public final class StoreClient implements AutoCloseable
+{
+    private final Socket socket;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+    private final int rank;
+
+    private StoreClient(final Socket socket, final int rank) throws IOException
+    {
+        this.socket = socket;
+        this.rank = rank;
+        in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+        out.writeInt(StoreProtocol.MAGIC);
+        out.flush();
+    }
+
+    /**
+     * Connects, retrying while the store is not up yet (rank 0 may start last), until the deadline.
+     *
+     * @param address       the store.
+     * @param rank          this rank, for messages.
+     * @param deadlineNanos a {@link System#nanoTime()} value.
+     * @return the client.
+     * @throws HcclException E_TCP_CONNECT when the store cannot be reached in time.
+     */
+    public static StoreClient connect(final InetSocketAddress address, final int rank, final long deadlineNanos)
+    {
+        long backoffMillis = 20;
+        IOException last = null;
+        while (System.nanoTime() < deadlineNanos)
+        {
+            final Socket socket = new Socket();
+            try
+            {
+                final long left = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000L);
+                socket.connect(address, (int)Math.min(left, 10_000));
+                socket.setTcpNoDelay(true);
+                return new StoreClient(socket, rank);
+            }
+            catch (final IOException ex)
+            {
+                last = ex;
+                try
+                {
+                    socket.close();
+                }
+                catch (final IOException ignore)
+                {
+                    // retrying
+                }
+            }
+            try
+            {
+                Thread.sleep(Math.min(backoffMillis, Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000L)));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            backoffMillis = Math.min(1000, backoffMillis * 2);
+        }
+        throw new HcclException(ErrorCode.E_TCP_CONNECT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+            "could not reach rank 0's rendezvous store at " + address + " (" + last + "): is rank 0 running, and are " +
+            "MASTER_ADDR/MASTER_PORT (or the root info) right?", last);
+    }
+
+    /**
+     * The local address of the connection to the store: the interface that routes to rank 0.
+     *
+     * @return the address.
+     */
+    public InetAddress localAddress()
+    {
+        return socket.getLocalAddress();
+    }
+
+    /**
+     * Sets a key.
+     *
+     * @param key   the key.
+     * @param value the value.
+     */
+    public void set(final String key, final byte[] value)
+    {
+        try
+        {
+            out.writeByte(StoreProtocol.SET);
+            out.writeUTF(key);
+            out.writeInt(value.length);
+            out.write(value);
+            out.flush();
+            expectOk(in.readByte());
+        }
+        catch (final IOException ex)
+        {
+            throw lost(ex);
+        }
+    }
+
+    /**
+     * Sets a key to a string.
+     *
+     * @param key   the key.
+     * @param value the value.
+     */
+    public void set(final String key, final String value)
+    {
+        set(key, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Waits for a key.
+     *
+     * @param key           the key.
+     * @param deadlineNanos a {@link System#nanoTime()} value.
+     * @return the value, or null when the deadline passed first.
+     */
+    public byte[] get(final String key, final long deadlineNanos)
+    {
+        try
+        {
+            out.writeByte(StoreProtocol.GET);
+            out.writeUTF(key);
+            out.writeLong(Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));
+            out.flush();
+            if (in.readByte() != StoreProtocol.OK)
+            {
+                return null;
+            }
+            final int length = in.readInt();
+            if (length < 0 || length > StoreProtocol.MAX_VALUE_BYTES)
+            {
+                throw new IOException("bad value length " + length);
+            }
+            final byte[] value = new byte[length];
+            in.readFully(value);
+            return value;
+        }
+        catch (final IOException ex)
+        {
+            throw lost(ex);
+        }
+    }
+
+    /**
+     * Waits for a key holding a string.
+     *
+     * @param key           the key.
+     * @param deadlineNanos a {@link System#nanoTime()} value.
+     * @return the value, or null when the deadline passed first.
+     */
+    public String getString(final String key, final long deadlineNanos)
+    {
+        final byte[] value = get(key, deadlineNanos);
+        return value == null ? null : new String(value, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Adds to a counter atomically.
+     *
+     * @param key   the counter.
+     * @param delta the increment.
+     * @return the new value.
+     */
+    public long add(final String key, final long delta)
+    {
+        try
+        {
+            out.writeByte(StoreProtocol.ADD);
+            out.writeUTF(key);
+            out.writeLong(delta);
+            out.flush();
+            return in.readLong();
+        }
+        catch (final IOException ex)
+        {
+            throw lost(ex);
+        }
+    }
+
+    /**
+     * Which of the keys are missing.
+     *
+     * @param keys the keys.
+     * @return the indices of the keys not set, ascending.
+     */
+    public List<Integer> missing(final List<String> keys)
+    {
+        try
+        {
+            out.writeByte(StoreProtocol.CHECK);
+            out.writeUTF("");
+            out.writeInt(keys.size());
+            for (final String key : keys)
+            {
+                out.writeUTF(key);
+            }
+            out.flush();
+            final int n = in.readInt();
+            final List<Integer> missing = new ArrayList<>();
+            for (int i = 0; i < n; i++)
+            {
+                if (!in.readBoolean())
+                {
+                    missing.add(i);
+                }
+            }
+            return missing;
+        }
+        catch (final IOException ex)
+        {
+            throw lost(ex);
+        }
+    }
+
+    private void expectOk(final byte status) throws IOException
+    {
+        if (status != StoreProtocol.OK)
+        {
+            throw new IOException("store answered " + status);
+        }
+    }
+
+    private HcclException lost(final IOException ex)
+    {
+        return new HcclException(ErrorCode.E_TCP_CONNECT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+            "lost the connection to rank 0's rendezvous store at " + socket.getRemoteSocketAddress() +
+            " (did rank 0 fail?): " + ex, ex);
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            socket.close();
+        }
+        catch (final IOException ignore)
+        {
+            // closing anyway
+        }
+    }
+}
