@@ -1,0 +1,159 @@
+package dev.hccl.it;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.ReduceOp;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Bad arguments fail on the calling thread with a message that names the argument, before anything is queued or
+ * sent, and leave the communicator usable: after each bad call, a valid collective on every rank still succeeds.
+ */
+@Timeout(60)
+class ArgumentsTest
+{
+    private List<Communicator> comms;
+    private Communicator comm;
+
+    @BeforeEach
+    void open()
+    {
+        comms = Hccl.initAll(2, CommConfig.builder().environment(Map.of()).worldSize(2).conclude());
+        comm = comms.get(0);
+    }
+
+    @AfterEach
+    void close() throws Exception
+    {
+        Ranks.closeAll(comms);
+    }
+
+    private static ByteBuffer floats(final int count)
+    {
+        return ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
+    }
+
+    private void assertRejected(final String mustMention, final Executable call) throws Exception
+    {
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, call);
+        assertTrue(ex.getMessage().contains(mustMention), () -> "'" + ex.getMessage() + "' should mention '" +
+            mustMention + "'");
+        assertCommunicatorStillWorks();
+    }
+
+    private void assertCommunicatorStillWorks() throws Exception
+    {
+        final List<float[]> results = Ranks.onEach(comms, 30, c ->
+        {
+            final float[] data = {c.rank() + 1, 10 * (c.rank() + 1)};
+            c.allReduce(data, ReduceOp.SUM);
+            return data;
+        });
+        for (final float[] r : results)
+        {
+            assertArrayEquals(new float[]{3, 30}, r);
+        }
+    }
+
+    @Test
+    void nullBuffersTypesAndOps() throws Exception
+    {
+        assertRejected("send", () -> comm.allReduce(null, floats(4), 4, DataType.FP32, ReduceOp.SUM));
+        assertRejected("recv", () -> comm.allReduce(floats(4), null, 4, DataType.FP32, ReduceOp.SUM));
+        assertRejected("type", () -> comm.allReduce(floats(4), floats(4), 4, null, ReduceOp.SUM));
+        assertRejected("op", () -> comm.allReduce(floats(4), floats(4), 4, DataType.FP32, null));
+        assertRejected("buf", () -> comm.broadcast(null, 4, DataType.FP32, 0));
+        assertRejected("data", () -> comm.allReduce((float[])null, ReduceOp.SUM));
+    }
+
+    @Test
+    void negativeCounts() throws Exception
+    {
+        assertRejected("count must not be negative", () -> comm.allReduce(floats(4), floats(4), -1, DataType.FP32,
+            ReduceOp.SUM));
+        assertRejected("sendCount", () -> comm.allGather(floats(4), floats(8), -2, DataType.FP32));
+        assertRejected("recvCount", () -> comm.reduceScatter(floats(8), floats(4), -3, DataType.FP32, ReduceOp.MAX));
+        assertRejected("countPerRank", () -> comm.allToAll(floats(8), floats(8), -4, DataType.FP32));
+    }
+
+    @Test
+    void buffersTooSmallNameTheArgumentAndTheBytes() throws Exception
+    {
+        assertRejected("recv is too small: needs 400 bytes from its position, has 396",
+            () -> comm.allReduce(floats(100), floats(99), 100, DataType.FP32, ReduceOp.SUM));
+        assertRejected("recv is too small: needs 800 bytes",
+            () -> comm.allGather(floats(100), floats(150), 100, DataType.FP32));
+        assertRejected("send is too small: needs 800 bytes",
+            () -> comm.reduceScatter(floats(150), floats(100), 100, DataType.FP32, ReduceOp.SUM));
+        final ByteBuffer positioned = floats(100);
+        positioned.position(8);
+        assertRejected("position 8", () -> comm.broadcast(positioned, 100, DataType.FP32, 0));
+        assertEquals(8, positioned.position(), "a rejected call must not move the position");
+    }
+
+    @Test
+    void rootsAndPeersOutOfRange() throws Exception
+    {
+        assertRejected("root must be in [0, 2), got 2", () -> comm.broadcast(floats(4), 4, DataType.FP32, 2));
+        assertRejected("root must be in [0, 2), got -1",
+            () -> comm.reduce(floats(4), floats(4), 4, DataType.FP32, ReduceOp.SUM, -1));
+        assertRejected("peer must be in [0, 2), got 5", () -> comm.send(floats(4), 4, DataType.FP32, 5));
+        assertRejected("peer must be another rank", () -> comm.recv(floats(4), 4, DataType.FP32, 0));
+    }
+
+    @Test
+    void readOnlyByteOrderAndAvgOnIntegers() throws Exception
+    {
+        assertRejected("read-only",
+            () -> comm.allReduce(floats(4), floats(4).asReadOnlyBuffer(), 4, DataType.FP32, ReduceOp.SUM));
+        assertRejected("byte order BIG_ENDIAN",
+            () -> comm.allReduce(ByteBuffer.allocateDirect(16), floats(4), 4, DataType.FP32, ReduceOp.SUM));
+        assertRejected("AVG needs a floating-point type",
+            () -> comm.allReduce(floats(4), floats(4), 4, DataType.INT32, ReduceOp.AVG));
+    }
+
+    @Test
+    void closedCommunicatorRefusesNewOperations()
+    {
+        final List<Communicator> single = Hccl.initAll(1);
+        final Communicator c = single.get(0);
+        c.close();
+        c.close(); // idempotent
+        final IllegalStateException ex = assertThrows(IllegalStateException.class, c::barrier);
+        assertTrue(ex.getMessage().contains("closed"), ex.getMessage());
+    }
+
+    @Test
+    void callsNeverMoveBufferPositionOrLimit() throws Exception
+    {
+        final List<int[]> marks = Ranks.onEach(comms, 30, c ->
+        {
+            final ByteBuffer send = floats(10);
+            final ByteBuffer recv = floats(12);
+            send.position(4).limit(36);
+            recv.position(8);
+            c.allReduce(send, recv, 8, DataType.FP32, ReduceOp.SUM);
+            return new int[]{send.position(), send.limit(), recv.position(), recv.limit()};
+        });
+        for (final int[] m : marks)
+        {
+            assertArrayEquals(new int[]{4, 36, 8, 48}, m);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package dev.hccl.it;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+import dev.hccl.api.ReduceOp;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What users see when a job misbehaves, over real TCP (ranks as threads): ranks that never arrive are listed,
+ * mismatched collectives fail on both sides naming both operations, and a rank that stops issuing operations makes
+ * the others time out naming it. None of it hangs.
+ */
+@Timeout(120)
+class FailureTest
+{
+    private static CommConfig.Builder tcp(final int rank, final int n, final int port)
+    {
+        return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(n).masterAddr("127.0.0.1")
+            .masterPort(port).connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30));
+    }
+
+    private static ByteBuffer floats(final int count)
+    {
+        return ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
+    }
+
+    @Test
+    void ranksThatNeverArriveAreListedByEveryRankThatDid() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final long start = System.nanoTime();
+        // World size 4, but ranks 2 and 3 never start.
+        final List<HcclException> errors = Ranks.run(2, 60, rank -> assertThrows(HcclException.class,
+            () -> Hccl.init(tcp(rank, 4, port).connectTimeout(Duration.ofSeconds(2)).conclude())));
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        for (final HcclException e : errors)
+        {
+            assertEquals(ErrorCode.E_TIMEOUT, e.errorCode(), e.getMessage());
+            assertEquals(Operation.INIT, e.operation());
+            assertTrue(e.getMessage().contains("ranks [2, 3] of 4 did not arrive"), e.getMessage());
+        }
+        assertTrue(seconds < 15, "took " + seconds + " s to report missing ranks with a 2 s timeout");
+    }
+
+    @Test
+    void differentCollectivesAtOneSequenceNumberFailOnBothSidesNamingBoth() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(2, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 2, port).conclude()))
+            {
+                comm.barrier(); // one good operation first: the mismatch is at #1
+                final ByteBuffer buf = floats(64);
+                if (rank == 0)
+                {
+                    return assertThrows(HcclException.class,
+                        () -> comm.allReduce(buf, buf, 64, DataType.FP32, ReduceOp.SUM));
+                }
+                return assertThrows(HcclException.class, () -> comm.allGather(floats(32), buf, 32, DataType.FP32));
+            }
+        });
+        for (final HcclException e : errors)
+        {
+            final String m = e.getMessage();
+            assertTrue(m.contains("allReduce(count=64, FP32, SUM)") && m.contains("allGather(count=32, FP32)"),
+                "the error must name both operations: " + m);
+            assertTrue(m.contains("#1"), "the error must name the sequence number: " + m);
+        }
+        // The rank that sees the other's message first reports E_MISMATCH; the other learns of it through the abort
+        // (E_REMOTE), which carries the same account of both operations.
+        assertTrue(errors.stream().anyMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH), errors.toString());
+        assertTrue(errors.stream().allMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH ||
+            e.errorCode() == ErrorCode.E_REMOTE), errors.toString());
+    }
+
+    @Test
+    void differentCountsAreAMismatchToo() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(3, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 3, port).conclude()))
+            {
+                final int count = rank == 2 ? 99 : 100;
+                final ByteBuffer buf = floats(count);
+                return assertThrows(HcclException.class,
+                    () -> comm.allReduce(buf, buf, count, DataType.FP32, ReduceOp.SUM));
+            }
+        });
+        for (final HcclException e : errors)
+        {
+            assertTrue(e.getMessage().contains("count=99") && e.getMessage().contains("count=100"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aRootThatFinishesFirstLearnsOfTheMismatchAtItsNextOperation() throws Exception
+    {
+        // The broadcast root only sends: it can finish before its peer even looks. The peer's abort reaches it, so
+        // its next operation fails with the peer's account of both operations.
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(2, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 2, port).conclude()))
+            {
+                final ByteBuffer buf = floats(16);
+                return assertThrows(HcclException.class, () ->
+                {
+                    if (rank == 0)
+                    {
+                        comm.broadcast(buf, 16, DataType.FP32, 0);
+                    }
+                    else
+                    {
+                        comm.allReduce(buf, buf, 16, DataType.FP32, ReduceOp.SUM);
+                    }
+                    comm.barrier();
+                });
+            }
+        });
+        for (final HcclException e : errors)
+        {
+            assertTrue(e.getMessage().contains("broadcast(count=16, FP32, root=0)") &&
+                e.getMessage().contains("allReduce(count=16, FP32, SUM)"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aRankThatStopsIssuingOperationsTimesOutNamingIt() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<Object> results = Ranks.run(2, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 2, port).execTimeout(Duration.ofSeconds(1)).conclude()))
+            {
+                if (rank == 1)
+                {
+                    Thread.sleep(4000); // alive, connected, but never calls the collective
+                    return "idle";
+                }
+                final long start = System.nanoTime();
+                final ByteBuffer buf = floats(16);
+                final HcclException e = assertThrows(HcclException.class,
+                    () -> comm.allReduce(buf, buf, 16, DataType.FP32, ReduceOp.SUM));
+                final double seconds = (System.nanoTime() - start) / 1e9;
+                assertEquals(ErrorCode.E_TIMEOUT, e.errorCode(), e.getMessage());
+                assertEquals(1, e.peer(), e.getMessage());
+                assertTrue(e.getMessage().contains("rank 1") && e.getMessage().contains("allReduce"), e.getMessage());
+                assertTrue(seconds < 3, "a 1 s timeout took " + seconds + " s");
+                // The communicator has failed: later operations fail fast with the original cause.
+                final HcclException later = assertThrows(HcclException.class, comm::barrier);
+                assertEquals(e, later.getCause());
+                return e;
+            }
+        });
+        assertTrue(results.get(0) instanceof HcclException);
+    }
+}

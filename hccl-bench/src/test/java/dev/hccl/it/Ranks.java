@@ -1,0 +1,99 @@
+package dev.hccl.it;
+
+import dev.hccl.api.Communicator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
+
+/**
+ * Runs one function per rank, each on its own thread, as ranks of a job run in their own processes.
+ */
+final class Ranks
+{
+    private Ranks()
+    {
+    }
+
+    interface RankTask<T>
+    {
+        T run(int rank) throws Exception;
+    }
+
+    /**
+     * Runs {@code task} for ranks 0 to n-1 at once and returns their results; the first failure is rethrown.
+     */
+    static <T> List<T> run(final int n, final long timeoutSeconds, final RankTask<T> task) throws Exception
+    {
+        final ExecutorService pool = Executors.newFixedThreadPool(n, r ->
+        {
+            final Thread t = new Thread(r, "test-rank");
+            t.setDaemon(true);
+            return t;
+        });
+        try
+        {
+            final List<Future<T>> futures = new ArrayList<>();
+            for (int r = 0; r < n; r++)
+            {
+                final int rank = r;
+                futures.add(pool.submit(() -> task.run(rank)));
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            final List<T> results = new ArrayList<>();
+            for (final Future<T> f : futures)
+            {
+                try
+                {
+                    results.add(f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                }
+                catch (final ExecutionException ex)
+                {
+                    if (ex.getCause() instanceof Exception)
+                    {
+                        throw (Exception)ex.getCause();
+                    }
+                    throw ex;
+                }
+                catch (final TimeoutException ex)
+                {
+                    throw new AssertionError("ranks did not finish within " + timeoutSeconds + " s", ex);
+                }
+            }
+            return results;
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Runs {@code task} on every communicator of a cluster at once.
+     */
+    static <T> List<T> onEach(final List<Communicator> comms, final long timeoutSeconds,
+        final java.util.function.Function<Communicator, T> task) throws Exception
+    {
+        return run(comms.size(), timeoutSeconds, rank -> task.apply(comms.get(rank)));
+    }
+
+    static void closeAll(final List<Communicator> comms) throws Exception
+    {
+        run(comms.size(), 60, rank ->
+        {
+            comms.get(rank).close();
+            return null;
+        });
+    }
+
+    static IntFunction<int[]> ints(final int... values)
+    {
+        return ignored -> values;
+    }
+}

@@ -1,0 +1,143 @@
+package dev.hccl.it;
+
+import dev.hccl.tools.check.SelfCheck;
+import dev.hccl.tools.launch.HcclRun;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Separate JVM processes over real TCP on loopback, started as users start them: through the launcher for the
+ * collective checks, by hand for the kill test (the launcher would stop the survivors we want to watch).
+ */
+@Timeout(300)
+class RealProcessTest
+{
+    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String CLASS_PATH = System.getProperty("java.class.path");
+    private static final String OPENS = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    @ParameterizedTest(name = "np={0}")
+    @ValueSource(ints = {2, 3, 4})
+    void everyCollectiveIsRightAcrossProcessesStartedByTheLauncher(final int n)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = HcclRun.run(new String[]{"-np", Integer.toString(n), "--", JAVA, "-Xmx256m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, SelfCheck.class.getName(),
+            "0", "1", "7", "1000", "65537"},
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        final String stdout = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, () -> "stdout:\n" + stdout + "\nstderr:\n" + err.toString(StandardCharsets.UTF_8));
+        for (int r = 0; r < n; r++)
+        {
+            final String prefix = "[" + r + "] rank " + r + " of " + n + ": ";
+            assertTrue(stdout.lines().anyMatch(l -> l.startsWith(prefix) && l.endsWith(" passed, 0 failed")),
+                "no passing summary from rank " + r + " in:\n" + stdout);
+        }
+        assertTrue(!stdout.contains("WRONG"), stdout);
+    }
+
+    @Test
+    void aKilledRankMakesEveryOtherRankFailNamingItWithinSeconds() throws Exception
+    {
+        final int n = 4;
+        final int victim = 2;
+        final int port = TcpConformanceTest.freePort();
+        final List<Process> processes = new ArrayList<>();
+        final List<StringBuilder> outputs = new ArrayList<>();
+        final List<Thread> readers = new ArrayList<>();
+        final CountDownLatch ready = new CountDownLatch(n);
+        try
+        {
+            for (int r = 0; r < n; r++)
+            {
+                final ProcessBuilder pb = new ProcessBuilder(JAVA, OPENS, "-Xmx256m",
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=off", "-cp", CLASS_PATH,
+                    AllReduceLoopWorker.class.getName()).redirectErrorStream(true);
+                pb.environment().put("MASTER_ADDR", "127.0.0.1");
+                pb.environment().put("MASTER_PORT", Integer.toString(port));
+                pb.environment().put("RANK", Integer.toString(r));
+                pb.environment().put("WORLD_SIZE", Integer.toString(n));
+                pb.environment().put("HCCL_EXEC_TIMEOUT", "120"); // detection must come from the dead link
+                final Process p = pb.start();
+                processes.add(p);
+                final StringBuilder output = new StringBuilder();
+                outputs.add(output);
+                final Thread reader = new Thread(() ->
+                {
+                    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                        StandardCharsets.UTF_8)))
+                    {
+                        String line;
+                        while ((line = in.readLine()) != null)
+                        {
+                            synchronized (output)
+                            {
+                                output.append(line).append('\n');
+                            }
+                            if (line.equals("READY"))
+                            {
+                                ready.countDown();
+                            }
+                        }
+                    }
+                    catch (final java.io.IOException ignore)
+                    {
+                        // the process ended
+                    }
+                });
+                reader.setDaemon(true);
+                reader.start();
+                readers.add(reader);
+            }
+            assertTrue(ready.await(120, TimeUnit.SECONDS), () -> "ranks never became ready: " + outputs);
+            final long killedAt = System.nanoTime();
+            processes.get(victim).destroyForcibly();
+            for (int r = 0; r < n; r++)
+            {
+                if (r == victim)
+                {
+                    continue;
+                }
+                final Process p = processes.get(r);
+                assertTrue(p.waitFor(20, TimeUnit.SECONDS), "rank " + r + " did not exit after rank " + victim +
+                    " was killed: it hangs");
+                final double seconds = (System.nanoTime() - killedAt) / 1e9;
+                readers.get(r).join(5000); // the last lines may still be in the pipe
+                final String output;
+                synchronized (outputs.get(r))
+                {
+                    output = outputs.get(r).toString();
+                }
+                assertEquals(3, p.exitValue(), "rank " + r + " output:\n" + output);
+                assertTrue(seconds < 10, "rank " + r + " took " + seconds + " s to fail");
+                assertTrue(output.contains("FAILED") && output.contains("rank " + victim) &&
+                    output.contains("allReduce"), "rank " + r + " must name rank " + victim + " and the operation:\n" +
+                    output);
+            }
+        }
+        finally
+        {
+            for (final Process p : processes)
+            {
+                p.destroyForcibly();
+            }
+        }
+    }
+}
