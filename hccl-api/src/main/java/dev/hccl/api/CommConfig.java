@@ -705,7 +705,7 @@ public final class CommConfig
                 sources.put(name, value + " (env)");
                 return value;
             }
-            sources.put(name, dflt + " (default)");
+            sources.put(name, (dflt == null ? "unset" : dflt) + " (default)");
             return dflt;
         }
 

@@ -54,6 +54,21 @@ class RealProcessTest
     }
 
     @Test
+    void withoutTheAddOpensFlagInitFailsNamingTheFlag() throws Exception
+    {
+        final ProcessBuilder pb = new ProcessBuilder(JAVA, "-cp", CLASS_PATH,
+            "dev.hccl.examples.AllReduceExample").redirectErrorStream(true);
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.environment().put("WORLD_SIZE", "1");
+        final Process p = pb.start();
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(p.exitValue() != 0, output);
+        assertTrue(output.contains("E_ENV") &&
+            output.contains("--add-opens java.base/jdk.internal.misc=ALL-UNNAMED"), output);
+    }
+
+    @Test
     void aKilledRankMakesEveryOtherRankFailNamingItWithinSeconds() throws Exception
     {
         final int n = 4;
