@@ -24,6 +24,8 @@ public final class Rendezvous implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(Rendezvous.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** After giving up, how long rank 0 keeps the store up for the other ranks to read why. */
+    private static final long ABORT_LINGER_MILLIS = 2_000;
 
     private final int rank;
     private final int worldSize;
@@ -31,6 +33,7 @@ public final class Rendezvous implements AutoCloseable
     private final StoreClient client;
     private final String token;
     private final long commId;
+    private boolean gaveUp;
 
     private Rendezvous(
         final int rank, final int worldSize, final StoreServer server, final StoreClient client, final String token,
@@ -208,10 +211,16 @@ public final class Rendezvous implements AutoCloseable
                     keys.add("peer/" + i);
                 }
                 final List<Integer> missing = client.missing(keys);
+                final String verdict = "rank" + (missing.size() == 1 ? " " : "s ") + missing + " of " + worldSize +
+                    " did not arrive within the connect timeout (" + CommConfig.CONNECT_TIMEOUT_ENV + "); " +
+                    (worldSize - missing.size()) + " ranks arrived";
+                if (server != null)
+                {
+                    server.abort(verdict); // the ranks that did arrive report this too, not a lost store
+                    gaveUp = true;
+                }
                 throw new HcclException(ErrorCode.E_TIMEOUT, rank, missing.isEmpty() ? r : missing.get(0),
-                    Operation.INIT, HcclException.NO_SEQUENCE, "rank" + (missing.size() == 1 ? " " : "s ") +
-                    missing + " of " + worldSize + " did not arrive within the connect timeout (" +
-                    CommConfig.CONNECT_TIMEOUT_ENV + "); " + (worldSize - missing.size()) + " ranks arrived", null);
+                    Operation.INIT, HcclException.NO_SEQUENCE, verdict, null);
             }
             peers[r] = PeerInfo.decode(value);
         }
@@ -229,6 +238,10 @@ public final class Rendezvous implements AutoCloseable
         client.close();
         if (server != null)
         {
+            if (gaveUp)
+            {
+                server.awaitClientsGone(ABORT_LINGER_MILLIS);
+            }
             server.close();
         }
     }

@@ -146,7 +146,13 @@ public final class StoreClient implements AutoCloseable
             out.writeUTF(key);
             out.writeLong(Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));
             out.flush();
-            if (in.readByte() != StoreProtocol.OK)
+            final byte status = in.readByte();
+            if (status == StoreProtocol.ABORTED)
+            {
+                throw new HcclException(ErrorCode.E_TIMEOUT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                    "rank 0 gave up the rendezvous: " + in.readUTF(), null);
+            }
+            if (status != StoreProtocol.OK)
             {
                 return null;
             }

@@ -14,6 +14,7 @@ final class StoreProtocol
     static final byte CHECK = 4;
     static final byte OK = 0;
     static final byte TIMEOUT = 1;
+    static final byte ABORTED = 2;
     static final int MAX_VALUE_BYTES = 1 << 20;
     static final int MAX_KEYS = 1 << 16;
 

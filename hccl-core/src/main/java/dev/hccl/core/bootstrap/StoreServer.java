@@ -32,6 +32,7 @@ public final class StoreServer implements AutoCloseable
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
+    private String abortReason;
 
     private StoreServer(final ServerSocket server)
     {
@@ -130,7 +131,13 @@ public final class StoreServer implements AutoCloseable
                         break;
                     case StoreProtocol.GET:
                         final byte[] value = get(key, in.readLong());
-                        if (value == null)
+                        final String aborted = abortReason();
+                        if (value == null && aborted != null)
+                        {
+                            out.writeByte(StoreProtocol.ABORTED);
+                            out.writeUTF(aborted);
+                        }
+                        else if (value == null)
                         {
                             out.writeByte(StoreProtocol.TIMEOUT);
                         }
@@ -202,7 +209,7 @@ public final class StoreServer implements AutoCloseable
     {
         final long deadline = System.nanoTime() + Math.max(0, timeoutMillis) * 1_000_000L;
         byte[] value;
-        while ((value = values.get(key)) == null && !closed)
+        while ((value = values.get(key)) == null && !closed && abortReason == null)
         {
             final long leftMillis = (deadline - System.nanoTime()) / 1_000_000L;
             if (leftMillis <= 0)
@@ -212,6 +219,45 @@ public final class StoreServer implements AutoCloseable
             wait(leftMillis);
         }
         return value;
+    }
+
+    private synchronized String abortReason()
+    {
+        return abortReason;
+    }
+
+    /**
+     * Gives up the rendezvous: every waiting and later {@code get} of a missing key answers with the reason, so that
+     * every rank reports rank 0's verdict instead of a lost connection.
+     *
+     * @param reason why, in words.
+     */
+    public synchronized void abort(final String reason)
+    {
+        abortReason = reason;
+        notifyAll();
+    }
+
+    /**
+     * Waits until every client has disconnected, at most {@code millis}: after an abort, so that they read it.
+     *
+     * @param millis the longest wait.
+     */
+    public void awaitClientsGone(final long millis)
+    {
+        final long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (!clients.isEmpty() && System.nanoTime() < deadline)
+        {
+            try
+            {
+                Thread.sleep(10);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private synchronized long add(final String key, final long delta)

@@ -39,6 +39,8 @@ public final class Mailbox
         }
     };
 
+    private static final int RECENT_OPS = 64;
+
     private final long commId;
     private final ArrayList<PostedRecv>[] posted;
     private final ArrayList<Unexpected>[] unexpected;
@@ -48,6 +50,8 @@ public final class Mailbox
     private final String[] peerGoneReason;
     private long expectedSeq = -1;
     private OpDescriptor expectedDesc;
+    /** The last operations, by sequence number modulo the length: a late peer's message names what ran here. */
+    private final OpDescriptor[] recent = new OpDescriptor[RECENT_OPS];
     private boolean[] members;
     private FaultListener listener;
     private HcclException failure;
@@ -134,6 +138,7 @@ public final class Mailbox
         {
             expectedSeq = seq;
             expectedDesc = desc;
+            recent[(int)(seq % RECENT_OPS)] = desc;
             for (int g = 0; g < unexpected.length && mismatched == null; g++)
             {
                 for (final Unexpected u : unexpected[g])
@@ -258,8 +263,12 @@ public final class Mailbox
             }
             else if (collective && seq < expectedSeq)
             {
-                problem = "{peer} sent a message for operation #" + seq + " (" + desc + ", tag " +
-                    Tags.describe(tag) + ") after this rank finished it";
+                // This rank finished #seq without this message (a broadcast root only sends): if the peer ran
+                // another operation there, say so; the same operation arriving late would be a protocol bug.
+                final OpDescriptor ran = expectedSeq - seq < RECENT_OPS ? recent[(int)(seq % RECENT_OPS)] : null;
+                problem = ran != null && !ran.equals(desc) ? mismatchMessage(desc, seq, ran) :
+                    "{peer} sent a message for operation #" + seq + " (" + desc + ", tag " + Tags.describe(tag) +
+                    ") after this rank finished it";
             }
             else
             {
