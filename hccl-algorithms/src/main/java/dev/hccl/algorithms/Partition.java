@@ -54,11 +54,6 @@ final class Partition
         return (chunk * base + Math.min(chunk, remainder)) * elementSize;
     }
 
-    int chunkBytes(final int chunk)
-    {
-        return chunkElements(chunk) * elementSize;
-    }
-
     int segments(final int chunk)
     {
         final int elements = chunkElements(chunk);

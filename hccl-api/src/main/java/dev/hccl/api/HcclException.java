@@ -19,6 +19,7 @@ public class HcclException extends RuntimeException
     private final int peer;
     private final Operation operation;
     private final long sequence;
+    private final String detail;
 
     /**
      * A failure with all its context.
@@ -46,6 +47,7 @@ public class HcclException extends RuntimeException
         this.peer = peer;
         this.operation = operation;
         this.sequence = sequence;
+        this.detail = message;
     }
 
     /**
@@ -119,6 +121,16 @@ public class HcclException extends RuntimeException
     public long sequence()
     {
         return sequence;
+    }
+
+    /**
+     * What happened, without the code, rank and operation that {@link #getMessage()} puts in front.
+     *
+     * @return the message as given.
+     */
+    public String detail()
+    {
+        return detail;
     }
 
     private static String format(

@@ -17,6 +17,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Sub-communicators and asynchronous operations: ranks split by colour and ordered by key run their own collectives
@@ -68,6 +69,96 @@ class SplitAndAsyncTest
             });
             assertEquals("null", none.get(0), "a negative colour joins no communicator");
             assertEquals(n - 1, none.get(1));
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
+    }
+
+    @Test
+    void aFailedSubCommunicatorLeavesItsSiblingAndParentWorking() throws Exception
+    {
+        final int n = 4;
+        final List<Communicator> comms = Hccl.initAll(n, CommConfig.builder().environment(Map.of()).worldSize(n)
+            .conclude());
+        try
+        {
+            final List<String> outcomes = Ranks.onEach(comms, 60, comm ->
+            {
+                final int r = comm.rank();
+                try (Communicator sub = comm.split(r / 2, r))
+                {
+                    String outcome = "ok";
+                    if (r >= 2)
+                    {
+                        // Ranks 2 and 3 disagree on the count: their communicator fails, and only theirs.
+                        final int[] data = new int[r == 2 ? 3 : 4];
+                        try
+                        {
+                            sub.allReduce(data, ReduceOp.SUM);
+                            outcome = "no error";
+                        }
+                        catch (final dev.hccl.api.HcclException ex)
+                        {
+                            outcome = ex.errorCode().name();
+                        }
+                    }
+                    else
+                    {
+                        final int[] data = {r + 1};
+                        sub.allReduce(data, ReduceOp.SUM);
+                        outcome = data[0] == 3 ? "ok" : "wrong " + data[0];
+                    }
+                    final int[] all = {1};
+                    comm.allReduce(all, ReduceOp.SUM); // the parent is untouched
+                    return outcome + (all[0] == n ? "" : " parent wrong " + all[0]);
+                }
+            });
+            assertEquals("ok", outcomes.get(0));
+            assertEquals("ok", outcomes.get(1));
+            for (final String o : outcomes.subList(2, 4))
+            {
+                assertTrue(o.equals("E_MISMATCH") || o.equals("E_REMOTE"), o);
+            }
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
+    }
+
+    @Test
+    void allToAllFromAReadOnlyViewOfTheReceiveBufferIsStaged() throws Exception
+    {
+        final int n = 3;
+        final List<Communicator> comms = Hccl.initAll(n, CommConfig.builder().environment(Map.of()).worldSize(n)
+            .conclude());
+        try
+        {
+            final List<int[]> results = Ranks.onEach(comms, 60, comm ->
+            {
+                final ByteBuffer buf = ByteBuffer.allocate(4 * n * 100).order(ByteOrder.nativeOrder());
+                for (int i = 0; i < n * 100; i++)
+                {
+                    buf.putInt(4 * i, comm.rank() * 1000 + i);
+                }
+                // The same memory, seen read-only: hasArray() is false, but it still overlaps recv.
+                comm.allToAll(buf.asReadOnlyBuffer().order(ByteOrder.nativeOrder()), buf, 100, DataType.INT32);
+                final int[] got = new int[n * 100];
+                buf.asIntBuffer().get(got);
+                return got;
+            });
+            for (int r = 0; r < n; r++)
+            {
+                for (int j = 0; j < n; j++)
+                {
+                    for (int i = 0; i < 100; i++)
+                    {
+                        assertEquals(j * 1000 + r * 100 + i, results.get(r)[j * 100 + i], "rank " + r);
+                    }
+                }
+            }
         }
         finally
         {

@@ -94,7 +94,8 @@ final class Checks
         {
             return BufferUtil.address(a) == BufferUtil.address(b);
         }
-        return a.hasArray() && b.hasArray() && a.array() == b.array() && a.arrayOffset() == b.arrayOffset();
+        return !a.isDirect() && !b.isDirect() && BufferUtil.array(a) == BufferUtil.array(b) &&
+            BufferUtil.arrayOffset(a) == BufferUtil.arrayOffset(b);
     }
 
     /**
@@ -112,12 +113,13 @@ final class Checks
             final long bStart = BufferUtil.address(b);
             return aStart < bStart + b.capacity() && bStart < aStart + a.capacity();
         }
-        if (!a.hasArray() || !b.hasArray() || a.array() != b.array())
+        // Through Agrona, which also sees the array behind a read-only view (hasArray() is false there).
+        if (BufferUtil.array(a) != BufferUtil.array(b))
         {
-            return false; // a read-only heap view hides its array: it can only be a send buffer, never written
+            return false;
         }
-        final int aStart = a.arrayOffset();
-        final int bStart = b.arrayOffset();
+        final int aStart = BufferUtil.arrayOffset(a);
+        final int bStart = BufferUtil.arrayOffset(b);
         return aStart < bStart + b.capacity() && bStart < aStart + a.capacity();
     }
 
@@ -130,7 +132,7 @@ final class Checks
         {
             return BufferUtil.address(inner) == BufferUtil.address(outer) + (long)block * blockBytes;
         }
-        return inner.hasArray() && outer.hasArray() && inner.array() == outer.array() &&
-            inner.arrayOffset() == outer.arrayOffset() + block * blockBytes;
+        return !inner.isDirect() && !outer.isDirect() && BufferUtil.array(inner) == BufferUtil.array(outer) &&
+            BufferUtil.arrayOffset(inner) == BufferUtil.arrayOffset(outer) + block * blockBytes;
     }
 }

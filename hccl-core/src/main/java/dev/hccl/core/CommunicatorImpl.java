@@ -43,6 +43,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
+    private static final int STAGING_SLOT = 2;
 
     private final CommConfig config;
     private final Fabric fabric;
@@ -71,9 +72,10 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private volatile HcclException failure;
     /** Open until the peers have been told of this communicator's failure; close() waits for it. */
     private final CountDownLatch peersTold = new CountDownLatch(1);
-    private volatile OpDescriptor currentDesc;
-    private volatile long currentSeq = HcclException.NO_SEQUENCE;
-    private final ByteBuffer[] scratch = new ByteBuffer[2];
+    /** The operation the stream runs, for naming it in faults that come from transport threads; null when idle. */
+    private volatile RunningOp running;
+    /** Slots 0 and 1 belong to algorithms ({@link dev.hccl.api.spi.PeerGroup#scratch}); slot 2 to staging here. */
+    private final ByteBuffer[] scratch = new ByteBuffer[3];
 
     CommunicatorImpl(
         final CommConfig config,
@@ -89,8 +91,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.rank = rank;
         this.globalRanks = globalRanks.clone();
         this.topology = topology;
-        this.localRank = config.localRank() != CommConfig.DERIVE && globalRanks.length == topology.worldSize() &&
-            isRoot() ? config.localRank() : topology.localRank(rank);
+        this.localRank = config.localRank() != CommConfig.DERIVE && isRoot() ? config.localRank() :
+            topology.localRank(rank);
         this.localSize = config.localSize() != CommConfig.DERIVE && isRoot() ? config.localSize() :
             topology.ranksOnNode(topology.nodeOf(rank)).size();
         this.execTimeoutNanos = config.execTimeout().toNanos();
@@ -210,7 +212,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final Reducer reducer = Reducers.of(type, op);
         return submit(new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count), ctx ->
         {
-            ring.allReduce(ctx, inputFor(in, out, 0, bytes), out, (int)count, type, reducer);
+            ring.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
             if (op == ReduceOp.AVG)
             {
                 Reducers.divide(out, 0, (int)count, type, worldSize());
@@ -234,7 +236,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final ByteBuffer out = Checks.region("recv", recv, bytes * worldSize(), type, true);
         final boolean inPlace = Checks.isBlock(in, out, rank, bytes);
         return submit(new OpDescriptor(Operation.ALL_GATHER, type, null, OpDescriptor.NO_ROOT, sendCount), ctx ->
-            ring.allGather(ctx, inPlace ? in : inputFor(in, out, 0, bytes), out, (int)sendCount, type));
+            ring.allGather(ctx, inPlace ? in : inputFor(in, out, bytes), out, (int)sendCount, type));
     }
 
     @Override
@@ -302,7 +304,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final Reducer reducer = Reducers.of(type, op);
         return submit(new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
         {
-            tree.reduce(ctx, out == null ? in : inputFor(in, out, 0, bytes), out, (int)count, type, reducer, root);
+            tree.reduce(ctx, out == null ? in : inputFor(in, out, bytes), out, (int)count, type, reducer, root);
             if (op == ReduceOp.AVG && out != null)
             {
                 Reducers.divide(out, 0, (int)count, type, worldSize());
@@ -509,12 +511,14 @@ final class CommunicatorImpl implements Communicator, FaultListener
         mine.putInt(0, color).putInt(4, key);
         final ByteBuffer all = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
         final int splitIndex;
-        synchronized (issueLock)
+        final CommFuture exchange;
+        synchronized (issueLock) // the index and the sequence number pair up the same way on every rank
         {
             splitIndex = splits++;
+            exchange = submit(new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2), ctx ->
+                ring.allGather(ctx, mine, all, 2, DataType.INT32));
         }
-        submit(new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2), ctx ->
-            ring.allGather(ctx, mine, all, 2, DataType.INT32)).join();
+        exchange.join();
         if (color < 0)
         {
             return null;
@@ -542,7 +546,15 @@ final class CommunicatorImpl implements Communicator, FaultListener
         }
         final long subId = mix(commId, splitIndex, color);
         fabric.retain();
-        return new CommunicatorImpl(config, fabric, subId, newRank, subGlobal, topology.subset(subRanks));
+        try
+        {
+            return new CommunicatorImpl(config, fabric, subId, newRank, subGlobal, topology.subset(subRanks));
+        }
+        catch (final RuntimeException ex)
+        {
+            fabric.release();
+            throw ex;
+        }
     }
 
     /** SplitMix64 over the parent id, split index and colour: every member derives the same id, unlikely to clash. */
@@ -604,8 +616,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
                 "the communicator failed earlier: " + failed.getMessage(), failed));
             return;
         }
-        currentDesc = desc;
-        currentSeq = seq;
+        running = new RunningOp(desc, seq);
         try
         {
             if (collective)
@@ -624,6 +635,22 @@ final class CommunicatorImpl implements Communicator, FaultListener
             future.fail(fail(new HcclException(ErrorCode.E_INTERNAL, rank, HcclException.UNKNOWN_RANK,
                 desc.operation(), seq, "internal error in " + desc + ": " + ex, ex)));
         }
+        finally
+        {
+            running = null;
+        }
+    }
+
+    private static final class RunningOp
+    {
+        final OpDescriptor desc;
+        final long seq;
+
+        RunningOp(final OpDescriptor desc, final long seq)
+        {
+            this.desc = desc;
+            this.seq = seq;
+        }
     }
 
     /**
@@ -632,6 +659,11 @@ final class CommunicatorImpl implements Communicator, FaultListener
      * @param cause the failure.
      * @return the communicator's failure: {@code cause}, or the earlier one.
      */
+    HcclException failure()
+    {
+        return failure;
+    }
+
     HcclException fail(final HcclException cause)
     {
         synchronized (this)
@@ -653,7 +685,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
                 {
                     try
                     {
-                        link(peer).abort(cause.getMessage());
+                        link(peer).abort(commId, cause.getMessage());
                     }
                     catch (final RuntimeException ex)
                     {
@@ -674,10 +706,11 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public void onFault(final ErrorCode code, final int globalPeer, final String message)
     {
         final int peer = globalPeer >= 0 && globalPeer < localOfGlobal.length ? localOfGlobal[globalPeer] : -1;
-        final OpDescriptor desc = currentDesc;
-        final String text = message.replace("{peer}", peer >= 0 ? "rank " + peer : "global rank " + globalPeer);
+        final RunningOp op = running;
+        final String text = message.replace("{peer}", peer >= 0 ? "rank " + peer :
+            globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
         fail(new HcclException(code, rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
-            desc == null ? null : desc.operation(), desc == null ? HcclException.NO_SEQUENCE : currentSeq, text, null));
+            op == null ? null : op.desc.operation(), op == null ? HcclException.NO_SEQUENCE : op.seq, text, null));
     }
 
     private void checkPeer(final int peer)
@@ -693,7 +726,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
      * The input of an operation that writes {@code out} while it still reads {@code in}: {@code out} itself when they
      * are the same memory (in place), {@code in} when they do not touch, else a private copy of {@code in}.
      */
-    private ByteBuffer inputFor(final ByteBuffer in, final ByteBuffer out, final int offset, final int bytes)
+    private ByteBuffer inputFor(final ByteBuffer in, final ByteBuffer out, final int bytes)
     {
         if (Checks.sameStart(in, out))
         {
@@ -704,7 +737,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
 
     private ByteBuffer stage(final ByteBuffer in, final int bytes)
     {
-        final ByteBuffer copy = scratch(1, bytes);
+        final ByteBuffer copy = scratch(STAGING_SLOT, bytes);
         Copies.copy(copy, 0, in, 0, bytes);
         return copy;
     }

@@ -1,7 +1,6 @@
 package dev.hccl.core;
 
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A communicator's execution stream: one thread that runs its operations one at a time, in issue order, as a CUDA
@@ -41,18 +40,13 @@ final class ExecutionStream
         }
         try
         {
-            thread.join(TimeUnit.MILLISECONDS.toMillis(timeoutMillis));
+            thread.join(timeoutMillis);
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
         }
         return !thread.isAlive();
-    }
-
-    boolean isStreamThread()
-    {
-        return Thread.currentThread() == thread;
     }
 
     private void loop()

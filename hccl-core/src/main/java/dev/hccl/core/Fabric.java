@@ -12,7 +12,6 @@ import dev.hccl.core.topology.StaticTopology;
  */
 final class Fabric
 {
-    private final int globalRank;
     private final Transport transport;
     private final Dispatcher dispatcher;
     private final StaticTopology topology;
@@ -20,22 +19,15 @@ final class Fabric
     private int references = 1;
 
     Fabric(
-        final int globalRank,
         final Transport transport,
         final Dispatcher dispatcher,
         final StaticTopology topology,
         final AutoCloseable onClose)
     {
-        this.globalRank = globalRank;
         this.transport = transport;
         this.dispatcher = dispatcher;
         this.topology = topology;
         this.onClose = onClose;
-    }
-
-    int globalRank()
-    {
-        return globalRank;
     }
 
     Link link(final int globalPeer)

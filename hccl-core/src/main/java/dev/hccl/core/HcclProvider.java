@@ -101,7 +101,7 @@ public final class HcclProvider implements CommunicatorProvider
             transport.connect(addresses);
             final StaticTopology topology = new StaticTopology(nodeIds, hostNames);
             final int[] ranks = identity(config.worldSize());
-            final Fabric fabric = new Fabric(rank, transport, dispatcher, topology, null);
+            final Fabric fabric = new Fabric(transport, dispatcher, topology, null);
             final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank, ranks, topology);
             LOG.info("rank {}: communicator ready: {} over {}; topology {}", rank, comm, transport.name(), topology);
             return comm;
@@ -164,7 +164,7 @@ public final class HcclProvider implements CommunicatorProvider
         final List<Communicator> comms = new ArrayList<>(worldSize);
         for (int r = 0; r < worldSize; r++)
         {
-            final Fabric fabric = new Fabric(r, transports[r], dispatchers[r], topology, null);
+            final Fabric fabric = new Fabric(transports[r], dispatchers[r], topology, null);
             comms.add(new CommunicatorImpl(config, fabric, commId, r, ranks, topology));
         }
         return Collections.unmodifiableList(comms);

@@ -76,9 +76,12 @@ final class OpContext implements PeerGroup
         final Throwable failure = request.failure();
         if (failure != null)
         {
-            throw comm.fail(failure instanceof HcclException ? (HcclException)failure :
-                new HcclException(ErrorCode.E_TCP_TRANSFER, comm.rank(), request.peer(), desc.operation(), seq,
-                    request + " failed: " + failure, failure));
+            // The communicator's own failure passes as it is; a transport's is restated in this operation's terms.
+            final HcclException known = comm.failure();
+            throw comm.fail(failure == known ? known : new HcclException(
+                failure instanceof HcclException ? ((HcclException)failure).errorCode() : ErrorCode.E_TCP_TRANSFER,
+                comm.rank(), request.peer(), desc.operation(), seq, request + " failed: " +
+                (failure instanceof HcclException ? ((HcclException)failure).detail() : failure.toString()), failure));
         }
     }
 

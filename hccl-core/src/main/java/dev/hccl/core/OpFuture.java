@@ -71,8 +71,17 @@ final class OpFuture implements CommFuture
         return result.isDone();
     }
 
+    /**
+     * A new exception per waiter, so that its stack shows where the caller waited; the operation's failure is its
+     * cause.
+     */
     private static RuntimeException rethrow(final Throwable cause)
     {
+        if (cause instanceof HcclException)
+        {
+            final HcclException h = (HcclException)cause;
+            return new HcclException(h.errorCode(), h.rank(), h.peer(), h.operation(), h.sequence(), h.detail(), h);
+        }
         if (cause instanceof RuntimeException)
         {
             return (RuntimeException)cause;

@@ -2,6 +2,11 @@ package dev.hccl.api.spi;
 
 /**
  * What a transport delivers to: implemented by the communicator layer, called from transport threads.
+ * <p>
+ * Threading contract: the callbacks about one peer come from one thread at a time, in the order of the wire:
+ * {@link #onMessage}, then the sink's {@link MessageSink#write} calls and {@link MessageSink#complete}, before the
+ * next message from that peer. Callbacks about different peers may run concurrently. An in-process transport calls
+ * them on the sender's thread.
  */
 public interface Inbound
 {
@@ -38,7 +43,8 @@ public interface Inbound
      * A peer's communicator failed and it says why.
      *
      * @param peer   the peer's rank in the root communicator.
+     * @param commId the communicator that failed there.
      * @param reason its failure, in words.
      */
-    void onAbort(int peer, String reason);
+    void onAbort(int peer, long commId, String reason);
 }

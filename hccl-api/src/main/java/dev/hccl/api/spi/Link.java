@@ -28,9 +28,11 @@ public interface Link
     void send(long commId, long seq, long tag, OpDescriptor desc, ByteBuffer payload, Request done);
 
     /**
-     * Tells the peer, best effort, that this rank's communicator failed.
+     * Tells the peer, best effort, that this rank's communicator {@code commId} failed. The link stays usable for
+     * the other communicators that share it.
      *
+     * @param commId the communicator that failed.
      * @param reason the failure, in words.
      */
-    void abort(String reason);
+    void abort(long commId, String reason);
 }

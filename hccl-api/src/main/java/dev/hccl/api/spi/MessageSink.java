@@ -10,7 +10,8 @@ import java.nio.ByteBuffer;
 public interface MessageSink
 {
     /**
-     * Consumes the bytes from {@code chunk}'s position to its limit; may move the position.
+     * Consumes the bytes from {@code chunk}'s position to its limit; may move the position. The chunk is valid only
+     * during the call: a sink that needs the bytes later copies them.
      *
      * @param chunk the next bytes of the payload.
      */

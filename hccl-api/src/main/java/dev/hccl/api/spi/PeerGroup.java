@@ -72,7 +72,7 @@ public interface PeerGroup
 
     /**
      * A direct scratch buffer owned by the communicator, valid for the current operation. Two calls with different
-     * slots return buffers that do not overlap.
+     * slots return buffers that do not overlap, and the communicator itself never uses these two slots.
      *
      * @param slot  0 or 1.
      * @param bytes the size needed.

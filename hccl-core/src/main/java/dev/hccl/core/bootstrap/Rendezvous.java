@@ -112,13 +112,27 @@ public final class Rendezvous implements AutoCloseable
                 client.set("token", token);
                 client.set("comm_id", Long.toString(commId));
                 client.set("world_size", Integer.toString(config.worldSize()));
+                client.set("segment_size", Integer.toString(config.segmentBytes()));
             }
             else
             {
                 final String stored = awaitKey(client, "token", rank, deadlineNanos);
-                token = token == null ? stored : token;
+                if (token != null && !token.equals(stored))
+                {
+                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                        CommConfig.JOB_TOKEN_ENV + " differs from rank 0's: the ranks belong to different jobs, or " +
+                        "the variable is set for some ranks only", null);
+                }
+                token = stored;
                 commId = Long.parseLong(awaitKey(client, "comm_id", rank, deadlineNanos));
                 final int worldSize = Integer.parseInt(awaitKey(client, "world_size", rank, deadlineNanos));
+                final int segmentBytes = Integer.parseInt(awaitKey(client, "segment_size", rank, deadlineNanos));
+                if (segmentBytes != config.segmentBytes())
+                {
+                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                        CommConfig.SEGMENT_SIZE_ENV + " differs: rank 0 uses " + segmentBytes + ", this rank " +
+                        config.segmentBytes() + "; every rank must cut messages the same way", null);
+                }
                 if (worldSize != config.worldSize())
                 {
                     throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,

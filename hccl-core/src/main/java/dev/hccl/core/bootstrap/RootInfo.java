@@ -1,8 +1,5 @@
 package dev.hccl.core.bootstrap;
 
-import dev.hccl.api.ErrorCode;
-import dev.hccl.api.HcclException;
-
 import java.net.InetSocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -29,6 +26,10 @@ public final class RootInfo
      */
     public RootInfo(final String host, final int port, final String token)
     {
+        if (token.contains(":"))
+        {
+            throw new IllegalArgumentException("a job token for a root info must not contain ':'");
+        }
         this.host = host;
         this.port = port;
         this.token = token;
@@ -112,10 +113,6 @@ public final class RootInfo
     @Override
     public String toString()
     {
-        if (token.contains(":"))
-        {
-            throw new HcclException(ErrorCode.E_PARA, "a job token for a root info must not contain ':'");
-        }
         return PREFIX + port + ":" + token + ":" + host;
     }
 }

@@ -21,15 +21,19 @@ import java.util.List;
  */
 public final class StoreClient implements AutoCloseable
 {
+    private static final long REPLY_SLACK_MILLIS = 5_000;
+
     private final Socket socket;
     private final DataInputStream in;
     private final DataOutputStream out;
     private final int rank;
+    private final long deadlineNanos;
 
-    private StoreClient(final Socket socket, final int rank) throws IOException
+    private StoreClient(final Socket socket, final int rank, final long deadlineNanos) throws IOException
     {
         this.socket = socket;
         this.rank = rank;
+        this.deadlineNanos = deadlineNanos;
         in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
         out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
         out.writeInt(StoreProtocol.MAGIC);
@@ -57,7 +61,7 @@ public final class StoreClient implements AutoCloseable
                 final long left = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000L);
                 socket.connect(address, (int)Math.min(left, 10_000));
                 socket.setTcpNoDelay(true);
-                return new StoreClient(socket, rank);
+                return new StoreClient(socket, rank, deadlineNanos);
             }
             catch (final IOException ex)
             {
@@ -107,6 +111,7 @@ public final class StoreClient implements AutoCloseable
     {
         try
         {
+            bound();
             out.writeByte(StoreProtocol.SET);
             out.writeUTF(key);
             out.writeInt(value.length);
@@ -142,6 +147,7 @@ public final class StoreClient implements AutoCloseable
     {
         try
         {
+            bound();
             out.writeByte(StoreProtocol.GET);
             out.writeUTF(key);
             out.writeLong(Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));
@@ -195,6 +201,7 @@ public final class StoreClient implements AutoCloseable
     {
         try
         {
+            bound();
             out.writeByte(StoreProtocol.ADD);
             out.writeUTF(key);
             out.writeLong(delta);
@@ -217,6 +224,7 @@ public final class StoreClient implements AutoCloseable
     {
         try
         {
+            bound();
             out.writeByte(StoreProtocol.CHECK);
             out.writeUTF("");
             out.writeInt(keys.size());
@@ -240,6 +248,16 @@ public final class StoreClient implements AutoCloseable
         {
             throw lost(ex);
         }
+    }
+
+    /**
+     * Bounds the next reply by the rendezvous deadline (plus slack for the store's own wait), so that a rank 0 that
+     * hangs without closing its socket cannot hang every other rank's init.
+     */
+    private void bound() throws IOException
+    {
+        final long leftMillis = (deadlineNanos - System.nanoTime()) / 1_000_000L;
+        socket.setSoTimeout((int)Math.max(1, Math.min(Integer.MAX_VALUE, leftMillis + REPLY_SLACK_MILLIS)));
     }
 
     private void expectOk(final byte status) throws IOException

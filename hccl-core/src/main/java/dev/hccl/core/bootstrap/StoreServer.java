@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -26,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class StoreServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(StoreServer.class);
+    private static final int HELLO_TIMEOUT_MILLIS = 30_000;
 
     private final ServerSocket server;
     private final Map<String, byte[]> values = new HashMap<>();
@@ -95,6 +97,15 @@ public final class StoreServer implements AutoCloseable
                 if (!closed)
                 {
                     LOG.warn("rendezvous store: accept failed: {}", ex.toString());
+                    try
+                    {
+                        Thread.sleep(100); // out of file descriptors, say: do not spin
+                    }
+                    catch (final InterruptedException ie)
+                    {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
                 }
             }
         }
@@ -106,7 +117,10 @@ public final class StoreServer implements AutoCloseable
             DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream())))
         {
-            if (in.readInt() != StoreProtocol.MAGIC)
+            client.setSoTimeout(HELLO_TIMEOUT_MILLIS); // a silent connection must not pin a thread for long
+            final int magic = in.readInt();
+            client.setSoTimeout(0); // a rank may wait long between requests while others arrive
+            if (magic != StoreProtocol.MAGIC)
             {
                 LOG.warn("rendezvous store: {} is not an hccl client (bad magic); closing", client.getRemoteSocketAddress());
                 return;
@@ -263,9 +277,9 @@ public final class StoreServer implements AutoCloseable
     private synchronized long add(final String key, final long delta)
     {
         final byte[] old = values.get(key);
-        final long sum = (old == null ? 0 : Long.parseLong(new String(old, java.nio.charset.StandardCharsets.US_ASCII)))
+        final long sum = (old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.US_ASCII)))
             + delta;
-        values.put(key, Long.toString(sum).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        values.put(key, Long.toString(sum).getBytes(StandardCharsets.US_ASCII));
         notifyAll();
         return sum;
     }

@@ -6,34 +6,25 @@ import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
 
-import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The process's {@link Inbound}: routes each incoming message to its communicator's {@link Mailbox}, and each peer
- * failure to every communicator. One per root communicator, shared with the communicators split from it.
+ * The process's {@link Inbound}: routes each incoming message to its communicator's {@link Mailbox}, a peer's abort
+ * to the communicator it names, and a lost or closed link to every communicator. One per root communicator, shared
+ * with the communicators split from it.
  */
 public final class Dispatcher implements Inbound
 {
-    private static final MessageSink DISCARD = new MessageSink()
-    {
-        @Override
-        public void write(final ByteBuffer chunk)
-        {
-            chunk.position(chunk.limit());
-        }
-
-        @Override
-        public void complete()
-        {
-        }
-    };
-
     private final int rootWorldSize;
     private final ConcurrentHashMap<Long, Mailbox> mailboxes = new ConcurrentHashMap<>();
-    private final Set<Long> closed = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<Integer, Object[]> gonePeers = new ConcurrentHashMap<>();
+    /** Guarded by this: communicators closed here, whose late messages are dropped. */
+    private final Set<Long> closed = new HashSet<>();
+    /** Guarded by this: peers whose link is gone, replayed to every mailbox created later. */
+    private final List<GonePeer> gonePeers = new ArrayList<>();
 
     /**
      * A dispatcher for a root communicator of {@code rootWorldSize} ranks.
@@ -46,19 +37,35 @@ public final class Dispatcher implements Inbound
     }
 
     /**
-     * The mailbox of a communicator, created on first use; it learns of peers already gone.
+     * The mailbox of a communicator, created on first use; a new one learns of the peers already gone.
      *
      * @param commId the communicator.
-     * @return its mailbox.
+     * @return its mailbox, or null when the communicator was closed here.
      */
     public Mailbox mailbox(final long commId)
     {
-        return mailboxes.computeIfAbsent(commId, id ->
+        final Mailbox existing = mailboxes.get(commId);
+        return existing != null ? existing : create(commId);
+    }
+
+    private synchronized Mailbox create(final long commId)
+    {
+        if (closed.contains(commId))
         {
-            final Mailbox m = new Mailbox(id, rootWorldSize);
-            gonePeers.forEach((peer, gone) -> m.peerGone(peer, (ErrorCode)gone[0], (String)gone[1], (Boolean)gone[2]));
-            return m;
-        });
+            return null;
+        }
+        Mailbox m = mailboxes.get(commId);
+        if (m == null)
+        {
+            // Created and told of gone peers under the same lock as gone() records them: none is missed.
+            m = new Mailbox(commId, rootWorldSize);
+            for (final GonePeer g : gonePeers)
+            {
+                m.peerGone(g.peer, g.code, g.reason, g.orderly);
+            }
+            mailboxes.put(commId, m);
+        }
+        return m;
     }
 
     /**
@@ -66,7 +73,7 @@ public final class Dispatcher implements Inbound
      *
      * @param commId the communicator.
      */
-    public void remove(final long commId)
+    public synchronized void remove(final long commId)
     {
         closed.add(commId);
         mailboxes.remove(commId);
@@ -76,18 +83,15 @@ public final class Dispatcher implements Inbound
     public MessageSink onMessage(
         final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc, final int length)
     {
-        if (fromRank < 0 || fromRank >= rootWorldSize || closed.contains(commId))
-        {
-            return DISCARD;
-        }
-        return mailbox(commId).onMessage(fromRank, seq, tag, desc, length);
+        final Mailbox m = fromRank < 0 || fromRank >= rootWorldSize ? null : mailbox(commId);
+        return m == null ? Mailbox.DISCARD : m.onMessage(fromRank, seq, tag, desc, length);
     }
 
     @Override
     public void onLinkFailure(final int peer, final Throwable cause)
     {
         final String reason = "lost its connection to this rank (" +
-            (cause instanceof HcclException ? cause.getMessage() : String.valueOf(cause)) + ")";
+            (cause instanceof HcclException ? ((HcclException)cause).detail() : String.valueOf(cause)) + ")";
         gone(peer, cause instanceof HcclException ? ((HcclException)cause).errorCode() : ErrorCode.E_TCP_TRANSFER,
             reason, false);
     }
@@ -99,9 +103,13 @@ public final class Dispatcher implements Inbound
     }
 
     @Override
-    public void onAbort(final int peer, final String reason)
+    public void onAbort(final int peer, final long commId, final String reason)
     {
-        gone(peer, ErrorCode.E_REMOTE, "failed: " + reason, false);
+        final Mailbox m = mailboxes.get(commId);
+        if (m != null && peer >= 0 && peer < rootWorldSize)
+        {
+            m.peerAborted(peer, reason);
+        }
     }
 
     private void gone(final int peer, final ErrorCode code, final String reason, final boolean orderly)
@@ -110,10 +118,29 @@ public final class Dispatcher implements Inbound
         {
             return;
         }
-        gonePeers.putIfAbsent(peer, new Object[]{code, reason, orderly});
+        synchronized (this)
+        {
+            gonePeers.add(new GonePeer(peer, code, reason, orderly));
+        }
         for (final Mailbox m : mailboxes.values())
         {
             m.peerGone(peer, code, reason, orderly);
+        }
+    }
+
+    private static final class GonePeer
+    {
+        final int peer;
+        final ErrorCode code;
+        final String reason;
+        final boolean orderly;
+
+        GonePeer(final int peer, final ErrorCode code, final String reason, final boolean orderly)
+        {
+            this.peer = peer;
+            this.code = code;
+            this.reason = reason;
+            this.orderly = orderly;
         }
     }
 }

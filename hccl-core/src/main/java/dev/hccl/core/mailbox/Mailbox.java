@@ -25,7 +25,8 @@ import java.util.ArrayList;
  */
 public final class Mailbox
 {
-    private static final MessageSink DISCARD = new MessageSink()
+    /** Drops a payload: for messages of closed or failed communicators. */
+    static final MessageSink DISCARD = new MessageSink()
     {
         @Override
         public void write(final ByteBuffer chunk)
@@ -47,6 +48,8 @@ public final class Mailbox
     /** Receives matched with a message whose bytes are still arriving: failed too if the communicator fails. */
     private final ArrayList<PostedRecv> inflight = new ArrayList<>();
     private final boolean[] peerGone;
+    private final boolean[] peerGoneOrderly;
+    private final ErrorCode[] peerGoneCode;
     private final String[] peerGoneReason;
     private long expectedSeq = -1;
     private OpDescriptor expectedDesc;
@@ -70,6 +73,8 @@ public final class Mailbox
         posted = new ArrayList[rootWorldSize];
         unexpected = new ArrayList[rootWorldSize];
         peerGone = new boolean[rootWorldSize];
+        peerGoneOrderly = new boolean[rootWorldSize];
+        peerGoneCode = new ErrorCode[rootWorldSize];
         peerGoneReason = new String[rootWorldSize];
         for (int i = 0; i < rootWorldSize; i++)
         {
@@ -110,9 +115,9 @@ public final class Mailbox
             earlyFaults.clear();
             for (int g = 0; g < peerGone.length; g++)
             {
-                if (peerGone[g] && members[g])
+                if (peerGone[g] && members[g] && !peerGoneOrderly[g])
                 {
-                    replay.add(new Object[]{ErrorCode.E_REMOTE, g, peerGoneReason[g]});
+                    replay.add(new Object[]{peerGoneCode[g], g, "{peer} " + peerGoneReason[g]});
                 }
             }
         }
@@ -334,6 +339,10 @@ public final class Mailbox
                 return;
             }
             failure = cause;
+            for (final PostedRecv p : inflight)
+            {
+                p.cancel(); // bytes still streaming in must not reach a buffer the user has been given back
+            }
             failed.addAll(inflight);
             inflight.clear();
             for (int g = 0; g < posted.length; g++)
@@ -363,20 +372,43 @@ public final class Mailbox
         final boolean waiting;
         synchronized (this)
         {
-            peerGone[globalPeer] = true;
-            peerGoneReason[globalPeer] = reason;
-            waiting = !posted[globalPeer].isEmpty();
-            if (members == null && !orderly)
+            if (peerGone[globalPeer])
             {
-                earlyFaults.add(new Object[]{code, globalPeer, "{peer} " + reason});
                 return;
             }
+            peerGone[globalPeer] = true;
+            peerGoneOrderly[globalPeer] = orderly;
+            peerGoneCode[globalPeer] = code;
+            peerGoneReason[globalPeer] = reason;
+            if (members == null || !members[globalPeer])
+            {
+                return; // attach() reports it if the peer turns out to be a member
+            }
+            waiting = !posted[globalPeer].isEmpty();
         }
         if (!orderly || waiting)
         {
             fault(code, globalPeer, orderly ?
                 "{peer} " + reason + " while this rank still waits for its data" : "{peer} " + reason);
         }
+    }
+
+    /**
+     * A peer's instance of this communicator failed, and it says why.
+     *
+     * @param globalPeer the peer, in the root communicator.
+     * @param reason     its failure.
+     */
+    public void peerAborted(final int globalPeer, final String reason)
+    {
+        synchronized (this)
+        {
+            if (members != null && !members[globalPeer])
+            {
+                return;
+            }
+        }
+        fault(ErrorCode.E_REMOTE, globalPeer, "{peer} failed: " + reason);
     }
 
     private String checkMatch(final OpDescriptor theirs, final int length, final PostedRecv recv)

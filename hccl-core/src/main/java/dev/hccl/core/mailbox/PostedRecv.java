@@ -26,6 +26,7 @@ final class PostedRecv implements MessageSink
     final int length;
     private final Reducer reducer;
     private int written;
+    private volatile boolean cancelled;
     private ByteBuffer carry;
 
     PostedRecv(
@@ -57,9 +58,19 @@ final class PostedRecv implements MessageSink
         return this.seq == seq && this.tag == tag;
     }
 
+    void cancel()
+    {
+        cancelled = true;
+    }
+
     @Override
     public void write(final ByteBuffer chunk)
     {
+        if (cancelled)
+        {
+            chunk.position(chunk.limit());
+            return;
+        }
         int position = chunk.position();
         int available = chunk.limit() - position;
         if (available > length - written)

@@ -3,6 +3,7 @@ package dev.hccl.core.topology;
 import dev.hccl.api.Topology;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,8 +74,8 @@ public final class StaticTopology implements Topology
     {
         final String[] ids = new String[worldSize];
         final String[] hosts = new String[worldSize];
-        java.util.Arrays.fill(ids, nodeId);
-        java.util.Arrays.fill(hosts, hostName);
+        Arrays.fill(ids, nodeId);
+        Arrays.fill(hosts, hostName);
         return new StaticTopology(ids, hosts);
     }
 

@@ -110,9 +110,9 @@ public final class InProcessTransport implements Transport
         }
 
         @Override
-        public void abort(final String reason)
+        public void abort(final long commId, final String reason)
         {
-            hub.inbound(peer).onAbort(rank, reason);
+            hub.inbound(peer).onAbort(rank, commId, reason);
         }
     }
 }

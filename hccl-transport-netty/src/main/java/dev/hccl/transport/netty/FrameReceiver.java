@@ -55,6 +55,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private int remaining;
     private byte[] abortBytes;
     private int abortFill;
+    private long abortCommId;
     /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
     private OpDescriptor lastDescriptor;
 
@@ -186,12 +187,13 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
                 }
                 else if (0 == length)
                 {
-                    link.onAbort("");
+                    link.onAbort(h.getLong(base + Frames.COMM_ID_OFFSET), "");
                 }
                 else
                 {
                     abortBytes = new byte[length];
                     abortFill = 0;
+                    abortCommId = h.getLong(base + Frames.COMM_ID_OFFSET);
                     state = ABORT_PAYLOAD;
                 }
                 break;
@@ -337,7 +339,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
             final String reason = new String(abortBytes, StandardCharsets.UTF_8);
             abortBytes = null;
             state = AWAIT_HEADER;
-            link.onAbort(reason);
+            link.onAbort(abortCommId, reason);
         }
     }
 

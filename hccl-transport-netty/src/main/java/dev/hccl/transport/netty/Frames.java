@@ -98,11 +98,12 @@ final class Frames
      *
      * @param buf    the destination.
      * @param type   {@link #TYPE_ABORT} or {@link #TYPE_GOODBYE}.
+     * @param commId the communicator an ABORT concerns; 0 for GOODBYE, which concerns the whole link.
      * @param length the payload length.
      */
-    static void writeControlHeader(final ByteBuf buf, final int type, final int length)
+    static void writeControlHeader(final ByteBuf buf, final int type, final long commId, final int length)
     {
-        writeHeader(buf, type, NONE, NONE, NONE, OpDescriptor.NO_ROOT, length, 0L, -1L, 0L, 0L);
+        writeHeader(buf, type, NONE, NONE, NONE, OpDescriptor.NO_ROOT, length, commId, -1L, 0L, 0L);
     }
 
     /**

@@ -161,7 +161,7 @@ final class TcpLink implements Link
      * {@value Frames#ABORT_REASON_MAX_BYTES} bytes.
      */
     @Override
-    public void abort(final String reason)
+    public void abort(final long commId, final String reason)
     {
         if (OPEN != state)
         {
@@ -177,7 +177,7 @@ final class TcpLink implements Link
         try
         {
             final ByteBuf frame = alloc.directBuffer(Frames.HEADER_LENGTH + bytes.length);
-            Frames.writeControlHeader(frame, Frames.TYPE_ABORT, bytes.length);
+            Frames.writeControlHeader(frame, Frames.TYPE_ABORT, commId, bytes.length);
             frame.writeBytes(bytes);
             enqueue(new ControlWrite(frame, null));
         }
@@ -229,13 +229,13 @@ final class TcpLink implements Link
      *
      * @param reason its reason.
      */
-    void onAbort(final String reason)
+    void onAbort(final long commId, final String reason)
     {
         if (OPEN == state && !transport.isClosing())
         {
             try
             {
-                inbound.onAbort(peer, reason);
+                inbound.onAbort(peer, commId, reason);
             }
             catch (final Throwable t)
             {
@@ -325,7 +325,7 @@ final class TcpLink implements Link
         try
         {
             final ByteBuf frame = alloc.directBuffer(Frames.HEADER_LENGTH);
-            Frames.writeControlHeader(frame, Frames.TYPE_GOODBYE, 0);
+            Frames.writeControlHeader(frame, Frames.TYPE_GOODBYE, 0L, 0);
             // Through the send queue, so that GOODBYE follows every send made before close().
             enqueue(new ControlWrite(frame, f ->
             {

@@ -170,8 +170,8 @@ class NettyTransportMessagingTest
     void abortIsDeliveredAndTheLinkStaysUsable() throws Exception
     {
         final NettyTransport[] t = cluster.connected(in);
-        t[0].link(1).abort("rank 0 failed: boom");
-        assertEquals("0: rank 0 failed: boom", in[1].aborts.poll(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
+        t[0].link(1).abort(42L, "rank 0 failed: boom");
+        assertEquals("0/42: rank 0 failed: boom", in[1].aborts.poll(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
         Cluster.awaitOk(Cluster.send(t[0], 1, 3, 0, ALL_REDUCE, ByteBuffer.wrap(new byte[]{ 9 })));
         assertEquals(3, in[1].nextMessage().seq());
         assertTrue(in[1].failures.isEmpty());

@@ -155,12 +155,12 @@ class NettyTransportProtocolTest
         {
             final byte[] reason = "rank 1 saw E_TIMEOUT".getBytes(StandardCharsets.UTF_8);
             final ByteBuf abort = Unpooled.buffer();
-            Frames.writeControlHeader(abort, Frames.TYPE_ABORT, reason.length);
+            Frames.writeControlHeader(abort, Frames.TYPE_ABORT, 7L, reason.length);
             abort.writeBytes(reason);
             final ByteBuf goodbye = Unpooled.buffer();
-            Frames.writeControlHeader(goodbye, Frames.TYPE_GOODBYE, 0);
+            Frames.writeControlHeader(goodbye, Frames.TYPE_GOODBYE, 0L, 0);
             writeAll(s.getOutputStream(), bytes(abort));
-            assertEquals("1: rank 1 saw E_TIMEOUT", in0.aborts.poll(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals("1/7: rank 1 saw E_TIMEOUT", in0.aborts.poll(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
             writeAll(s.getOutputStream(), bytes(goodbye));
             assertEquals(1, in0.peerClosed.poll(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
             // On GOODBYE the acceptor closes its side.

@@ -96,10 +96,10 @@ final class RecordingInbound implements Inbound
     }
 
     @Override
-    public void onAbort(final int peer, final String reason)
+    public void onAbort(final int peer, final long commId, final String reason)
     {
         events.add("abort " + peer);
-        aborts.add(peer + ": " + reason);
+        aborts.add(peer + "/" + commId + ": " + reason);
     }
 
     Message nextMessage() throws InterruptedException
