@@ -24,9 +24,12 @@ import static dev.hccl.algorithms.Partition.mod;
  * {@code r} sends chunk {@code r-s} and receives chunk {@code r-s-1}, so after n-1 steps every rank holds every chunk.
  * All-reduce is reduce-scatter then all-gather.
  * <p>
- * <b>Pipelining.</b> Each chunk is cut into segments. All receives of a step are posted before its sends, and segment
- * {@code k} of step {@code s} is forwarded as soon as segment {@code k} of step {@code s-1} has arrived, so sending,
- * receiving and reducing overlap across steps instead of waiting for whole chunks.
+ * <b>Pipelining.</b> Each chunk is cut into segments. Every receive of both phases is posted before the first send,
+ * so data never waits in an unexpected-message buffer however far a neighbour runs ahead; segment {@code k} of step
+ * {@code s} is forwarded as soon as segment {@code k} of step {@code s-1} has arrived, across the phase boundary too,
+ * so sending, receiving and reducing overlap instead of waiting for whole chunks or phases. Posting early is safe:
+ * a chunk's all-gather data can only arrive after its owner has reduced it, which needs every contribution this rank
+ * sends for that chunk, so it never overwrites bytes still to be reduced into or sent.
  * <p>
  * Each chunk is reduced in one fixed order along the ring and then copied, so every rank ends with the same bits.
  * Cost: {@code 2(n-1)} latencies and {@code 2(n-1)/n} of the data sent and received per rank for all-reduce.
@@ -38,6 +41,12 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
 
     private static final int PHASE_REDUCE_SCATTER = 1;
     private static final int PHASE_ALL_GATHER = 2;
+    /** Reduce-scatter step s sends chunk rank-s-1 and reduces chunk rank-s-2 received from the left. */
+    private static final int REDUCE_SCATTER_SEND_SHIFT = 1;
+    private static final int REDUCE_SCATTER_RECV_SHIFT = 2;
+    /** All-gather step s sends chunk rank-s and receives chunk rank-s-1. */
+    private static final int ALL_GATHER_SEND_SHIFT = 0;
+    private static final int ALL_GATHER_RECV_SHIFT = 1;
 
     @Override
     public String name()
@@ -63,9 +72,16 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
         {
             return;
         }
-        final Partition chunks = new Partition(count, group.size(), type.size(), group.segmentBytes());
-        reduceScatterInPlace(group, recv, chunks, reducer);
-        allGatherInPlace(group, recv, chunks);
+        final int n = group.size();
+        final Partition chunks = new Partition(count, n, type.size(), group.segmentBytes());
+        final Request[][] reduced = post(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
+        final Request[][] gathered = post(group, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
+        final Requests sends = new Requests();
+        sendSteps(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
+        // All-gather step 0 sends this rank's chunk as each of its segments finishes its last reduction.
+        sendSteps(group, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, reduced[n - 2], gathered, sends);
+        Requests.awaitAll(group, gathered[n - 2]);
+        sends.awaitAll(group);
     }
 
     @Override
@@ -111,34 +127,10 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
     static void reduceScatterInPlace(
         final PeerGroup group, final ByteBuffer work, final Partition chunks, final Reducer reducer)
     {
-        final int n = group.size();
-        final int r = group.rank();
-        final int right = mod(r + 1, n);
-        final int left = mod(r - 1, n);
+        final Request[][] reduced = post(group, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
         final Requests sends = new Requests();
-        Request[] previous = null;
-        for (int step = 0; step < n - 1; step++)
-        {
-            final int sendChunk = mod(r - step - 1, n);
-            final int recvChunk = mod(r - step - 2, n);
-            final Request[] received = new Request[chunks.segments(recvChunk)];
-            for (int k = 0; k < received.length; k++)
-            {
-                received[k] = group.recvReduce(left, Tags.of(PHASE_REDUCE_SCATTER, step, k), work,
-                    chunks.segmentOffset(recvChunk, k), chunks.segmentBytes(recvChunk, k), reducer);
-            }
-            for (int k = 0, segments = chunks.segments(sendChunk); k < segments; k++)
-            {
-                if (previous != null)
-                {
-                    group.await(previous[k]); // this segment was reduced in the step before: forward it at once
-                }
-                sends.add(group.send(right, Tags.of(PHASE_REDUCE_SCATTER, step, k), work,
-                    chunks.segmentOffset(sendChunk, k), chunks.segmentBytes(sendChunk, k)));
-            }
-            previous = received;
-        }
-        Requests.awaitAll(group, previous);
+        sendSteps(group, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
+        Requests.awaitAll(group, reduced[group.size() - 2]);
         sends.awaitAll(group);
     }
 
@@ -147,34 +139,73 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
      */
     static void allGatherInPlace(final PeerGroup group, final ByteBuffer work, final Partition chunks)
     {
-        final int n = group.size();
-        final int r = group.rank();
-        final int right = mod(r + 1, n);
-        final int left = mod(r - 1, n);
+        final Request[][] gathered = post(group, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
         final Requests sends = new Requests();
-        Request[] previous = null;
+        sendSteps(group, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, null, gathered, sends);
+        Requests.awaitAll(group, gathered[group.size() - 2]);
+        sends.awaitAll(group);
+    }
+
+    /**
+     * Posts every receive of a phase: in step {@code s}, chunk {@code rank - s - recvShift} from the left neighbour,
+     * reduced into {@code work} (or copied when {@code reducer} is null).
+     *
+     * @return the receives, by step and segment.
+     */
+    private static Request[][] post(
+        final PeerGroup group,
+        final ByteBuffer work,
+        final Partition chunks,
+        final int phase,
+        final int recvShift,
+        final Reducer reducer)
+    {
+        final int n = group.size();
+        final int left = mod(group.rank() - 1, n);
+        final Request[][] received = new Request[n - 1][];
         for (int step = 0; step < n - 1; step++)
         {
-            final int sendChunk = mod(r - step, n);
-            final int recvChunk = mod(r - step - 1, n);
-            final Request[] received = new Request[chunks.segments(recvChunk)];
-            for (int k = 0; k < received.length; k++)
+            final int chunk = mod(group.rank() - step - recvShift, n);
+            received[step] = new Request[chunks.segments(chunk)];
+            for (int k = 0; k < received[step].length; k++)
             {
-                received[k] = group.recv(left, Tags.of(PHASE_ALL_GATHER, step, k), work,
-                    chunks.segmentOffset(recvChunk, k), chunks.segmentBytes(recvChunk, k));
+                received[step][k] = group.recvReduce(left, Tags.of(phase, step, k), work,
+                    chunks.segmentOffset(chunk, k), chunks.segmentBytes(chunk, k), reducer);
             }
-            for (int k = 0, segments = chunks.segments(sendChunk); k < segments; k++)
-            {
-                if (previous != null)
-                {
-                    group.await(previous[k]);
-                }
-                sends.add(group.send(right, Tags.of(PHASE_ALL_GATHER, step, k), work,
-                    chunks.segmentOffset(sendChunk, k), chunks.segmentBytes(sendChunk, k)));
-            }
-            previous = received;
         }
-        Requests.awaitAll(group, previous);
-        sends.awaitAll(group);
+        return received;
+    }
+
+    /**
+     * Sends every step of a phase: in step {@code s}, chunk {@code rank - s - sendShift} to the right neighbour,
+     * each segment as soon as the receive that completes it has arrived ({@code gate} for step 0, when given, else
+     * the phase's own step before).
+     */
+    private static void sendSteps(
+        final PeerGroup group,
+        final ByteBuffer work,
+        final Partition chunks,
+        final int phase,
+        final int sendShift,
+        final Request[] gate,
+        final Request[][] received,
+        final Requests sends)
+    {
+        final int n = group.size();
+        final int right = mod(group.rank() + 1, n);
+        for (int step = 0; step < n - 1; step++)
+        {
+            final int chunk = mod(group.rank() - step - sendShift, n);
+            final Request[] before = step == 0 ? gate : received[step - 1];
+            for (int k = 0, segments = chunks.segments(chunk); k < segments; k++)
+            {
+                if (before != null)
+                {
+                    group.await(before[k]);
+                }
+                sends.add(group.send(right, Tags.of(phase, step, k), work, chunks.segmentOffset(chunk, k),
+                    chunks.segmentBytes(chunk, k)));
+            }
+        }
     }
 }

@@ -198,19 +198,26 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public void allReduce(
         final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op)
     {
-        allReduceAsync(send, recv, count, type, op).join();
+        allReduce(send, recv, count, type, op, true).join();
     }
 
     @Override
     public CommFuture allReduceAsync(
         final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op)
     {
+        return allReduce(send, recv, count, type, op, false);
+    }
+
+    private CommFuture allReduce(
+        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
+        final boolean blocking)
+    {
         final int bytes = Checks.bytes("count", count, type, 1);
         Checks.reduceOp(op, type);
         final ByteBuffer in = Checks.region("send", send, bytes, type, false);
         final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
         final Reducer reducer = Reducers.of(type, op);
-        return submit(new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count), ctx ->
+        return submit(blocking, new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count), ctx ->
         {
             ring.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
             if (op == ReduceOp.AVG)
@@ -223,19 +230,26 @@ final class CommunicatorImpl implements Communicator, FaultListener
     @Override
     public void allGather(final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type)
     {
-        allGatherAsync(send, recv, sendCount, type).join();
+        allGather(send, recv, sendCount, type, true).join();
     }
 
     @Override
     public CommFuture allGatherAsync(
         final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type)
     {
+        return allGather(send, recv, sendCount, type, false);
+    }
+
+    private CommFuture allGather(
+        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type, final boolean blocking)
+    {
         final int bytes = Checks.bytes("sendCount", sendCount, type, 1);
         Checks.bytes("sendCount", sendCount, type, worldSize());
         final ByteBuffer in = Checks.region("send", send, bytes, type, false);
         final ByteBuffer out = Checks.region("recv", recv, bytes * worldSize(), type, true);
         final boolean inPlace = Checks.isBlock(in, out, rank, bytes);
-        return submit(new OpDescriptor(Operation.ALL_GATHER, type, null, OpDescriptor.NO_ROOT, sendCount), ctx ->
+        final OpDescriptor desc = new OpDescriptor(Operation.ALL_GATHER, type, null, OpDescriptor.NO_ROOT, sendCount);
+        return submit(blocking, desc, ctx ->
             ring.allGather(ctx, inPlace ? in : inputFor(in, out, bytes), out, (int)sendCount, type));
     }
 
@@ -243,12 +257,19 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public void reduceScatter(
         final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final ReduceOp op)
     {
-        reduceScatterAsync(send, recv, recvCount, type, op).join();
+        reduceScatter(send, recv, recvCount, type, op, true).join();
     }
 
     @Override
     public CommFuture reduceScatterAsync(
         final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final ReduceOp op)
+    {
+        return reduceScatter(send, recv, recvCount, type, op, false);
+    }
+
+    private CommFuture reduceScatter(
+        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final ReduceOp op,
+        final boolean blocking)
     {
         final int bytes = Checks.bytes("recvCount", recvCount, type, 1);
         final int sendBytes = Checks.bytes("recvCount", recvCount, type, worldSize());
@@ -256,7 +277,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final ByteBuffer in = Checks.region("send", send, sendBytes, type, false);
         final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
         final Reducer reducer = Reducers.of(type, op);
-        return submit(new OpDescriptor(Operation.REDUCE_SCATTER, type, op, OpDescriptor.NO_ROOT, recvCount), ctx ->
+        final OpDescriptor desc = new OpDescriptor(Operation.REDUCE_SCATTER, type, op, OpDescriptor.NO_ROOT, recvCount);
+        return submit(blocking, desc, ctx ->
         {
             // The ring reduces in scratch and writes recv last, so recv may overlap send.
             ring.reduceScatter(ctx, in, out, (int)recvCount, type, reducer);
@@ -270,16 +292,23 @@ final class CommunicatorImpl implements Communicator, FaultListener
     @Override
     public void broadcast(final ByteBuffer buf, final long count, final DataType type, final int root)
     {
-        broadcastAsync(buf, count, type, root).join();
+        broadcast(buf, count, type, root, true).join();
     }
 
     @Override
     public CommFuture broadcastAsync(final ByteBuffer buf, final long count, final DataType type, final int root)
     {
+        return broadcast(buf, count, type, root, false);
+    }
+
+    private CommFuture broadcast(
+        final ByteBuffer buf, final long count, final DataType type, final int root,
+        final boolean blocking)
+    {
         final int bytes = Checks.bytes("count", count, type, 1);
         Checks.rank("root", root, worldSize());
         final ByteBuffer data = Checks.region("buf", buf, bytes, type, rank != root);
-        return submit(new OpDescriptor(Operation.BROADCAST, type, null, root, count), ctx ->
+        return submit(blocking, new OpDescriptor(Operation.BROADCAST, type, null, root, count), ctx ->
             tree.broadcast(ctx, data, (int)count, type, root));
     }
 
@@ -288,7 +317,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
         final int root)
     {
-        reduceAsync(send, recv, count, type, op, root).join();
+        reduce(send, recv, count, type, op, root, true).join();
     }
 
     @Override
@@ -296,13 +325,20 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
         final int root)
     {
+        return reduce(send, recv, count, type, op, root, false);
+    }
+
+    private CommFuture reduce(
+        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
+        final int root, final boolean blocking)
+    {
         final int bytes = Checks.bytes("count", count, type, 1);
         Checks.reduceOp(op, type);
         Checks.rank("root", root, worldSize());
         final ByteBuffer in = Checks.region("send", send, bytes, type, false);
         final ByteBuffer out = rank == root ? Checks.region("recv", recv, bytes, type, true) : null;
         final Reducer reducer = Reducers.of(type, op);
-        return submit(new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
+        return submit(blocking, new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
         {
             tree.reduce(ctx, out == null ? in : inputFor(in, out, bytes), out, (int)count, type, reducer, root);
             if (op == ReduceOp.AVG && out != null)
@@ -315,17 +351,25 @@ final class CommunicatorImpl implements Communicator, FaultListener
     @Override
     public void allToAll(final ByteBuffer send, final ByteBuffer recv, final long countPerRank, final DataType type)
     {
-        allToAllAsync(send, recv, countPerRank, type).join();
+        allToAll(send, recv, countPerRank, type, true).join();
     }
 
     @Override
     public CommFuture allToAllAsync(
         final ByteBuffer send, final ByteBuffer recv, final long countPerRank, final DataType type)
     {
+        return allToAll(send, recv, countPerRank, type, false);
+    }
+
+    private CommFuture allToAll(
+        final ByteBuffer send, final ByteBuffer recv, final long countPerRank, final DataType type,
+        final boolean blocking)
+    {
         final int bytes = Checks.bytes("countPerRank", countPerRank, type, worldSize());
         final ByteBuffer in = Checks.region("send", send, bytes, type, false);
         final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
-        return submit(new OpDescriptor(Operation.ALL_TO_ALL, type, null, OpDescriptor.NO_ROOT, countPerRank), ctx ->
+        final OpDescriptor desc = new OpDescriptor(Operation.ALL_TO_ALL, type, null, OpDescriptor.NO_ROOT, countPerRank);
+        return submit(blocking, desc, ctx ->
         {
             // Blocks land in recv while send is still being read: overlapping memory needs its own copy first.
             final ByteBuffer source = Checks.overlap(in, out) ? stage(in, bytes) : in;
@@ -336,17 +380,24 @@ final class CommunicatorImpl implements Communicator, FaultListener
     @Override
     public void send(final ByteBuffer buf, final long count, final DataType type, final int peer)
     {
-        sendAsync(buf, count, type, peer).join();
+        send(buf, count, type, peer, true).join();
     }
 
     @Override
     public CommFuture sendAsync(final ByteBuffer buf, final long count, final DataType type, final int peer)
     {
+        return send(buf, count, type, peer, false);
+    }
+
+    private CommFuture send(
+            final ByteBuffer buf, final long count, final DataType type, final int peer,
+        final boolean blocking)
+    {
         final int bytes = Checks.bytes("count", count, type, 1);
         checkPeer(peer);
         final ByteBuffer data = Checks.region("buf", buf, bytes, type, false);
         final OpDescriptor desc = new OpDescriptor(Operation.SEND, type, null, peer, count);
-        return submitP2p(desc, peer, true, ctx ->
+        return submitP2p(blocking, desc, peer, true, ctx ->
         {
             final Request[] sent = new Request[segments(bytes)];
             for (int k = 0; k < sent.length; k++)
@@ -364,17 +415,24 @@ final class CommunicatorImpl implements Communicator, FaultListener
     @Override
     public void recv(final ByteBuffer buf, final long count, final DataType type, final int peer)
     {
-        recvAsync(buf, count, type, peer).join();
+        recv(buf, count, type, peer, true).join();
     }
 
     @Override
     public CommFuture recvAsync(final ByteBuffer buf, final long count, final DataType type, final int peer)
     {
+        return recv(buf, count, type, peer, false);
+    }
+
+    private CommFuture recv(
+            final ByteBuffer buf, final long count, final DataType type, final int peer,
+        final boolean blocking)
+    {
         final int bytes = Checks.bytes("count", count, type, 1);
         checkPeer(peer);
         final ByteBuffer data = Checks.region("buf", buf, bytes, type, true);
         final OpDescriptor desc = new OpDescriptor(Operation.RECV, type, null, peer, count);
-        return submitP2p(desc, peer, false, ctx ->
+        return submitP2p(blocking, desc, peer, false, ctx ->
         {
             final Request[] received = new Request[segments(bytes)];
             for (int k = 0; k < received.length; k++)
@@ -400,13 +458,18 @@ final class CommunicatorImpl implements Communicator, FaultListener
     @Override
     public void barrier()
     {
-        barrierAsync().join();
+        barrier(true).join();
     }
 
     @Override
     public CommFuture barrierAsync()
     {
-        return submit(new OpDescriptor(Operation.BARRIER, null, null, OpDescriptor.NO_ROOT, 0),
+        return barrier(false);
+    }
+
+    private CommFuture barrier(final boolean blocking)
+    {
+        return submit(blocking, new OpDescriptor(Operation.BARRIER, null, null, OpDescriptor.NO_ROOT, 0),
             dissemination::barrier);
     }
 
@@ -515,8 +578,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         synchronized (issueLock) // the index and the sequence number pair up the same way on every rank
         {
             splitIndex = splits++;
-            exchange = submit(new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2), ctx ->
-                ring.allGather(ctx, mine, all, 2, DataType.INT32));
+            exchange = submit(true, new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2),
+                ctx -> ring.allGather(ctx, mine, all, 2, DataType.INT32));
         }
         exchange.join();
         if (color < 0)
@@ -574,28 +637,58 @@ final class CommunicatorImpl implements Communicator, FaultListener
         void run(OpContext ctx);
     }
 
-    private CommFuture submit(final OpDescriptor desc, final OpBody body)
+    private CommFuture submit(final boolean blocking, final OpDescriptor desc, final OpBody body)
     {
         final OpFuture future = new OpFuture();
+        final long seq;
         synchronized (issueLock)
         {
             checkOpen(desc);
-            final long seq = nextSeq++;
-            stream.execute(() -> execute(desc, seq, true, body, future));
+            seq = nextSeq++;
+            if (!(blocking && stream.tryClaim()))
+            {
+                stream.execute(() -> execute(desc, seq, true, body, future));
+                return future;
+            }
         }
+        runClaimed(desc, seq, true, body, future);
         return future;
     }
 
-    private CommFuture submitP2p(final OpDescriptor desc, final int peer, final boolean send, final OpBody body)
+    private CommFuture submitP2p(
+        final boolean blocking, final OpDescriptor desc, final int peer, final boolean send, final OpBody body)
     {
         final OpFuture future = new OpFuture();
+        final long seq;
         synchronized (issueLock)
         {
             checkOpen(desc);
-            final long seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
-            stream.execute(() -> execute(desc, seq, false, body, future));
+            seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
+            if (!(blocking && stream.tryClaim()))
+            {
+                stream.execute(() -> execute(desc, seq, false, body, future));
+                return future;
+            }
         }
+        runClaimed(desc, seq, false, body, future);
         return future;
+    }
+
+    /**
+     * Runs an operation on the caller's thread, the stream being claimed for it: operations issued meanwhile queue
+     * behind it, as they would behind one the stream runs.
+     */
+    private void runClaimed(
+        final OpDescriptor desc, final long seq, final boolean collective, final OpBody body, final OpFuture future)
+    {
+        try
+        {
+            execute(desc, seq, collective, body, future);
+        }
+        finally
+        {
+            stream.release();
+        }
     }
 
     private void checkOpen(final OpDescriptor desc)
