@@ -2,6 +2,7 @@ package dev.hccl.core;
 
 import dev.hccl.algorithms.BinomialTreeAlgorithm;
 import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
+import dev.hccl.algorithms.FullMeshAlgorithm;
 import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
 import dev.hccl.algorithms.RingAlgorithm;
 import dev.hccl.algorithms.kernel.Copies;
@@ -15,6 +16,7 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.Topology;
+import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Reducer;
@@ -44,6 +46,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
     private static final int STAGING_SLOT = 2;
+    /**
+     * All-reduces up to this size take the one-shot exchange: one latency instead of 2(n-1) wins while sending n-1
+     * copies costs less than the latencies saved. A first cut; the algorithms issue brings measured thresholds and a
+     * cost model.
+     */
+    private static final int FULL_MESH_MAX_BYTES = 4 * 1024;
 
     private final CommConfig config;
     private final Fabric fabric;
@@ -59,6 +67,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final long execTimeoutNanos;
 
     private final RingAlgorithm ring = new RingAlgorithm();
+    private final FullMeshAlgorithm fullMesh = new FullMeshAlgorithm();
     private final BinomialTreeAlgorithm tree = new BinomialTreeAlgorithm();
     private final PairwiseAllToAllAlgorithm pairwise = new PairwiseAllToAllAlgorithm();
     private final DisseminationBarrierAlgorithm dissemination = new DisseminationBarrierAlgorithm();
@@ -219,7 +228,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final Reducer reducer = Reducers.of(type, op);
         return submit(blocking, new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count), ctx ->
         {
-            ring.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
+            final AllReduceAlgorithm algorithm = bytes <= FULL_MESH_MAX_BYTES ? fullMesh : ring;
+            algorithm.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
             if (op == ReduceOp.AVG)
             {
                 Reducers.divide(out, 0, (int)count, type, worldSize());
