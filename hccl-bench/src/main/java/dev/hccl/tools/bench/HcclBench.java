@@ -1,0 +1,352 @@
+package dev.hccl.tools.bench;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.Hccl;
+import dev.hccl.tools.launch.HcclRun;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code hccl-bench}: nccl-tests for hccl-java. Every rank of a job runs it, started by a launcher:
+ * <pre>
+ * bin/hcclrun -np 4 hccl-bench all_reduce -b 8 -e 128M -f 2
+ * </pre>
+ * Each rank creates its communicator from the environment the launcher sets ({@link Hccl#init}); rank 0 prints
+ * nccl-tests' table, column for column, and writes the {@code --json}, {@code --csv} and {@code --plot} files. The
+ * flags, the size sweep, the size-to-count conventions, the bus-bandwidth factors and the footer are nccl-tests'.
+ * <p>
+ * {@code --algo} is forwarded to {@link CommConfig.Builder#algo} with one communicator (and one sweep) per value; what
+ * the value does is up to the core's algorithm selection.
+ * <p>
+ * Exit status: 0; 1 when a result is wrong, an operation fails or a file cannot be written; 2 on a usage error; 3 when
+ * a sweep's average bus bandwidth is below {@code --min-bw}.
+ */
+@Command(name = "hccl-bench",
+    mixinStandardHelpOptions = true,
+    version = "hccl-bench " + HcclRun.VERSION,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = {
+        "Measures one hccl-java operation over a sweep of sizes, as nccl-tests do. Every rank of the job runs it; "
+            + "rank 0 prints nccl-tests' table (out-of-place, then in-place: time, algbw, busbw, #wrong) and the "
+            + "average bus bandwidth.",
+        ""},
+    footer = {
+        "",
+        "SIZE is a number of bytes with an optional K, M or G (powers of 1024). Sizes run from -b, times -f (or "
+            + "plus -i when -f is 1), while at most -e. As in nccl-tests, the size is each rank's buffer for "
+            + "all_reduce, broadcast, reduce and sendrecv, the gathered buffer for all_gather, the input for "
+            + "reduce_scatter and the whole buffer for alltoall; busbw = algbw x 2(n-1)/n for all_reduce, "
+            + "(n-1)/n for all_gather, reduce_scatter and alltoall, 1 for broadcast, reduce and sendrecv. barrier "
+            + "runs once per column and reports time only.",
+        "",
+        "--algo values go to CommConfig.algo (HCCL_ALGO's grammar), one communicator and sweep each.",
+        "",
+        "Exit status: 0 OK; 1 a wrong result, a failed operation or an unwritable file; 2 a usage error; "
+            + "3 an average bus bandwidth below --min-bw.",
+        "",
+        "Example: bin/hcclrun -np 4 hccl-bench all_reduce -b 8 -e 128M -f 2"})
+public final class HcclBench implements Callable<Integer>
+{
+    private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "OPERATION", converter = OpConverter.class,
+        completionCandidates = BenchOp.Names.class, description = "What to measure: ${COMPLETION-CANDIDATES}.")
+    private BenchOp operation;
+
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", converter = SizeConverter.class,
+        description = "First size (default: ${DEFAULT-VALUE}).")
+    private long minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", defaultValue = "32M", converter = SizeConverter.class,
+        description = "Last size at most (default: ${DEFAULT-VALUE}).")
+    private long maxBytes;
+
+    @Option(names = {"-i", "--stepbytes"}, paramLabel = "SIZE", defaultValue = "1M", converter = SizeConverter.class,
+        description = "Increment between sizes when -f is 1 (default: ${DEFAULT-VALUE}).")
+    private long stepBytes;
+
+    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "1",
+        description = "Multiplication factor between sizes; 1 uses -i instead (default: ${DEFAULT-VALUE}).")
+    private long stepFactor;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "20",
+        description = "Timed iterations per size (default: ${DEFAULT-VALUE}).")
+    private int iters;
+
+    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5",
+        description = "Untimed iterations at the largest and the smallest size before the sweep "
+            + "(default: ${DEFAULT-VALUE}).")
+    private int warmupIters;
+
+    @Option(names = {"-c", "--check"}, paramLabel = "N", defaultValue = "1",
+        description = "Checked runs per size, counting wrong elements in #wrong; 0 skips checking "
+            + "(default: ${DEFAULT-VALUE}).")
+    private int check;
+
+    @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum",
+        description = "Reduction: sum, prod, max, min, avg or all (default: ${DEFAULT-VALUE}).")
+    private String reduceOp;
+
+    @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float",
+        description = "Data type: int8, uint8, int16, int32, int64, half, float, double, bfloat16 or all "
+            + "(default: ${DEFAULT-VALUE}).")
+    private String dataType;
+
+    @Option(names = {"-r", "--root"}, paramLabel = "ROOT", defaultValue = "0",
+        description = "Root of broadcast and reduce; -1 or all for every rank in turn (default: ${DEFAULT-VALUE}).")
+    private String root;
+
+    @Option(names = {"-a", "--average"}, paramLabel = "0-3", defaultValue = "1",
+        description = "Time reported across ranks: 0 rank 0's, 1 average, 2 minimum, 3 maximum "
+            + "(default: ${DEFAULT-VALUE}).")
+    private int average;
+
+    @Option(names = "--algo", paramLabel = "NAME", split = ",",
+        description = "Algorithm(s) to force, comma-separated: one communicator and one sweep each, forwarded as "
+            + "CommConfig.algo.")
+    private List<String> algos = List.of();
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write every result to FILE as JSON.")
+    private Path json;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Also write every row to FILE as CSV.")
+    private Path csv;
+
+    @Option(names = "--plot", paramLabel = "FILE",
+        description = "Also plot busbw against size to FILE (.png or .svg), one line per algorithm.")
+    private Path plot;
+
+    @Option(names = "--min-bw", paramLabel = "GB/s",
+        description = "Exit with 3 when a sweep's average bus bandwidth is below this.")
+    private Double minBw;
+
+    private final CommunicatorFactory factory;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    private HcclBench(final CommunicatorFactory factory, final PrintStream out, final PrintStream err)
+    {
+        this.factory = factory;
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * Runs the benchmark on this rank and exits the JVM with its status.
+     *
+     * @param args the command line.
+     */
+    public static void main(final String[] args)
+    {
+        // The table is the output: the library's INFO lines at communicator creation would only bury it.
+        if (System.getProperty(LOG_LEVEL) == null)
+        {
+            System.setProperty(LOG_LEVEL, "warn");
+        }
+        // Plots are drawn off-screen; there may be no display.
+        if (System.getProperty("java.awt.headless") == null)
+        {
+            System.setProperty("java.awt.headless", "true");
+        }
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the benchmark on this rank, its communicator created from the environment ({@link Hccl#init}).
+     *
+     * @param args the command line.
+     * @param out  receives the table (rank 0 only) and {@code --help}.
+     * @param err  receives usage errors and failures.
+     * @return 0 when every result is right; 1 on a wrong result, a failed operation or an unwritable file; 2 on a
+     * usage error; 3 when an average bus bandwidth is below {@code --min-bw}.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        // Only rank 0 prints: the others would repeat --help once each.
+        final PrintStream printing = environmentRank() == 0 ? out : new PrintStream(OutputStream.nullOutputStream());
+        return run(args, HcclBench::openFromEnvironment, printing, err);
+    }
+
+    /**
+     * Runs the benchmark on this rank with communicators from {@code factory}: how ranks as threads run it.
+     *
+     * @param args    the command line.
+     * @param factory creates this rank's communicator per sweep.
+     * @param out     receives the table if this is rank 0, and {@code --help}.
+     * @param err     receives usage errors and failures.
+     * @return the exit status, as {@link #run(String[], PrintStream, PrintStream)}.
+     */
+    public static int run(
+        final String[] args, final CommunicatorFactory factory, final PrintStream out, final PrintStream err)
+    {
+        final CommandLine cl = new CommandLine(new HcclBench(factory, out, err))
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true))
+            .setParameterExceptionHandler((ex, ignored) ->
+            {
+                // Every rank reports a usage error: rank 0 alone might be stopped by the launcher before it could.
+                final PrintWriter w = ex.getCommandLine().getErr();
+                w.println("hccl-bench: " + ex.getMessage());
+                w.println("Try 'hccl-bench --help' for more information.");
+                w.flush();
+                return BenchSession.USAGE;
+            });
+        final int status = cl.execute(args);
+        out.flush();
+        err.flush();
+        return status;
+    }
+
+    /**
+     * Parses a command line without running anything, for tests and tools.
+     *
+     * @param args the command line.
+     * @return the checked options.
+     * @throws ParameterException       when picocli rejects the command line.
+     * @throws IllegalArgumentException when a value is out of range.
+     */
+    public static BenchOptions parse(final String... args)
+    {
+        final PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
+        final HcclBench command = new HcclBench(null, nowhere, nowhere);
+        new CommandLine(command).parseArgs(args);
+        return command.options();
+    }
+
+    /**
+     * Checks the options and runs the session; picocli calls this after parsing.
+     *
+     * @return the exit status.
+     */
+    @Override
+    public Integer call()
+    {
+        final BenchOptions options;
+        try
+        {
+            options = options();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), ex.getMessage(), ex);
+        }
+        return new BenchSession(options, factory, out, err).run();
+    }
+
+    private BenchOptions options()
+    {
+        return new BenchOptions(operation, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, check,
+            BenchTypes.types(dataType), BenchTypes.ops(reduceOp), parseRoot(root), average, algos, json, csv, plot,
+            minBw);
+    }
+
+    private static int parseRoot(final String text)
+    {
+        final String t = text.trim();
+        if (BenchTypes.ALL.equals(t.toLowerCase(Locale.ROOT)))
+        {
+            return BenchOptions.ALL_ROOTS;
+        }
+        try
+        {
+            return Integer.parseInt(t);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("-r must be a rank, or -1 or all for every rank, got '" + text + "'");
+        }
+    }
+
+    private static Communicator openFromEnvironment(final String algo)
+    {
+        return Hccl.init(CommConfig.builder().algo(algo).conclude());
+    }
+
+    /**
+     * This process's rank as the launcher's variables say, before any communicator exists; 0 when they say nothing
+     * readable (the communicator's creation then reports what is wrong).
+     */
+    private static int environmentRank()
+    {
+        try
+        {
+            return CommConfig.builder().conclude().rank();
+        }
+        catch (final RuntimeException ex)
+        {
+            return 0;
+        }
+    }
+
+    /**
+     * Converts an operation name; public for picocli, which instantiates it.
+     */
+    public static final class OpConverter implements ITypeConverter<BenchOp>
+    {
+        /**
+         * For picocli.
+         */
+        public OpConverter()
+        {
+        }
+
+        @Override
+        public BenchOp convert(final String value)
+        {
+            try
+            {
+                return BenchOp.fromName(value);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new TypeConversionException(ex.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Converts a size with an optional K, M or G; public for picocli, which instantiates it.
+     */
+    public static final class SizeConverter implements ITypeConverter<Long>
+    {
+        /**
+         * For picocli.
+         */
+        public SizeConverter()
+        {
+        }
+
+        @Override
+        public Long convert(final String value)
+        {
+            try
+            {
+                return Table.parseSize(value);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new TypeConversionException(ex.getMessage());
+            }
+        }
+    }
+}
