@@ -8,7 +8,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Request
 {
-    private static final int SPIN_ITERATIONS = 2_000;
+    private static final int SPIN_ITERATIONS = 200;
+    /** How long a waiter yields its core before parking: a round trip on loopback, give or take. */
+    private static final long YIELD_NANOS = 200_000;
 
     private final int peer;
     private final boolean send;
@@ -118,8 +120,9 @@ public final class Request
     }
 
     /**
-     * Waits until the transfer finishes or the deadline passes: spins briefly (small messages finish within
-     * microseconds), then parks.
+     * Waits until the transfer finishes or the deadline passes, as Agrona's back-off idle strategy does: spins
+     * briefly, then yields its core for about a loopback round trip (so that this process's I/O thread, which
+     * completes the transfer, can run on it without a wake-up), then parks.
      *
      * @param deadlineNanos a {@link System#nanoTime()} value.
      * @return true when finished, false when the deadline passed first.
@@ -133,6 +136,11 @@ public final class Request
                 return true;
             }
             Thread.onSpinWait();
+        }
+        final long yieldUntil = Math.min(deadlineNanos, System.nanoTime() + YIELD_NANOS);
+        while (!done && System.nanoTime() - yieldUntil < 0)
+        {
+            Thread.yield();
         }
         waiter = Thread.currentThread();
         try
