@@ -52,15 +52,33 @@ abstract class AbstractReducer implements Reducer
         BufferAccess.checkRange(dst, dstIndex, bytes, "dst");
         BufferAccess.checkRange(src, srcIndex, bytes, "src");
 
-        reduce(
-            BufferAccess.base(dst), BufferAccess.offset(dst, dstIndex),
-            BufferAccess.base(src), BufferAccess.offset(src, srcIndex),
-            count);
+        reduceChecked(dst, dstIndex, src, srcIndex, count);
 
         // A direct buffer's memory is freed by a Cleaner once the buffer is unreachable; the loop only holds raw
         // addresses, so keep both buffers reachable until it is done.
         Reference.reachabilityFence(dst);
         Reference.reachabilityFence(src);
+    }
+
+    /**
+     * The reduction over arguments that {@link #reduce(ByteBuffer, int, ByteBuffer, int, int)} has already checked.
+     * <p>
+     * Scalar kernels resolve both buffers to Unsafe {@code (base, offset)} pairs here and run their loop; vector
+     * kernels override this to work on the buffers themselves, which is what the Vector API loads from.
+     *
+     * @param dst      the destination, writable.
+     * @param dstIndex absolute byte offset of the first destination element, in range.
+     * @param src      the source.
+     * @param srcIndex absolute byte offset of the first source element, in range.
+     * @param count    elements, not negative.
+     */
+    void reduceChecked(
+        final ByteBuffer dst, final int dstIndex, final ByteBuffer src, final int srcIndex, final int count)
+    {
+        reduce(
+            BufferAccess.base(dst), BufferAccess.offset(dst, dstIndex),
+            BufferAccess.base(src), BufferAccess.offset(src, srcIndex),
+            count);
     }
 
     /**

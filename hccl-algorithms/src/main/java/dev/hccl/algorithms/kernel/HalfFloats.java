@@ -12,15 +12,15 @@ package dev.hccl.algorithms.kernel;
 public final class HalfFloats
 {
     /** Bits of a binary32 infinity. */
-    private static final int FLOAT_INFINITY = 0x7F80_0000;
+    static final int FLOAT_INFINITY = 0x7F80_0000;
     /** Bits of the smallest binary32 that rounds to binary16 infinity: 65520, halfway between 65504 and 2^16. */
-    private static final int FP16_OVERFLOW_THRESHOLD = 0x477F_F000;
+    static final int FP16_OVERFLOW_THRESHOLD = 0x477F_F000;
     /** Bits of 2^-14, the smallest normal binary16. */
-    private static final int FP16_MIN_NORMAL = 0x3880_0000;
+    static final int FP16_MIN_NORMAL = 0x3880_0000;
     /** Difference of the exponent biases, 127 - 15, moved to the binary32 exponent field. */
-    private static final int EXPONENT_REBIAS = 112 << 23;
+    static final int EXPONENT_REBIAS = 112 << 23;
     /** Bits of 0.5f, whose ulp is 2^-24, binary16's smallest subnormal. */
-    private static final int HALF_BITS = 0x3F00_0000;
+    static final int HALF_BITS = 0x3F00_0000;
 
     /**
      * Every binary16 value widened, indexed by its bits (256 KiB). Reduction loops are bound by this conversion, and a

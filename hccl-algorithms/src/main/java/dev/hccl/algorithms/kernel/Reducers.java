@@ -3,9 +3,14 @@ package dev.hccl.algorithms.kernel;
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.Reducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.ref.Reference;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -14,31 +19,77 @@ import java.util.Objects;
  * <p>
  * Kernels are created once, when this class loads, and shared: they hold no state, so any thread may call any of them
  * at any time.
+ * <p>
+ * They come from one of two families (see {@link KernelFamily}): Vector API kernels when the JVM was started with
+ * {@code --add-modules jdk.incubator.vector} (for the types where they beat the scalar ones, the scalar kernels for
+ * the others), scalar ones otherwise; the system property {@code hccl.kernels} ({@code scalar}, {@code vector} or
+ * {@code auto}) overrides the choice, and {@code hccl.kernels.half=vector} adds the FP16 and BF16 vector kernels. The family and the reason for it are logged
+ * once, at INFO, when this class loads. Both families give bit-identical results for every input that does not
+ * produce a NaN (a NaN result is a NaN in both, but Java does not pin down NaN payloads, not even between the
+ * interpreter and the JIT).
  */
 public final class Reducers
 {
     /** The largest {@code int} up to which every {@code int} converts to {@code float} exactly: 2^24. */
     static final int MAX_EXACT_FLOAT_INT = 1 << 24;
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(Reducers.class);
     private static final ReduceOp[] OPS = ReduceOp.values();
-    private static final Reducer[][] KERNELS = new Reducer[DataType.values().length][OPS.length];
+    private static final Reducer[][] KERNELS;
+    private static final KernelFamily FAMILY;
 
     static
     {
-        for (final DataType type : DataType.values())
+        final KernelSelection.Choice choice = KernelSelection.choose(
+            System.getProperty(KernelSelection.PROPERTY), KernelSelection.vectorModulePresent());
+        String reason = choice.reason();
+        boolean warn = choice.warn();
+        KernelFactory factory = null;
+        Reducer[][] vectorKernels = null;
+        if (choice.family() == KernelFamily.VECTOR)
         {
-            for (final ReduceOp op : OPS)
+            try
             {
-                if (op != ReduceOp.AVG)
+                factory = KernelSelection.vectorFactory(
+                    KernelSelection.halfFloatVectors(System.getProperty(KernelSelection.HALF_PROPERTY)));
+                vectorKernels = newKernels(factory);
+            }
+            catch (final ReflectiveOperationException | LinkageError | RuntimeException ex)
+            {
+                // The scalar kernels are always correct; a vector family that cannot start must not take them down.
+                final Throwable cause = ex instanceof InvocationTargetException ? ex.getCause() : ex;
+                reason = reason + ", but the vector kernels failed to start (" + cause + ")";
+                warn = true;
+            }
+        }
+        FAMILY = vectorKernels == null ? KernelFamily.SCALAR : KernelFamily.VECTOR;
+        KERNELS = vectorKernels == null ? newKernels(null) : vectorKernels;
+
+        final String message;
+        if (FAMILY == KernelFamily.VECTOR)
+        {
+            final List<String> scalarTypes = new ArrayList<>();
+            for (final DataType type : DataType.values())
+            {
+                if (!(KERNELS[type.ordinal()][ReduceOp.SUM.ordinal()] instanceof AbstractVectorReducer))
                 {
-                    KERNELS[type.ordinal()][op.ordinal()] = newKernel(type, op);
+                    scalarTypes.add(type.toString());
                 }
             }
-            if (type.isFloatingPoint())
-            {
-                // AVG is a SUM whose result the caller divides once by the rank count, as NCCL and HCCL do.
-                KERNELS[type.ordinal()][ReduceOp.AVG.ordinal()] = KERNELS[type.ordinal()][ReduceOp.SUM.ordinal()];
-            }
+            message = "hccl-java reduction kernels: vector (" + factory.description() + ")" +
+                (scalarTypes.isEmpty() ? "" : ", scalar for " + String.join(", ", scalarTypes)) + ": " + reason;
+        }
+        else
+        {
+            message = "hccl-java reduction kernels: scalar: " + reason;
+        }
+        if (warn)
+        {
+            LOGGER.warn(message);
+        }
+        else
+        {
+            LOGGER.info(message);
         }
     }
 
@@ -68,6 +119,16 @@ public final class Reducers
             throw new IllegalArgumentException(op + " is not supported for " + type + " (floating-point types only)");
         }
         return kernel;
+    }
+
+    /**
+     * The kernel family that {@link #of(DataType, ReduceOp)} hands out in this JVM, chosen once when this class loads.
+     *
+     * @return {@link KernelFamily#VECTOR} or {@link KernelFamily#SCALAR}.
+     */
+    public static KernelFamily family()
+    {
+        return FAMILY;
     }
 
     /**
@@ -127,7 +188,43 @@ public final class Reducers
         Reference.reachabilityFence(buf);
     }
 
-    private static Reducer newKernel(final DataType type, final ReduceOp op)
+    /**
+     * Every kernel of a family, indexed by type and operator ordinals.
+     *
+     * @param factory the family's factory, or null for the scalar family.
+     * @return the kernels; AVG shares the SUM kernel of floating-point types and is null for the others.
+     */
+    private static Reducer[][] newKernels(final KernelFactory factory)
+    {
+        final Reducer[][] kernels = new Reducer[DataType.values().length][OPS.length];
+        for (final DataType type : DataType.values())
+        {
+            for (final ReduceOp op : OPS)
+            {
+                if (op != ReduceOp.AVG)
+                {
+                    final AbstractReducer scalar = scalarKernel(type, op);
+                    kernels[type.ordinal()][op.ordinal()] = factory == null ? scalar : factory.kernel(scalar);
+                }
+            }
+            if (type.isFloatingPoint())
+            {
+                // AVG is a SUM whose result the caller divides once by the rank count, as NCCL and HCCL do.
+                kernels[type.ordinal()][ReduceOp.AVG.ordinal()] = kernels[type.ordinal()][ReduceOp.SUM.ordinal()];
+            }
+        }
+        return kernels;
+    }
+
+    /**
+     * A new scalar kernel, whatever the family in use: the fallback of every vector kernel, and the baseline that tests
+     * and the throughput probe compare the vector kernels with.
+     *
+     * @param type the element type.
+     * @param op   the operator; not {@link ReduceOp#AVG}.
+     * @return the kernel.
+     */
+    static AbstractReducer scalarKernel(final DataType type, final ReduceOp op)
     {
         return switch (type)
         {

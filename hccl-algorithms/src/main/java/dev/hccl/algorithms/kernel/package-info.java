@@ -9,5 +9,13 @@
  * The kernels address memory through {@code jdk.internal.misc.Unsafe} (via Agrona's {@code UnsafeApi}), so the JVM
  * needs {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}. Elements are in native byte order, which is
  * little-endian on every supported platform.
+ * <p>
+ * The reduction kernels come in two families, {@link dev.hccl.algorithms.kernel.KernelFamily}: SIMD loops written with
+ * the incubating Vector API, used when the JVM was started with {@code --add-modules jdk.incubator.vector}, and scalar
+ * loops otherwise. The vector classes are only ever loaded reflectively, after the module has been found in the boot
+ * layer, so the library runs on a JVM without it. The system property {@code hccl.kernels=scalar|vector|auto} forces a
+ * family; {@link dev.hccl.algorithms.kernel.Reducers#family()} and an INFO log line say which one runs. The vector
+ * family keeps scalar kernels where vectors do not pay (INT64, FP64) and, unless {@code hccl.kernels.half=vector}, for
+ * FP16 and BF16.
  */
 package dev.hccl.algorithms.kernel;

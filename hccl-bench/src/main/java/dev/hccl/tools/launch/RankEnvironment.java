@@ -11,12 +11,19 @@ import java.util.regex.Pattern;
 
 /**
  * The environment that turns a plain process into one rank of an hccl-java job: torchrun's
- * rendezvous variables plus the job token and the JVM flag Agrona needs.
+ * rendezvous variables plus the job token, the JVM flag Agrona needs and the Vector API module
+ * that the fast reduction kernels use.
  */
 final class RankEnvironment
 {
     /** The JVM flag that Agrona 2.x needs to reach {@code jdk.internal.misc.Unsafe}. */
     static final String ADD_OPENS = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    /**
+     * The JVM flag that resolves the Vector API module, which the JVM leaves out by default:
+     * without it the reduction kernels fall back to scalar loops at about half the speed.
+     */
+    static final String ADD_MODULES = "--add-modules=jdk.incubator.vector";
 
     /** Default rendezvous address: a single-node launcher always rendezvouses on loopback. */
     static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
@@ -24,6 +31,10 @@ final class RankEnvironment
     // Both spellings the java launcher accepts count as "already present".
     private static final Pattern HAS_ADD_OPENS = Pattern.compile(
             "(^|\\s)--add-opens(=|\\s+)java\\.base/jdk\\.internal\\.misc=ALL-UNNAMED(\\s|$)");
+
+    // Both spellings, and the module anywhere in a comma-separated list, count as "already present".
+    private static final Pattern HAS_ADD_MODULES = Pattern.compile(
+            "(^|\\s)--add-modules(=|\\s+)([^\\s,]+,)*jdk\\.incubator\\.vector(,\\S*)?(\\s|$)");
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -53,7 +64,7 @@ final class RankEnvironment
         env.put("LOCAL_RANK", Integer.toString(rank));
         env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
         env.put("HCCL_JOB_TOKEN", jobToken);
-        env.put("JDK_JAVA_OPTIONS", withAddOpens(env.get("JDK_JAVA_OPTIONS")));
+        env.put("JDK_JAVA_OPTIONS", withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
     }
 
     /**
@@ -73,6 +84,37 @@ final class RankEnvironment
         byte[] bits = new byte[16];
         RANDOM.nextBytes(bits);
         return HexFormat.of().formatHex(bits);
+    }
+
+    /**
+     * {@code existing} with every flag a rank's JVM needs appended, each unless it is already
+     * there: {@link #ADD_OPENS}, then {@link #ADD_MODULES}.
+     *
+     * @param existing the current {@code JDK_JAVA_OPTIONS}, may be {@code null}
+     * @return the value to give the child
+     */
+    static String withJvmFlags(String existing)
+    {
+        return withAddModules(withAddOpens(existing));
+    }
+
+    /**
+     * {@code existing} with {@link #ADD_MODULES} appended unless the module is already added.
+     *
+     * @param existing the current {@code JDK_JAVA_OPTIONS}, may be {@code null}
+     * @return the value to give the child
+     */
+    static String withAddModules(String existing)
+    {
+        if (existing == null || existing.isBlank())
+        {
+            return ADD_MODULES;
+        }
+        if (HAS_ADD_MODULES.matcher(existing).find())
+        {
+            return existing;
+        }
+        return existing + " " + ADD_MODULES;
     }
 
     /**

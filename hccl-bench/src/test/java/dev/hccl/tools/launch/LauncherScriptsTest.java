@@ -147,6 +147,9 @@ class LauncherScriptsTest
                 r.out());
     }
 
+    /** The vector reduction kernels need the incubator module; bin/hccl-java adds it after the add-opens flag. */
+    private static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
+
     @Test
     @Timeout(30)
     void hcclJavaAddsTheFlagAndAppendsClasspath() throws Exception
@@ -159,9 +162,9 @@ class LauncherScriptsTest
         Run without = run(Map.of(), true, tmp.resolve("a/hccl-java").toString(), "Main");
 
         assertEquals(0, with.status(), with.err());
-        assertEquals(List.of(FLAG, "-cp", jar + ":/opt/app.jar:/opt/lib/*",
+        assertEquals(List.of(FLAG, VECTOR_MODULE, "-cp", jar + ":/opt/app.jar:/opt/lib/*",
                 "dev.hccl.examples.AllReduceExample", "--size", "1 MiB"), with.out());
         assertEquals(0, without.status(), without.err());
-        assertEquals(List.of(FLAG, "-cp", jar, "Main"), without.out());
+        assertEquals(List.of(FLAG, VECTOR_MODULE, "-cp", jar, "Main"), without.out());
     }
 }

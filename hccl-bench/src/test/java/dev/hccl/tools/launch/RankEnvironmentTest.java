@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 class RankEnvironmentTest
 {
     private static final String FLAG = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
+    private static final String MODULE_FLAG = "--add-modules=jdk.incubator.vector";
 
     @Test
     @Timeout(10)
@@ -33,7 +34,47 @@ class RankEnvironmentTest
                 "LOCAL_RANK", "2",
                 "LOCAL_WORLD_SIZE", "5",
                 "HCCL_JOB_TOKEN", "tok",
-                "JDK_JAVA_OPTIONS", "-Xmx1g " + FLAG), env);
+                "JDK_JAVA_OPTIONS", "-Xmx1g " + FLAG + " " + MODULE_FLAG), env);
+    }
+
+    @Test
+    @Timeout(10)
+    void ranksGetBothJvmFlagsEvenWithoutJdkJavaOptions()
+    {
+        Map<String, String> env = new HashMap<>();
+
+        RankEnvironment.apply(env, 0, 1, "127.0.0.1", 29500, "tok");
+
+        assertEquals(FLAG + " " + MODULE_FLAG, env.get("JDK_JAVA_OPTIONS"));
+        // Applying again (a launcher inside a rank) adds nothing twice.
+        assertEquals(env.get("JDK_JAVA_OPTIONS"), RankEnvironment.withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
+    }
+
+    @Test
+    @Timeout(10)
+    void vectorModuleIsAppendedOnlyWhenMissing()
+    {
+        assertEquals(MODULE_FLAG, RankEnvironment.withAddModules(null));
+        assertEquals(MODULE_FLAG, RankEnvironment.withAddModules(" "));
+        assertEquals("-Xss2m " + MODULE_FLAG, RankEnvironment.withAddModules("-Xss2m"));
+        assertEquals("-ea " + MODULE_FLAG + " -Xss2m",
+                RankEnvironment.withAddModules("-ea " + MODULE_FLAG + " -Xss2m"));
+        // The other spelling, and the module inside a list, are the same request.
+        for (String present : new String[] {
+                "--add-modules jdk.incubator.vector",
+                "--add-modules=java.sql,jdk.incubator.vector",
+                "--add-modules jdk.incubator.vector,java.sql -ea"})
+        {
+            assertEquals(present, RankEnvironment.withAddModules(present));
+        }
+        // Another module, or a name that merely starts the same, is not.
+        for (String absent : new String[] {
+                "--add-modules=java.sql",
+                "--add-modules=jdk.incubator.vectorx",
+                "-Djdk.incubator.vector=1"})
+        {
+            assertEquals(absent + " " + MODULE_FLAG, RankEnvironment.withAddModules(absent));
+        }
     }
 
     @Test

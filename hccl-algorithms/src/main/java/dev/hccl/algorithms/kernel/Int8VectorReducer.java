@@ -1,0 +1,123 @@
+package dev.hccl.algorithms.kernel;
+
+import dev.hccl.api.DataType;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Vector API kernels for {@link DataType#INT8} and {@link DataType#UINT8}, matching {@link Int8Reducer}: sum and
+ * product keep the low 8 bits, the same for signed and unsigned operands; max and min compare signed or unsigned.
+ * <p>
+ * JDK 17's Vector API has no unsigned max or min, so the unsigned ones flip the sign bit of both operands, which maps
+ * unsigned order onto signed order, take the signed max or min, and flip the result back.
+ */
+final class Int8VectorReducer extends AbstractVectorReducer
+{
+    private static final VectorSpecies<Byte> SPECIES = ByteVector.SPECIES_PREFERRED;
+    private static final byte SIGN_BIT = (byte)0x80;
+
+    private final boolean unsigned;
+
+    /**
+     * @param scalar the {@link DataType#INT8} or {@link DataType#UINT8} scalar kernel of the same operator.
+     */
+    Int8VectorReducer(final AbstractReducer scalar)
+    {
+        super(scalar);
+        this.unsigned = scalar.type == DataType.UINT8;
+    }
+
+    @Override
+    int reduceVectors(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    {
+        return switch (op)
+        {
+            case SUM -> sum(dst, d, src, s, count);
+            case PROD -> prod(dst, d, src, s, count);
+            case MAX -> unsigned ? maxUnsigned(dst, d, src, s, count) : max(dst, d, src, s, count);
+            case MIN -> unsigned ? minUnsigned(dst, d, src, s, count) : min(dst, d, src, s, count);
+            default -> throw unsupported(op);
+        };
+    }
+
+    static int sum(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    {
+        final int bound = SPECIES.loopBound(count);
+        for (int i = 0; i < bound; i += SPECIES.length())
+        {
+            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
+            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
+            a.add(b).intoByteBuffer(dst, d + i, NATIVE);
+        }
+        return bound;
+    }
+
+    static int prod(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    {
+        final int bound = SPECIES.loopBound(count);
+        for (int i = 0; i < bound; i += SPECIES.length())
+        {
+            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
+            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
+            a.mul(b).intoByteBuffer(dst, d + i, NATIVE);
+        }
+        return bound;
+    }
+
+    static int max(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    {
+        final int bound = SPECIES.loopBound(count);
+        for (int i = 0; i < bound; i += SPECIES.length())
+        {
+            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
+            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
+            a.max(b).intoByteBuffer(dst, d + i, NATIVE);
+        }
+        return bound;
+    }
+
+    static int min(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    {
+        final int bound = SPECIES.loopBound(count);
+        for (int i = 0; i < bound; i += SPECIES.length())
+        {
+            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
+            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
+            a.min(b).intoByteBuffer(dst, d + i, NATIVE);
+        }
+        return bound;
+    }
+
+    static int maxUnsigned(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    {
+        final int bound = SPECIES.loopBound(count);
+        for (int i = 0; i < bound; i += SPECIES.length())
+        {
+            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
+            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
+            a.lanewise(VectorOperators.XOR, SIGN_BIT)
+                .max(b.lanewise(VectorOperators.XOR, SIGN_BIT))
+                .lanewise(VectorOperators.XOR, SIGN_BIT)
+                .intoByteBuffer(dst, d + i, NATIVE);
+        }
+        return bound;
+    }
+
+    static int minUnsigned(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    {
+        final int bound = SPECIES.loopBound(count);
+        for (int i = 0; i < bound; i += SPECIES.length())
+        {
+            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
+            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
+            a.lanewise(VectorOperators.XOR, SIGN_BIT)
+                .min(b.lanewise(VectorOperators.XOR, SIGN_BIT))
+                .lanewise(VectorOperators.XOR, SIGN_BIT)
+                .intoByteBuffer(dst, d + i, NATIVE);
+        }
+        return bound;
+    }
+}
