@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -489,80 +490,81 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public void allReduce(final float[] data, final ReduceOp op)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 4L);
-        staging.asFloatBuffer().put(data);
-        allReduce(staging, staging, data.length, DataType.FP32, op);
-        staging.asFloatBuffer().get(data);
+        staged(data.length, DataType.FP32, b -> b.asFloatBuffer().put(data),
+            b -> allReduce(b, b, data.length, DataType.FP32, op), b -> b.asFloatBuffer().get(data));
     }
 
     @Override
     public void allReduce(final double[] data, final ReduceOp op)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 8L);
-        staging.asDoubleBuffer().put(data);
-        allReduce(staging, staging, data.length, DataType.FP64, op);
-        staging.asDoubleBuffer().get(data);
+        staged(data.length, DataType.FP64, b -> b.asDoubleBuffer().put(data),
+            b -> allReduce(b, b, data.length, DataType.FP64, op), b -> b.asDoubleBuffer().get(data));
     }
 
     @Override
     public void allReduce(final int[] data, final ReduceOp op)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 4L);
-        staging.asIntBuffer().put(data);
-        allReduce(staging, staging, data.length, DataType.INT32, op);
-        staging.asIntBuffer().get(data);
+        staged(data.length, DataType.INT32, b -> b.asIntBuffer().put(data),
+            b -> allReduce(b, b, data.length, DataType.INT32, op), b -> b.asIntBuffer().get(data));
     }
 
     @Override
     public void allReduce(final long[] data, final ReduceOp op)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 8L);
-        staging.asLongBuffer().put(data);
-        allReduce(staging, staging, data.length, DataType.INT64, op);
-        staging.asLongBuffer().get(data);
+        staged(data.length, DataType.INT64, b -> b.asLongBuffer().put(data),
+            b -> allReduce(b, b, data.length, DataType.INT64, op), b -> b.asLongBuffer().get(data));
     }
 
     @Override
     public void broadcast(final float[] data, final int root)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 4L);
-        staging.asFloatBuffer().put(data);
-        broadcast(staging, data.length, DataType.FP32, root);
-        staging.asFloatBuffer().get(data);
+        staged(data.length, DataType.FP32, b -> b.asFloatBuffer().put(data),
+            b -> broadcast(b, data.length, DataType.FP32, root), b -> b.asFloatBuffer().get(data));
     }
 
     @Override
     public void broadcast(final double[] data, final int root)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 8L);
-        staging.asDoubleBuffer().put(data);
-        broadcast(staging, data.length, DataType.FP64, root);
-        staging.asDoubleBuffer().get(data);
+        staged(data.length, DataType.FP64, b -> b.asDoubleBuffer().put(data),
+            b -> broadcast(b, data.length, DataType.FP64, root), b -> b.asDoubleBuffer().get(data));
     }
 
     @Override
     public void broadcast(final int[] data, final int root)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 4L);
-        staging.asIntBuffer().put(data);
-        broadcast(staging, data.length, DataType.INT32, root);
-        staging.asIntBuffer().get(data);
+        staged(data.length, DataType.INT32, b -> b.asIntBuffer().put(data),
+            b -> broadcast(b, data.length, DataType.INT32, root), b -> b.asIntBuffer().get(data));
     }
 
     @Override
     public void broadcast(final long[] data, final int root)
     {
         Checks.notNull(data, "data");
-        final ByteBuffer staging = staging(data.length * 8L);
-        staging.asLongBuffer().put(data);
-        broadcast(staging, data.length, DataType.INT64, root);
-        staging.asLongBuffer().get(data);
+        staged(data.length, DataType.INT64, b -> b.asLongBuffer().put(data),
+            b -> broadcast(b, data.length, DataType.INT64, root), b -> b.asLongBuffer().get(data));
+    }
+
+    /**
+     * Runs an array convenience through a direct staging buffer: fill it from the array, run the operation in place,
+     * copy the result back.
+     */
+    private static void staged(
+        final int length,
+        final DataType type,
+        final Consumer<ByteBuffer> fill,
+        final Consumer<ByteBuffer> operation,
+        final Consumer<ByteBuffer> drain)
+    {
+        final ByteBuffer staging = staging((long)length * type.size());
+        fill.accept(staging);
+        operation.accept(staging);
+        drain.accept(staging);
     }
 
     private static ByteBuffer staging(final long bytes)
