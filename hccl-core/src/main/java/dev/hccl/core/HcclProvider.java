@@ -1,5 +1,6 @@
 package dev.hccl.core;
 
+import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.ErrorCode;
@@ -179,9 +180,11 @@ public final class HcclProvider implements CommunicatorProvider
         if (!Object.class.getModule().isOpen("jdk.internal.misc", HcclProvider.class.getModule()))
         {
             throw new HcclException(ErrorCode.E_ENV, "hccl-java needs the JVM flag '" + REQUIRED_JVM_FLAG +
-                "' (Agrona reaches jdk.internal.misc.Unsafe): add it to the java command line or to JDK_JAVA_OPTIONS; " +
-                "bin/hcclrun and bin/hccl-java set it for you");
+                "' (Agrona reaches jdk.internal.misc.Unsafe): add it to the java command line or to " +
+                "JDK_JAVA_OPTIONS; bin/hcclrun and bin/hccl-java set it for you");
         }
+        // Choose (and self-check) the reduction kernels now, as part of creation, not inside the first collective.
+        Reducers.family();
     }
 
     private static int[] identity(final int n)
