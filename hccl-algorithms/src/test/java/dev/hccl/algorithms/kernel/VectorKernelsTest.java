@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -41,9 +42,12 @@ class VectorKernelsTest
 
     private static KernelFactory vectors;
 
-    static Stream<Arguments> typesAndOps()
+    /**
+     * The types that have vector kernels: INT64 and FP64 stay scalar, as the test below checks.
+     */
+    static Stream<Arguments> vectorTypesAndOps()
     {
-        return ReducersTest.typesAndOps();
+        return ReducersTest.typesAndOps().filter(a -> a.get()[0] != DataType.INT64 && a.get()[0] != DataType.FP64);
     }
 
     @BeforeAll
@@ -70,12 +74,12 @@ class VectorKernelsTest
     }
 
     @ParameterizedTest
-    @MethodSource("typesAndOps")
+    @MethodSource("vectorTypesAndOps")
     void compiledVectorKernelMatchesTheScalarKernel(final DataType type, final ReduceOp op)
     {
         final AbstractReducer scalar = Reducers.scalarKernel(type, op);
         final AbstractReducer vector = vectors.kernel(scalar);
-        assumeTrue(vector != scalar, "no vector kernel for " + type + " " + op + " here");
+        assertNotSame(scalar, vector, "a vector kernel for " + type + " " + op);
 
         final Random random = new Random(7L * type.ordinal() + op.ordinal());
         final int bytes = COUNT * type.size();
@@ -105,12 +109,12 @@ class VectorKernelsTest
     }
 
     @ParameterizedTest
-    @MethodSource("typesAndOps")
+    @MethodSource("vectorTypesAndOps")
     void overlappingRangesGiveTheScalarResult(final DataType type, final ReduceOp op)
     {
         final AbstractReducer scalar = Reducers.scalarKernel(type, op);
         final AbstractReducer vector = vectors.kernel(scalar);
-        assumeTrue(vector != scalar, "no vector kernel for " + type + " " + op + " here");
+        assertNotSame(scalar, vector, "a vector kernel for " + type + " " + op);
         final Random random = new Random(11L * type.ordinal() + op.ordinal());
         final int count = 1000;
         final int size = type.size();
