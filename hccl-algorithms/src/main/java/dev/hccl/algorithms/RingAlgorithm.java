@@ -63,23 +63,36 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
         final DataType type,
         final Reducer reducer)
     {
-        final int bytes = count * type.size();
-        if (send != recv)
+        final int n = group.size();
+        if (n == 1 || count == 0)
         {
-            Copies.copy(recv, 0, send, 0, bytes);
-        }
-        if (group.size() == 1 || count == 0)
-        {
+            if (send != recv)
+            {
+                Copies.copy(recv, 0, send, 0, count * type.size());
+            }
             return;
         }
-        final int n = group.size();
         final Partition chunks = new Partition(count, n, type.size(), group.segmentBytes());
+        if (send != recv)
+        {
+            // Out of place, the output starts as a copy of the input, except chunk rank-1: this rank only sends it
+            // (reduce-scatter step 0, straight from the input) and then receives its final value.
+            final int sentOnly = mod(group.rank() - 1, n);
+            for (int chunk = 0; chunk < n; chunk++)
+            {
+                if (chunk != sentOnly)
+                {
+                    Copies.copy(recv, chunks.chunkOffset(chunk), send, chunks.chunkOffset(chunk),
+                        chunks.chunkElements(chunk) * type.size());
+                }
+            }
+        }
         final Request[][] reduced = post(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
         final Request[][] gathered = post(group, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
         final Requests sends = new Requests();
-        sendSteps(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
+        sendSteps(group, recv, send, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
         // All-gather step 0 sends this rank's chunk as each of its segments finishes its last reduction.
-        sendSteps(group, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, reduced[n - 2], gathered, sends);
+        sendSteps(group, recv, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, reduced[n - 2], gathered, sends);
         Requests.awaitAll(group, gathered[n - 2]);
         sends.awaitAll(group);
     }
@@ -129,7 +142,7 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
     {
         final Request[][] reduced = post(group, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
         final Requests sends = new Requests();
-        sendSteps(group, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
+        sendSteps(group, work, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
         Requests.awaitAll(group, reduced[group.size() - 2]);
         sends.awaitAll(group);
     }
@@ -141,7 +154,7 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
     {
         final Request[][] gathered = post(group, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
         final Requests sends = new Requests();
-        sendSteps(group, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, null, gathered, sends);
+        sendSteps(group, work, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, null, gathered, sends);
         Requests.awaitAll(group, gathered[group.size() - 2]);
         sends.awaitAll(group);
     }
@@ -179,11 +192,12 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
     /**
      * Sends every step of a phase: in step {@code s}, chunk {@code rank - s - sendShift} to the right neighbour,
      * each segment as soon as the receive that completes it has arrived ({@code gate} for step 0, when given, else
-     * the phase's own step before).
+     * the phase's own step before). Step 0 sends from {@code firstSource}, later steps from {@code work}.
      */
     private static void sendSteps(
         final PeerGroup group,
         final ByteBuffer work,
+        final ByteBuffer firstSource,
         final Partition chunks,
         final int phase,
         final int sendShift,
@@ -203,8 +217,8 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
                 {
                     group.await(before[k]);
                 }
-                sends.add(group.send(right, Tags.of(phase, step, k), work, chunks.segmentOffset(chunk, k),
-                    chunks.segmentBytes(chunk, k)));
+                sends.add(group.send(right, Tags.of(phase, step, k), step == 0 ? firstSource : work,
+                    chunks.segmentOffset(chunk, k), chunks.segmentBytes(chunk, k)));
             }
         }
     }
