@@ -401,26 +401,9 @@ final class CommunicatorImpl implements Communicator, FaultListener
     }
 
     private CommFuture send(
-            final ByteBuffer buf, final long count, final DataType type, final int peer,
-        final boolean blocking)
+        final ByteBuffer buf, final long count, final DataType type, final int peer, final boolean blocking)
     {
-        final int bytes = Checks.bytes("count", count, type, 1);
-        checkPeer(peer);
-        final ByteBuffer data = Checks.region("buf", buf, bytes, type, false);
-        final OpDescriptor desc = new OpDescriptor(Operation.SEND, type, null, peer, count);
-        return submitP2p(blocking, desc, peer, true, ctx ->
-        {
-            final Request[] sent = new Request[segments(bytes)];
-            for (int k = 0; k < sent.length; k++)
-            {
-                sent[k] = ctx.send(peer, Tags.of(Tags.P2P_PHASE, 0, k), data, k * segmentBytes(),
-                    Math.min(segmentBytes(), bytes - k * segmentBytes()));
-            }
-            for (final Request r : sent)
-            {
-                ctx.await(r);
-            }
-        });
+        return pointToPoint(true, buf, count, type, peer, blocking);
     }
 
     @Override
@@ -436,22 +419,38 @@ final class CommunicatorImpl implements Communicator, FaultListener
     }
 
     private CommFuture recv(
-            final ByteBuffer buf, final long count, final DataType type, final int peer,
+        final ByteBuffer buf, final long count, final DataType type, final int peer, final boolean blocking)
+    {
+        return pointToPoint(false, buf, count, type, peer, blocking);
+    }
+
+    /**
+     * A send or a receive: the payload in segments, each a message of its own, matched in issue order per peer.
+     */
+    private CommFuture pointToPoint(
+        final boolean send,
+        final ByteBuffer buf,
+        final long count,
+        final DataType type,
+        final int peer,
         final boolean blocking)
     {
         final int bytes = Checks.bytes("count", count, type, 1);
         checkPeer(peer);
-        final ByteBuffer data = Checks.region("buf", buf, bytes, type, true);
-        final OpDescriptor desc = new OpDescriptor(Operation.RECV, type, null, peer, count);
-        return submitP2p(blocking, desc, peer, false, ctx ->
+        final ByteBuffer data = Checks.region("buf", buf, bytes, type, !send);
+        final OpDescriptor desc = new OpDescriptor(send ? Operation.SEND : Operation.RECV, type, null, peer, count);
+        return submitP2p(blocking, desc, peer, send, ctx ->
         {
-            final Request[] received = new Request[segments(bytes)];
-            for (int k = 0; k < received.length; k++)
+            final Request[] transfers = new Request[segments(bytes)];
+            for (int k = 0; k < transfers.length; k++)
             {
-                received[k] = ctx.recv(peer, Tags.of(Tags.P2P_PHASE, 0, k), data, k * segmentBytes(),
-                    Math.min(segmentBytes(), bytes - k * segmentBytes()));
+                final long tag = Tags.of(Tags.P2P_PHASE, 0, k);
+                final int offset = k * segmentBytes();
+                final int length = Math.min(segmentBytes(), bytes - offset);
+                transfers[k] = send ? ctx.send(peer, tag, data, offset, length) :
+                    ctx.recv(peer, tag, data, offset, length);
             }
-            for (final Request r : received)
+            for (final Request r : transfers)
             {
                 ctx.await(r);
             }
