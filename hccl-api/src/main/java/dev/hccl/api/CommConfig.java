@@ -62,10 +62,13 @@ public final class CommConfig
     public static final String JOB_TOKEN_ENV = "HCCL_JOB_TOKEN";
     /** Overrides the node identity (host name + boot id + network namespace). */
     public static final String NODE_ID_ENV = "HCCL_NODE_ID";
-    /** Netty I/O threads per process. */
+    /**
+     * Netty I/O threads per process; 0 has none, the thread that waits for a transfer performing the I/O (lowest
+     * latency), more lets the I/O of many peers use more cores.
+     */
     public static final String IO_THREADS_ENV = "HCCL_IO_THREADS";
-    /** Default of {@link #IO_THREADS_ENV}. */
-    public static final int IO_THREADS_DEFAULT = 1;
+    /** Default of {@link #IO_THREADS_ENV}: the waiting thread performs the I/O. */
+    public static final int IO_THREADS_DEFAULT = 0;
 
     /** Value of {@link #localRank()} and {@link #localSize()} when they are to be derived from host identity. */
     public static final int DERIVE = -1;
@@ -303,7 +306,7 @@ public final class CommConfig
     /**
      * Netty I/O threads.
      *
-     * @return at least 1.
+     * @return 0 (the waiting thread performs the I/O) to 64.
      */
     public int ioThreads()
     {
@@ -592,9 +595,9 @@ public final class CommConfig
         }
 
         /**
-         * Netty I/O threads per process.
+         * Netty I/O threads per process: 0 (the waiting thread performs the I/O) to 64.
          *
-         * @param threads at least 1.
+         * @param threads how many.
          * @return this.
          */
         public Builder ioThreads(final int threads)
@@ -666,7 +669,7 @@ public final class CommConfig
                 "segmentBytes must be a multiple of 8 in [1 KiB, 64 MiB], got " + segmentBytes);
             require(maxFrameBytes >= segmentBytes,
                 "maxFrameBytes (" + maxFrameBytes + ") must be at least segmentBytes (" + segmentBytes + ")");
-            require(ioThreads >= 1 && ioThreads <= 64, "ioThreads must be in [1, 64], got " + ioThreads);
+            require(ioThreads >= 0 && ioThreads <= 64, "ioThreads must be in [0, 64], got " + ioThreads);
             require(jobToken == null || !jobToken.isEmpty(), "jobToken must not be empty");
         }
 

@@ -34,7 +34,13 @@ class TcpConformanceTest extends ConformanceSuite
 
     static CommConfig config(final int rank, final int n, final int port)
     {
+        return config(rank, n, port, CommConfig.IO_THREADS_DEFAULT);
+    }
+
+    static CommConfig config(final int rank, final int n, final int port, final int ioThreads)
+    {
         return CommConfig.builder().environment(Map.of())
+            .ioThreads(ioThreads)
             .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
             .segmentBytes(64 * 1024)
             .connectTimeout(Duration.ofSeconds(60))

@@ -1,6 +1,7 @@
 package dev.hccl.core;
 
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.core.mailbox.Dispatcher;
 import dev.hccl.core.topology.StaticTopology;
@@ -13,6 +14,7 @@ import dev.hccl.core.topology.StaticTopology;
 final class Fabric
 {
     private final Transport transport;
+    private final ProgressEngine progressEngine;
     private final Dispatcher dispatcher;
     private final StaticTopology topology;
     private final AutoCloseable onClose;
@@ -25,6 +27,7 @@ final class Fabric
         final AutoCloseable onClose)
     {
         this.transport = transport;
+        this.progressEngine = transport.progressEngine();
         this.dispatcher = dispatcher;
         this.topology = topology;
         this.onClose = onClose;
@@ -33,6 +36,14 @@ final class Fabric
     Link link(final int globalPeer)
     {
         return transport.link(globalPeer);
+    }
+
+    /**
+     * The engine that waiting threads drive, or null when the transport has I/O threads of its own.
+     */
+    ProgressEngine progressEngine()
+    {
+        return progressEngine;
     }
 
     String transportName()

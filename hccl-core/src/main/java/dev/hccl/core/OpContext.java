@@ -66,7 +66,8 @@ final class OpContext implements PeerGroup
     @Override
     public void await(final Request request)
     {
-        if (!request.isDone() && !request.await(System.nanoTime() + comm.execTimeoutNanos()))
+        if (!request.isDone() && !request.await(
+            System.nanoTime() + comm.execTimeoutNanos(), comm.progressEngine(), comm.spinNanos()))
         {
             throw comm.fail(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), request.peer(), desc.operation(), seq,
                 "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +

@@ -11,6 +11,17 @@ public final class Request
     private static final int SPIN_ITERATIONS = 200;
     /** How long a waiter yields its core before parking: a round trip on loopback, give or take. */
     private static final long YIELD_NANOS = 200_000;
+    /**
+     * How long a driving waiter polls without pause once nothing arrives, when it has a core to itself: a few
+     * loopback round trips.
+     */
+    public static final long DRIVE_SPIN_NANOS = 50_000;
+    /** How long it polls between yields of its core, for the other processes on this node to run. */
+    private static final long DRIVE_YIELD_NANOS = 1_000_000;
+    /** The longest a driving waiter sleeps in the kernel at a time, so that it checks its deadline. */
+    private static final long DRIVE_BLOCK_MAX_NANOS = 10_000_000;
+    /** How often a waiter whose transfers another thread drives checks whether it should drive them itself. */
+    private static final long DRIVE_RETRY_NANOS = 1_000_000;
 
     private final int peer;
     private final boolean send;
@@ -160,6 +171,84 @@ public final class Request
         {
             waiter = null;
         }
+    }
+
+    /**
+     * Waits until the transfer finishes or the deadline passes, performing the transport's I/O meanwhile when no
+     * other thread does: polls without pause while messages come, then yields its core between polls, then sleeps
+     * in the kernel until one comes. While another thread drives, waits as {@link #await(long)} does and comes back
+     * to drive if that thread stops first.
+     *
+     * @param deadlineNanos a {@link System#nanoTime()} value.
+     * @param engine        the transport's engine, or null when it completes transfers on threads of its own.
+     * @param spinNanos     how long to poll without yielding once nothing arrives: {@link #DRIVE_SPIN_NANOS} when
+     *                      this thread has a core to itself, 0 when the node runs more ranks than it has cores
+     *                      (polling then takes the core from the rank that would send the awaited message).
+     * @return true when finished, false when the deadline passed first.
+     */
+    public boolean await(final long deadlineNanos, final ProgressEngine engine, final long spinNanos)
+    {
+        if (null == engine)
+        {
+            return await(deadlineNanos);
+        }
+        while (!done)
+        {
+            if (engine.enter())
+            {
+                try
+                {
+                    return drive(deadlineNanos, engine, spinNanos);
+                }
+                finally
+                {
+                    engine.exit();
+                }
+            }
+            final long now = System.nanoTime();
+            if (now - deadlineNanos >= 0)
+            {
+                return false;
+            }
+            if (await(Math.min(deadlineNanos, now + DRIVE_RETRY_NANOS)))
+            {
+                return true;
+            }
+        }
+        return true;
+    }
+
+    private boolean drive(final long deadlineNanos, final ProgressEngine engine, final long spinNanos)
+    {
+        long idleSince = System.nanoTime();
+        while (!done)
+        {
+            if (engine.poll(0) > 0)
+            {
+                idleSince = System.nanoTime();
+                continue;
+            }
+            final long now = System.nanoTime();
+            final long left = deadlineNanos - now;
+            if (left <= 0)
+            {
+                return done;
+            }
+            final long idle = now - idleSince;
+            if (idle < spinNanos)
+            {
+                Thread.onSpinWait();
+            }
+            else if (idle < DRIVE_YIELD_NANOS)
+            {
+                Thread.yield();
+            }
+            else
+            {
+                engine.poll(Math.min(left, DRIVE_BLOCK_MAX_NANOS));
+            }
+        }
+        return true;
     }
 
     @Override

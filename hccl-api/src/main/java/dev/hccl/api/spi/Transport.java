@@ -21,6 +21,17 @@ public interface Transport extends AutoCloseable
     Link link(int peer);
 
     /**
+     * How this transport's I/O is driven.
+     *
+     * @return the engine that the threads waiting for transfers must drive, or null when the transport completes
+     * transfers on threads of its own.
+     */
+    default ProgressEngine progressEngine()
+    {
+        return null;
+    }
+
+    /**
      * Closes every link. Idempotent.
      */
     @Override

@@ -5,6 +5,7 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -14,6 +15,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
@@ -72,8 +74,13 @@ public final class NettyTransport implements Transport
 {
     /** Default for {@link Context#maxFrameBytes(int)}: 256 MiB; payloads are streamed, so this bounds no buffer. */
     public static final int MAX_FRAME_BYTES_DEFAULT = 256 * 1024 * 1024;
-    /** Default for {@link Context#ioThreads(int)}. */
-    public static final int IO_THREADS_DEFAULT = 2;
+    /**
+     * Default for {@link Context#ioThreads(int)}: none, the threads that wait for transfers perform the I/O (see
+     * {@link #progressEngine()}).
+     */
+    public static final int IO_THREADS_DEFAULT = 0;
+    /** The most I/O threads a transport may have. */
+    public static final int IO_THREADS_MAX = 64;
     /** Default for {@link Context#connectTimeout(Duration)}: HCCL's {@code HCCL_CONNECT_TIMEOUT} default. */
     public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(120);
 
@@ -106,7 +113,9 @@ public final class NettyTransport implements Transport
     private final long connectTimeoutNs;
     private final Inbound inbound;
     private final Handshake handshake;
-    private final MultiThreadIoEventLoopGroup group;
+    private final EventLoopGroup group;
+    /** The loop that callers drive, when there are no I/O threads; else null. */
+    private final CallerDrivenEventLoop drivenLoop;
     private final Class<? extends Channel> socketChannelClass;
     private final String name;
     private final Channel serverChannel;
@@ -129,7 +138,7 @@ public final class NettyTransport implements Transport
 
     private NettyTransport(
         final Context ctx,
-        final MultiThreadIoEventLoopGroup group,
+        final EventLoopGroup group,
         final boolean epoll)
     {
         this.rank = ctx.rank();
@@ -140,6 +149,7 @@ public final class NettyTransport implements Transport
         this.inbound = ctx.inbound();
         this.handshake = new Handshake(ctx.jobToken());
         this.group = group;
+        this.drivenLoop = group instanceof CallerDrivenEventLoop ? (CallerDrivenEventLoop)group : null;
         this.socketChannelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         this.name = epoll ? "tcp/epoll" : "tcp/nio";
         this.links = new AtomicReferenceArray<>(worldSize);
@@ -199,20 +209,23 @@ public final class NettyTransport implements Transport
         ctx.conclude();
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory ioHandlerFactory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        final MultiThreadIoEventLoopGroup group =
+        final EventLoopGroup group = 0 == ctx.ioThreads() ?
+            new CallerDrivenEventLoop(ioHandlerFactory, "hccl-io-" + ctx.rank() + "-idle") :
             new MultiThreadIoEventLoopGroup(ctx.ioThreads(), new IoThreadFactory(ctx.rank()), ioHandlerFactory);
         try
         {
             final NettyTransport transport = new NettyTransport(ctx, group, epoll);
+            final String io = 0 == ctx.ioThreads() ? "the waiting threads doing the I/O" :
+                ctx.ioThreads() + " I/O thread" + (1 == ctx.ioThreads() ? "" : "s");
             if (epoll)
             {
-                LOG.info("rank {}: tcp transport uses epoll, listening on {} with {} I/O threads",
-                    ctx.rank(), transport.localAddress, ctx.ioThreads());
+                LOG.info("rank {}: tcp transport uses epoll, listening on {} with {}",
+                    ctx.rank(), transport.localAddress, io);
             }
             else
             {
-                LOG.info("rank {}: tcp transport uses NIO (epoll unavailable: {}), listening on {} with {} I/O threads",
-                    ctx.rank(), Epoll.unavailabilityCause(), transport.localAddress, ctx.ioThreads());
+                LOG.info("rank {}: tcp transport uses NIO (epoll unavailable: {}), listening on {} with {}",
+                    ctx.rank(), Epoll.unavailabilityCause(), transport.localAddress, io);
             }
             return transport;
         }
@@ -344,6 +357,21 @@ public final class NettyTransport implements Transport
             throw new IllegalStateException("rank " + rank + " has no connection to rank " + peer);
         }
         return link;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * With no I/O threads ({@link Context#ioThreads(int)} 0, the default) the engine is the event loop itself: a
+     * thread that waits for a transfer runs it, and a thread of the transport runs it only while no other has for a
+     * few milliseconds. Inbound callbacks then run on whichever thread drives.
+     *
+     * @return the engine, or null with I/O threads.
+     */
+    @Override
+    public ProgressEngine progressEngine()
+    {
+        return drivenLoop;
     }
 
     /**
@@ -1013,9 +1041,11 @@ public final class NettyTransport implements Transport
         }
 
         /**
-         * Number of I/O threads. Defaults to {@link #IO_THREADS_DEFAULT}.
+         * Number of I/O threads. Defaults to {@link #IO_THREADS_DEFAULT}: none, the threads that wait for
+         * transfers drive the I/O through {@link NettyTransport#progressEngine()}, which halves a small message's
+         * latency; with threads, the I/O of many peers can use more cores.
          *
-         * @param ioThreads at least 1.
+         * @param ioThreads 0 to {@value #IO_THREADS_MAX}.
          * @return this.
          */
         public Context ioThreads(final int ioThreads)
@@ -1107,9 +1137,10 @@ public final class NettyTransport implements Transport
             {
                 throw new IllegalArgumentException("maxFrameBytes: must be at least 1, got " + maxFrameBytes);
             }
-            if (ioThreads < 1)
+            if (ioThreads < 0 || ioThreads > IO_THREADS_MAX)
             {
-                throw new IllegalArgumentException("ioThreads: must be at least 1, got " + ioThreads);
+                throw new IllegalArgumentException(
+                    "ioThreads: must be in [0, " + IO_THREADS_MAX + "], got " + ioThreads);
             }
             if (null == connectTimeout || connectTimeout.isNegative() || connectTimeout.isZero())
             {

@@ -27,6 +27,8 @@ final class Cluster implements AutoCloseable
     static final long COMM_ID = 0x5EED_CAFEL;
     static final String TOKEN = "test-token";
     static final Duration TIMEOUT = Duration.ofSeconds(20);
+    /** Surefire runs the suite twice: with no I/O threads (the default) and with one. */
+    static final int IO_THREADS = Integer.getInteger("hccl.test.ioThreads", NettyTransport.IO_THREADS_DEFAULT);
 
     private final List<NettyTransport> transports = new ArrayList<>();
     private final ExecutorService executor = Executors.newCachedThreadPool(r ->
@@ -45,7 +47,7 @@ final class Cluster implements AutoCloseable
             .commId(COMM_ID)
             .bindAddress(InetAddress.getLoopbackAddress())
             .connectTimeout(TIMEOUT)
-            .ioThreads(1)
+            .ioThreads(IO_THREADS)
             .inbound(inbound);
     }
 

@@ -308,7 +308,8 @@ class NettyTransportConnectTest
         assertInvalid("jobToken", new NettyTransport.Context().rank(0).worldSize(1).inbound(in));
         assertInvalid("inbound", new NettyTransport.Context().rank(0).worldSize(1).jobToken("t"));
         assertInvalid("maxFrameBytes", Cluster.context(0, 1, in).maxFrameBytes(0));
-        assertInvalid("ioThreads", Cluster.context(0, 1, in).ioThreads(0));
+        assertInvalid("ioThreads", Cluster.context(0, 1, in).ioThreads(-1));
+        assertInvalid("ioThreads", Cluster.context(0, 1, in).ioThreads(NettyTransport.IO_THREADS_MAX + 1));
         assertInvalid("connectTimeout", Cluster.context(0, 1, in).connectTimeout(Duration.ZERO));
         assertInvalid("bindAddress", Cluster.context(0, 1, in).bindAddress(null));
         final NettyTransport.Context ok = Cluster.context(0, 1, in);
