@@ -56,7 +56,12 @@ final class ExecutionStream
     synchronized void release()
     {
         busy = false;
-        notifyAll();
+        // Only when there is work: waking the idle stream thread after every blocking call would cost each one a
+        // futex wake and take a core from the next operation.
+        if (!queue.isEmpty() || stopping)
+        {
+            notifyAll();
+        }
     }
 
     /**

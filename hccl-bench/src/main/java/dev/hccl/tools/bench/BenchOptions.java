@@ -18,12 +18,15 @@ import java.util.Locale;
  * @param stepBytes   increment between sizes when {@code stepFactor} is 1 ({@code -i}).
  * @param stepFactor  multiplier between sizes; 1 means add {@code stepBytes} instead ({@code -f}).
  * @param iters       timed iterations per measurement ({@code -n}).
- * @param warmupIters untimed iterations at the largest and the smallest size before each sweep ({@code -w}).
+ * @param warmupIters untimed iterations at the largest and the smallest size before each sweep, and before each
+ *                    timed run ({@code -w}).
  * @param check       checking runs per measurement, 0 for none ({@code -c}).
  * @param types       the element types ({@code -d}).
  * @param ops         the reductions ({@code -o}); ignored by operations without one.
  * @param root        the root ({@code -r}), or -1 for every rank in turn; ignored by operations without one.
  * @param average     how times combine across ranks ({@code -a}): 0 rank 0's, 1 mean, 2 min, 3 max.
+ * @param blocking    {@code -z 1}: each operation is a blocking call, run on the calling thread, rather than all
+ *                    {@code -n} issued asynchronously and then awaited.
  * @param algos       {@code --algo} values, one sweep each; empty for one sweep with the default configuration.
  * @param json        {@code --json} file, or null.
  * @param csv         {@code --csv} file, or null.
@@ -43,6 +46,7 @@ public record BenchOptions(
     List<ReduceOp> ops,
     int root,
     int average,
+    boolean blocking,
     List<String> algos,
     Path json,
     Path csv,
@@ -73,6 +77,7 @@ public record BenchOptions(
      * @param ops         reductions.
      * @param root        root or {@link #ALL_ROOTS}.
      * @param average     time aggregation.
+     * @param blocking    blocking calls.
      * @param algos       algorithms.
      * @param json        JSON file or null.
      * @param csv         CSV file or null.

@@ -94,8 +94,8 @@ public final class HcclBench implements Callable<Integer>
     private int iters;
 
     @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5",
-        description = "Untimed iterations at the largest and the smallest size before the sweep "
-            + "(default: ${DEFAULT-VALUE}).")
+        description = "Untimed iterations at the largest and the smallest size before the sweep, and before each "
+            + "timed run (default: ${DEFAULT-VALUE}).")
     private int warmupIters;
 
     @Option(names = {"-c", "--check"}, paramLabel = "N", defaultValue = "1",
@@ -120,6 +120,11 @@ public final class HcclBench implements Callable<Integer>
         description = "Time reported across ranks: 0 rank 0's, 1 average, 2 minimum, 3 maximum "
             + "(default: ${DEFAULT-VALUE}).")
     private int average;
+
+    @Option(names = {"-z", "--blocking"}, paramLabel = "0/1", defaultValue = "0",
+        description = "1: each operation is a blocking call on this thread, as the training loops that wait for "
+            + "each result; 0: the -n operations are issued asynchronously, then awaited (default: ${DEFAULT-VALUE}).")
+    private int blocking;
 
     @Option(names = "--algo", paramLabel = "NAME", split = ",",
         description = "Algorithm(s) to force, comma-separated: one communicator and one sweep each, forwarded as "
@@ -256,8 +261,18 @@ public final class HcclBench implements Callable<Integer>
     private BenchOptions options()
     {
         return new BenchOptions(operation, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, check,
-            BenchTypes.types(dataType), BenchTypes.ops(reduceOp), parseRoot(root), average, algos, json, csv, plot,
+            BenchTypes.types(dataType), BenchTypes.ops(reduceOp), parseRoot(root), average, parseBlocking(), algos, json, csv,
+            plot,
             minBw);
+    }
+
+    private boolean parseBlocking()
+    {
+        if (blocking != 0 && blocking != 1)
+        {
+            throw new IllegalArgumentException("-z must be 0 or 1, got " + blocking);
+        }
+        return blocking == 1;
     }
 
     private static int parseRoot(final String text)

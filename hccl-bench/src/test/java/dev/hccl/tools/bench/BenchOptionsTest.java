@@ -49,16 +49,16 @@ class BenchOptionsTest
     void everyFlagIsRead()
     {
         final BenchOptions o = HcclBench.parse("reduce", "-b", "8", "-e", "128M", "-f", "2", "-i", "4K", "-n", "7",
-            "-w", "3", "-c", "2", "-o", "max", "-d", "bfloat16", "-r", "all", "-a", "3", "--algo", "ring,tree",
-            "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--min-bw", "1.5");
+            "-w", "3", "-c", "2", "-o", "max", "-d", "bfloat16", "-r", "all", "-a", "3", "-z", "1",
+            "--algo", "ring,tree", "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--min-bw", "1.5");
 
         assertEquals(new BenchOptions(BenchOp.REDUCE, 8, 128L << 20, 4096, 2, 7, 3, 2, List.of(DataType.BF16),
-            List.of(ReduceOp.MAX), BenchOptions.ALL_ROOTS, 3, List.of("ring", "tree"), Path.of("r.json"),
+            List.of(ReduceOp.MAX), BenchOptions.ALL_ROOTS, 3, true, List.of("ring", "tree"), Path.of("r.json"),
             Path.of("r.csv"), Path.of("r.svg"), 1.5), o);
         assertEquals(o, HcclBench.parse("reduce", "--minbytes", "8", "--maxbytes", "128m", "--stepfactor", "2",
             "--stepbytes", "4k", "--iters", "7", "--warmup_iters", "3", "--check", "2", "--op", "max", "--datatype",
-            "bfloat16", "--root", "-1", "--average", "3", "--algo", "ring", "--algo", "tree", "--json", "r.json",
-            "--csv", "r.csv", "--plot", "r.svg", "--min-bw", "1.5"));
+            "bfloat16", "--root", "-1", "--average", "3", "--blocking", "1", "--algo", "ring", "--algo", "tree",
+            "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--min-bw", "1.5"));
     }
 
     @Test
@@ -115,6 +115,7 @@ class BenchOptionsTest
             List.of("all_reduce", "-b", "0", "-f", "2"),
             List.of("all_reduce", "-n", "0"),
             List.of("all_reduce", "-a", "4"),
+            List.of("all_reduce", "-z", "2"),
             List.of("all_reduce", "-r", "first"),
             List.of("all_reduce", "-b", "1.5K"),
             List.of("all_reduce", "--plot", "bw.jpg"),

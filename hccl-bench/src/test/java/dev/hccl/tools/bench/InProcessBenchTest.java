@@ -61,10 +61,11 @@ class InProcessBenchTest
     @MethodSource("operationsAndWorldSizes")
     void everyOperationIsRightAndEveryRankAgreesOnTheRows(final BenchOp op, final int ranks) throws Exception
     {
-        // Cycle through -a's modes across the cases: whichever, every rank must end with the same rows.
+        // Cycle through -a's modes and -z's across the cases: whichever, every rank must end with the same rows.
         final String average = Integer.toString((op.ordinal() + ranks) % 4);
+        final String blocking = Integer.toString((op.ordinal() + ranks) % 2);
         final BenchOptions options = HcclBench.parse(op.cliName(), "-b", "8", "-e", "4K", "-f", "8", "-n", "2",
-            "-w", "1", "-c", "1", "-r", "all", "-a", average);
+            "-w", "1", "-c", "1", "-r", "all", "-a", average, "-z", blocking);
         final List<Communicator> comms = Hccl.initAll(ranks);
         final ByteArrayOutputStream printed = new ByteArrayOutputStream();
         final List<Sweep> sweeps = InJvmJob.onEveryRank(ranks, rank ->
