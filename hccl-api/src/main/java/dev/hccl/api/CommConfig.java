@@ -50,7 +50,12 @@ public final class CommConfig
     public static final String SEGMENT_SIZE_ENV = "HCCL_SEGMENT_SIZE";
     /** Default of {@link #SEGMENT_SIZE_ENV}: 512 KiB. */
     public static final int SEGMENT_SIZE_DEFAULT = 512 * 1024;
-    /** Algorithm override in HCCL's grammar. */
+    /**
+     * Algorithm override: a bare name ({@code ring}: that algorithm for every operation it implements, automatic for
+     * the rest), per level ({@code level0:NA;level1:ring}: level0 within a node, level1 across nodes), or per
+     * operation ({@code allreduce=level0:NA;level1:H-D_R/allgather=ring}). {@code NA} is the automatic choice. An
+     * unknown name fails {@code Hccl.init} with the list of valid ones; {@code docs/ALGORITHMS.md} lists them.
+     */
     public static final String ALGO_ENV = "HCCL_ALGO";
     /** Whether results must be bitwise reproducible. */
     public static final String DETERMINISTIC_ENV = "HCCL_DETERMINISTIC";
@@ -523,7 +528,7 @@ public final class CommConfig
         }
 
         /**
-         * Algorithm override, in HCCL's grammar.
+         * Algorithm override, in the grammar of {@link #ALGO_ENV}.
          *
          * @param algo the override, or null for automatic.
          * @return this.

@@ -1,9 +1,5 @@
 package dev.hccl.core;
 
-import dev.hccl.algorithms.BinomialTreeAlgorithm;
-import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
-import dev.hccl.algorithms.FullMeshAlgorithm;
-import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
 import dev.hccl.algorithms.RingAlgorithm;
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.algorithms.kernel.Reducers;
@@ -48,12 +44,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
     private static final int STAGING_SLOT = 2;
-    /**
-     * All-reduces up to this size take the one-shot exchange: one latency instead of 2(n-1) wins while sending n-1
-     * copies costs less than the latencies saved. A first cut; the algorithms issue brings measured thresholds and a
-     * cost model.
-     */
-    private static final int FULL_MESH_MAX_BYTES = 4 * 1024;
 
     private final CommConfig config;
     private final Fabric fabric;
@@ -69,11 +59,9 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
 
-    private final RingAlgorithm ring = new RingAlgorithm();
-    private final FullMeshAlgorithm fullMesh = new FullMeshAlgorithm();
-    private final BinomialTreeAlgorithm tree = new BinomialTreeAlgorithm();
-    private final PairwiseAllToAllAlgorithm pairwise = new PairwiseAllToAllAlgorithm();
-    private final DisseminationBarrierAlgorithm dissemination = new DisseminationBarrierAlgorithm();
+    private final AlgorithmSelector algorithms;
+    /** The exchange of (color, key) in split(): fixed, whatever HCCL_ALGO says. */
+    private final RingAlgorithm splitExchange = new RingAlgorithm();
 
     private final Object issueLock = new Object();
     private long nextSeq;
@@ -108,6 +96,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.localSize = config.localSize() != CommConfig.DERIVE && isRoot() ? config.localSize() :
             topology.ranksOnNode(topology.nodeOf(rank)).size();
         this.execTimeoutNanos = config.execTimeout().toNanos();
+        this.algorithms = new AlgorithmSelector(
+            AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG), topology.nodeCount() > 1);
         final StaticTopology root = fabric.topology();
         final int processesHere = root.ranksOnNode(root.nodeOf(globalRanks[rank])).size();
         // Polling without pause pays only when every rank of the node has a core: else it takes the core from
@@ -236,7 +226,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final Reducer reducer = Reducers.of(type, op);
         return submit(blocking, new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count), ctx ->
         {
-            final AllReduceAlgorithm algorithm = bytes <= FULL_MESH_MAX_BYTES ? fullMesh : ring;
+            final AllReduceAlgorithm algorithm = algorithms.allReduce(worldSize(), bytes);
             algorithm.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
             if (op == ReduceOp.AVG)
             {
@@ -268,7 +258,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final boolean inPlace = Checks.isBlock(in, out, rank, bytes);
         final OpDescriptor desc = new OpDescriptor(Operation.ALL_GATHER, type, null, OpDescriptor.NO_ROOT, sendCount);
         return submit(blocking, desc, ctx ->
-            ring.allGather(ctx, inPlace ? in : inputFor(in, out, bytes), out, (int)sendCount, type));
+            algorithms.allGather(worldSize(), (long)bytes * worldSize())
+                .allGather(ctx, inPlace ? in : inputFor(in, out, bytes), out, (int)sendCount, type));
     }
 
     @Override
@@ -299,7 +290,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return submit(blocking, desc, ctx ->
         {
             // The ring reduces in scratch and writes recv last, so recv may overlap send.
-            ring.reduceScatter(ctx, in, out, (int)recvCount, type, reducer);
+            algorithms.reduceScatter(worldSize(), (long)bytes * worldSize())
+                .reduceScatter(ctx, in, out, (int)recvCount, type, reducer);
             if (op == ReduceOp.AVG)
             {
                 Reducers.divide(out, 0, (int)recvCount, type, worldSize());
@@ -327,7 +319,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         Checks.rank("root", root, worldSize());
         final ByteBuffer data = Checks.region("buf", buf, bytes, type, rank != root);
         return submit(blocking, new OpDescriptor(Operation.BROADCAST, type, null, root, count), ctx ->
-            tree.broadcast(ctx, data, (int)count, type, root));
+            algorithms.broadcast(worldSize(), bytes).broadcast(ctx, data, (int)count, type, root));
     }
 
     @Override
@@ -358,7 +350,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final Reducer reducer = Reducers.of(type, op);
         return submit(blocking, new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
         {
-            tree.reduce(ctx, out == null ? in : inputFor(in, out, bytes), out, (int)count, type, reducer, root);
+            algorithms.reduce(worldSize(), bytes)
+                .reduce(ctx, out == null ? in : inputFor(in, out, bytes), out, (int)count, type, reducer, root);
             if (op == ReduceOp.AVG && out != null)
             {
                 Reducers.divide(out, 0, (int)count, type, worldSize());
@@ -391,7 +384,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             // Blocks land in recv while send is still being read: overlapping memory needs its own copy first.
             final ByteBuffer source = Checks.overlap(in, out) ? stage(in, bytes) : in;
-            pairwise.allToAll(ctx, source, out, (int)countPerRank, type);
+            algorithms.allToAll(worldSize(), bytes).allToAll(ctx, source, out, (int)countPerRank, type);
         });
     }
 
@@ -487,7 +480,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private CommFuture barrier(final boolean blocking)
     {
         return submit(blocking, new OpDescriptor(Operation.BARRIER, null, null, OpDescriptor.NO_ROOT, 0),
-            dissemination::barrier);
+            ctx -> algorithms.barrier().barrier(ctx));
     }
 
     // ---------------------------------------------------------------- array conveniences
@@ -597,7 +590,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             splitIndex = splits++;
             exchange = submit(true, new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2),
-                ctx -> ring.allGather(ctx, mine, all, 2, DataType.INT32));
+                ctx -> splitExchange.allGather(ctx, mine, all, 2, DataType.INT32));
         }
         exchange.join();
         if (color < 0)

@@ -57,6 +57,8 @@ public final class HcclProvider implements CommunicatorProvider
     public Communicator init(final CommConfig config)
     {
         checkJvmFlags();
+        // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
+        AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG);
         final int rank = config.rank();
         if (LOG.isInfoEnabled())
         {
@@ -149,6 +151,7 @@ public final class HcclProvider implements CommunicatorProvider
     public List<Communicator> initAll(final int worldSize, final CommConfig config)
     {
         checkJvmFlags();
+        AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG);
         final InProcessHub hub = new InProcessHub(worldSize);
         final long commId = RANDOM.nextLong() & Long.MAX_VALUE;
         final StaticTopology topology = StaticTopology.singleNode(worldSize, NodeIdentity.local(config.nodeId()),

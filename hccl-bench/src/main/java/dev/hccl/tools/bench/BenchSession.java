@@ -59,7 +59,8 @@ final class BenchSession
             {
                 err.println("hccl-bench: cannot create the communicator" + (algo == null ? "" : " for --algo " + algo) +
                     ": " + ex.getMessage());
-                return FAILED;
+                // A setting the library refuses (an unknown --algo name, say) is a usage error, like a bad flag.
+                return ex instanceof IllegalArgumentException ? USAGE : FAILED;
             }
             try (comm)
             {

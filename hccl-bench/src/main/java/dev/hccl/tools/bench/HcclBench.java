@@ -128,7 +128,8 @@ public final class HcclBench implements Callable<Integer>
 
     @Option(names = "--algo", paramLabel = "NAME", split = ",",
         description = "Algorithm(s) to force, comma-separated: one communicator and one sweep each, forwarded as "
-            + "CommConfig.algo.")
+            + "CommConfig.algo (HCCL_ALGO's grammar; names in docs/ALGORITHMS.md; an unknown one is a usage error "
+            + "that lists the valid ones).")
     private List<String> algos = List.of();
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write every result to FILE as JSON.")

@@ -1,0 +1,34 @@
+package dev.hccl.algorithms;
+
+/**
+ * The alpha-beta-gamma model of one class of link (Hockney's, with Thakur and Gropp's reduction term): a message of
+ * {@code m} bytes costs {@code alpha + m * beta} to send, and reducing {@code m} bytes costs {@code m * gamma}.
+ *
+ * @param alpha seconds of latency per message.
+ * @param beta  seconds per byte on the wire (1 / bandwidth).
+ * @param gamma seconds per byte reduced (1 / reduction bandwidth).
+ */
+public record CostParameters(double alpha, double beta, double gamma)
+{
+    /**
+     * Loopback TCP and the reduction kernel on the 2-vCPU VM where the thresholds of {@code docs/ALGORITHMS.md}
+     * were measured: about 10 µs per message, 1.2 GB/s per link, 3 GB/s reduction.
+     */
+    public static final CostParameters LOOPBACK_TCP = new CostParameters(10e-6, 1 / 1.2e9, 1 / 3e9);
+
+    /**
+     * Validates.
+     *
+     * @param alpha seconds per message, not negative.
+     * @param beta  seconds per byte, not negative.
+     * @param gamma seconds per byte reduced, not negative.
+     */
+    public CostParameters
+    {
+        if (!(alpha >= 0 && beta >= 0 && gamma >= 0) || !Double.isFinite(alpha + beta + gamma))
+        {
+            throw new IllegalArgumentException(
+                "alpha, beta and gamma must be finite and not negative, got " + alpha + ", " + beta + ", " + gamma);
+        }
+    }
+}

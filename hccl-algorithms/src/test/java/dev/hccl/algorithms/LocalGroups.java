@@ -1,0 +1,300 @@
+package dev.hccl.algorithms;
+
+import dev.hccl.api.spi.PeerGroup;
+import dev.hccl.api.spi.Reducer;
+import dev.hccl.api.spi.Request;
+import dev.hccl.api.spi.Tags;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Test support: {@code n} ranks as threads, each with a {@link PeerGroup} over memory, so that an algorithm can be
+ * run on every world size without a transport. A message is matched by (sender, tag), as the real mailbox matches
+ * it; one that comes before its receive waits in a copy. With {@code jitter}, deliveries are delayed by random
+ * amounts, so that messages arrive in orders a real network produces, and a result that depends on arrival order
+ * shows.
+ */
+final class LocalGroups implements AutoCloseable
+{
+    /** How long a wait may last before the test calls the algorithm hung. */
+    static final long WAIT_SECONDS = 60;
+
+    private final int size;
+    private final int segmentBytes;
+    private final Random jitter;
+    private final Mailbox[] boxes;
+    private final ExecutorService ranks;
+    private final ScheduledExecutorService delayer;
+
+    /**
+     * @param size         the world size.
+     * @param segmentBytes what {@link PeerGroup#segmentBytes()} answers: small values exercise pipelining.
+     * @param jitterSeed   seed of the random delivery delays, or null for immediate delivery.
+     */
+    LocalGroups(final int size, final int segmentBytes, final Long jitterSeed)
+    {
+        this.size = size;
+        this.segmentBytes = segmentBytes;
+        this.jitter = jitterSeed == null ? null : new Random(jitterSeed);
+        this.boxes = new Mailbox[size];
+        for (int r = 0; r < size; r++)
+        {
+            boxes[r] = new Mailbox();
+        }
+        final AtomicInteger next = new AtomicInteger();
+        this.ranks = Executors.newFixedThreadPool(size, task ->
+        {
+            final Thread t = new Thread(task, "rank-" + next.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        });
+        this.delayer = Executors.newSingleThreadScheduledExecutor(task ->
+        {
+            final Thread t = new Thread(task, "delayer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** What each rank runs. */
+    @FunctionalInterface
+    interface RankBody<T>
+    {
+        T run(PeerGroup group) throws Exception;
+    }
+
+    /**
+     * Runs the body on every rank at once and returns each rank's result, in rank order; a rank's failure fails the
+     * call.
+     */
+    <T> List<T> run(final RankBody<T> body) throws Exception
+    {
+        final List<Future<T>> futures = new ArrayList<>();
+        for (int r = 0; r < size; r++)
+        {
+            final Group group = new Group(r);
+            futures.add(ranks.submit(() -> body.run(group)));
+        }
+        final List<T> results = new ArrayList<>();
+        for (final Future<T> f : futures)
+        {
+            results.add(f.get(WAIT_SECONDS * 2, TimeUnit.SECONDS));
+        }
+        for (int r = 0; r < size; r++)
+        {
+            final String left = boxes[r].leftovers();
+            if (left != null)
+            {
+                throw new AssertionError("rank " + r + ": " + left);
+            }
+        }
+        return results;
+    }
+
+    @Override
+    public void close()
+    {
+        ranks.shutdownNow();
+        delayer.shutdownNow();
+    }
+
+    private void deliver(final int from, final int to, final long tag, final byte[] payload)
+    {
+        if (jitter == null)
+        {
+            boxes[to].arrive(from, tag, payload);
+            return;
+        }
+        final long delayMicros;
+        synchronized (jitter)
+        {
+            delayMicros = jitter.nextInt(4) == 0 ? jitter.nextInt(500) : 0;
+        }
+        delayer.schedule(() -> boxes[to].arrive(from, tag, payload), delayMicros, TimeUnit.MICROSECONDS);
+    }
+
+    /** One rank's view. */
+    private final class Group implements PeerGroup
+    {
+        private final int rank;
+        private final ByteBuffer[] scratch = new ByteBuffer[2];
+
+        Group(final int rank)
+        {
+            this.rank = rank;
+        }
+
+        @Override
+        public int rank()
+        {
+            return rank;
+        }
+
+        @Override
+        public int size()
+        {
+            return size;
+        }
+
+        @Override
+        public Request send(final int peer, final long tag, final ByteBuffer src, final int offset, final int length)
+        {
+            checkPeer(peer);
+            final byte[] copy = new byte[length];
+            src.get(offset, copy, 0, length);
+            final Request request = new Request(peer, true, tag);
+            deliver(rank, peer, tag, copy);
+            request.complete();
+            return request;
+        }
+
+        @Override
+        public Request recv(final int peer, final long tag, final ByteBuffer dst, final int offset, final int length)
+        {
+            return recvReduce(peer, tag, dst, offset, length, null);
+        }
+
+        @Override
+        public Request recvReduce(
+            final int peer, final long tag, final ByteBuffer dst, final int offset, final int length,
+            final Reducer reducer)
+        {
+            checkPeer(peer);
+            final Request request = new Request(peer, false, tag);
+            boxes[rank].post(new Posted(peer, tag, dst, offset, length, reducer, request));
+            return request;
+        }
+
+        @Override
+        public void await(final Request request)
+        {
+            if (!request.await(System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS)))
+            {
+                throw new AssertionError("rank " + rank + " waited " + WAIT_SECONDS + " s for " + request);
+            }
+            if (request.failure() != null)
+            {
+                throw new AssertionError("rank " + rank + ": " + request + " failed", request.failure());
+            }
+        }
+
+        @Override
+        public ByteBuffer scratch(final int slot, final int bytes)
+        {
+            if (scratch[slot] == null || scratch[slot].capacity() < bytes)
+            {
+                scratch[slot] = ByteBuffer.allocateDirect(Math.max(bytes, 1)).order(ByteOrder.nativeOrder());
+            }
+            return scratch[slot];
+        }
+
+        @Override
+        public int segmentBytes()
+        {
+            return segmentBytes;
+        }
+
+        private void checkPeer(final int peer)
+        {
+            if (peer < 0 || peer >= size || peer == rank)
+            {
+                throw new AssertionError("rank " + rank + " addressed rank " + peer + " of " + size);
+            }
+        }
+    }
+
+    private record Posted(int peer, long tag, ByteBuffer dst, int offset, int length, Reducer reducer,
+        Request request)
+    {
+        void fill(final byte[] payload)
+        {
+            if (payload.length != length)
+            {
+                request.fail(new AssertionError(
+                    "message of " + payload.length + " bytes for a receive of " + length + " (tag " +
+                    Tags.describe(tag) + ")"));
+                return;
+            }
+            if (reducer == null)
+            {
+                dst.put(offset, payload, 0, length);
+            }
+            else
+            {
+                final ByteBuffer src = ByteBuffer.wrap(payload).order(ByteOrder.nativeOrder());
+                reducer.reduce(dst, offset, src, 0, length / reducer.elementSize());
+            }
+            request.complete();
+        }
+    }
+
+    /** Messages to one rank, matched by (sender, tag). */
+    private static final class Mailbox
+    {
+        private final Map<Key, Posted> posted = new HashMap<>();
+        private final Map<Key, byte[]> early = new HashMap<>();
+        private String problem;
+
+        private record Key(int peer, long tag)
+        {
+        }
+
+        private static Key key(final int peer, final long tag)
+        {
+            return new Key(peer, tag);
+        }
+
+        synchronized void post(final Posted p)
+        {
+            final Key key = key(p.peer(), p.tag());
+            final byte[] payload = early.remove(key);
+            if (payload != null)
+            {
+                p.fill(payload);
+            }
+            else if (posted.putIfAbsent(key, p) != null)
+            {
+                problem = "two receives posted for rank " + p.peer() + " tag " + Tags.describe(p.tag());
+            }
+        }
+
+        synchronized void arrive(final int from, final long tag, final byte[] payload)
+        {
+            final Key key = key(from, tag);
+            final Posted p = posted.remove(key);
+            if (p != null)
+            {
+                p.fill(payload);
+            }
+            else if (early.putIfAbsent(key, payload) != null)
+            {
+                problem = "two messages from rank " + from + " with tag " + Tags.describe(tag);
+            }
+        }
+
+        synchronized String leftovers()
+        {
+            if (problem != null)
+            {
+                return problem;
+            }
+            if (!posted.isEmpty() || !early.isEmpty())
+            {
+                return posted.size() + " receive(s) never matched and " + early.size() + " message(s) never received";
+            }
+            return null;
+        }
+    }
+}

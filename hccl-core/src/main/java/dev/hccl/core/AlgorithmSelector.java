@@ -1,0 +1,131 @@
+package dev.hccl.core;
+
+import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.BinomialTreeAlgorithm;
+import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
+import dev.hccl.algorithms.FullMeshAlgorithm;
+import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
+import dev.hccl.algorithms.RingAlgorithm;
+import dev.hccl.api.Operation;
+import dev.hccl.api.spi.AllGatherAlgorithm;
+import dev.hccl.api.spi.AllReduceAlgorithm;
+import dev.hccl.api.spi.AllToAllAlgorithm;
+import dev.hccl.api.spi.BarrierAlgorithm;
+import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.ReduceAlgorithm;
+import dev.hccl.api.spi.ReduceScatterAlgorithm;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which algorithm runs an operation of a given size: the one {@code HCCL_ALGO} forces, else the automatic choice by
+ * size, with the thresholds measured on loopback TCP that {@code docs/ALGORITHMS.md} records. The automatic choice
+ * depends only on the operation, the size and the world size, never on a measurement, so every rank makes the same
+ * choice and a run is reproducible bit for bit ({@code HCCL_DETERMINISTIC} keeps it so once a measured cost model
+ * is added).
+ */
+final class AlgorithmSelector
+{
+    /** The algorithms, shared: they hold no state of their own. */
+    static final AlgorithmCatalog CATALOG = AlgorithmCatalog.standard();
+
+    /** All-reduce up to this many bytes takes the one-shot exchange: one latency instead of the ring's 2(n-1). */
+    static final int FULL_MESH_MAX_BYTES = 4 * 1024;
+
+    private static final Logger LOG = LoggerFactory.getLogger(AlgorithmSelector.class);
+
+    private final AlgoOverride override;
+    private final boolean multiNode;
+
+    /**
+     * @param override  what the user forces.
+     * @param multiNode whether the communicator spans more than one node: then level1 of the override decides.
+     */
+    AlgorithmSelector(final AlgoOverride override, final boolean multiNode)
+    {
+        this.override = override;
+        this.multiNode = multiNode;
+    }
+
+    AllReduceAlgorithm allReduce(final int worldSize, final long bytes)
+    {
+        final AllReduceAlgorithm forced = forced(Operation.ALL_REDUCE, AllReduceAlgorithm.class);
+        if (forced != null)
+        {
+            return forced;
+        }
+        return bytes <= FULL_MESH_MAX_BYTES ? automatic(Operation.ALL_REDUCE, FullMeshAlgorithm.NAME,
+            AllReduceAlgorithm.class) : automatic(Operation.ALL_REDUCE, RingAlgorithm.NAME, AllReduceAlgorithm.class);
+    }
+
+    AllGatherAlgorithm allGather(final int worldSize, final long bytes)
+    {
+        final AllGatherAlgorithm forced = forced(Operation.ALL_GATHER, AllGatherAlgorithm.class);
+        return forced != null ? forced : automatic(Operation.ALL_GATHER, RingAlgorithm.NAME, AllGatherAlgorithm.class);
+    }
+
+    ReduceScatterAlgorithm reduceScatter(final int worldSize, final long bytes)
+    {
+        final ReduceScatterAlgorithm forced = forced(Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class);
+        return forced != null ? forced :
+            automatic(Operation.REDUCE_SCATTER, RingAlgorithm.NAME, ReduceScatterAlgorithm.class);
+    }
+
+    BroadcastAlgorithm broadcast(final int worldSize, final long bytes)
+    {
+        final BroadcastAlgorithm forced = forced(Operation.BROADCAST, BroadcastAlgorithm.class);
+        return forced != null ? forced :
+            automatic(Operation.BROADCAST, BinomialTreeAlgorithm.NAME, BroadcastAlgorithm.class);
+    }
+
+    ReduceAlgorithm reduce(final int worldSize, final long bytes)
+    {
+        final ReduceAlgorithm forced = forced(Operation.REDUCE, ReduceAlgorithm.class);
+        return forced != null ? forced : automatic(Operation.REDUCE, BinomialTreeAlgorithm.NAME, ReduceAlgorithm.class);
+    }
+
+    AllToAllAlgorithm allToAll(final int worldSize, final long bytes)
+    {
+        final AllToAllAlgorithm forced = forced(Operation.ALL_TO_ALL, AllToAllAlgorithm.class);
+        return forced != null ? forced :
+            automatic(Operation.ALL_TO_ALL, PairwiseAllToAllAlgorithm.NAME, AllToAllAlgorithm.class);
+    }
+
+    BarrierAlgorithm barrier()
+    {
+        final BarrierAlgorithm forced = forced(Operation.BARRIER, BarrierAlgorithm.class);
+        return forced != null ? forced :
+            automatic(Operation.BARRIER, DisseminationBarrierAlgorithm.NAME, BarrierAlgorithm.class);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "algorithms " + override + (multiNode ? " (level1 decides: several nodes)" : " (level0 decides: one node)");
+    }
+
+    private <T> T forced(final Operation op, final Class<T> role)
+    {
+        final String name = override.forced(op, multiNode, CATALOG);
+        if (name == null)
+        {
+            return null;
+        }
+        final T algorithm = CATALOG.find(op, name, role);
+        if (algorithm == null)
+        {
+            // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
+            throw new IllegalStateException("HCCL_ALGO names " + name + " for " + op.displayName() + ", not found");
+        }
+        if (LOG.isDebugEnabled())
+        {
+            LOG.debug("{}: {} (forced by HCCL_ALGO)", op.displayName(), name);
+        }
+        return algorithm;
+    }
+
+    private static <T> T automatic(final Operation op, final String name, final Class<T> role)
+    {
+        return CATALOG.find(op, name, role);
+    }
+}

@@ -1,0 +1,101 @@
+package dev.hccl.core;
+
+import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.api.Operation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * HCCL_ALGO's three forms, the levels, and the refusals with the valid names.
+ */
+class AlgoOverrideTest
+{
+    private static final AlgorithmCatalog CATALOG = AlgorithmSelector.CATALOG;
+
+    private static String forced(final String spec, final Operation op, final boolean multiNode)
+    {
+        return AlgoOverride.parse(spec, CATALOG).forced(op, multiNode, CATALOG);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "  ", "NA", "level0:NA;level1:NA"})
+    void unsetOrNaIsAutomaticEverywhere(final String spec)
+    {
+        for (final Operation op : Operation.values())
+        {
+            assertNull(forced(spec, op, false), spec + " " + op);
+            assertNull(forced(spec, op, true), spec + " " + op);
+        }
+        assertNull(AlgoOverride.parse(null, CATALOG).forced(Operation.ALL_REDUCE, false, CATALOG));
+    }
+
+    @Test
+    void aBareNameForcesEveryOperationItImplementsAndLeavesTheRestAutomatic()
+    {
+        assertEquals("ring", forced("ring", Operation.ALL_REDUCE, false));
+        assertEquals("ring", forced("RING", Operation.ALL_GATHER, true));
+        assertEquals("ring", forced("ring", Operation.REDUCE_SCATTER, false));
+        assertNull(forced("ring", Operation.ALL_TO_ALL, false), "the ring has no all-to-all");
+        assertEquals("fullmesh", forced("FullMesh", Operation.ALL_REDUCE, false));
+        assertNull(forced("fullmesh", Operation.BROADCAST, false));
+    }
+
+    @Test
+    void levelZeroDecidesOnOneNodeAndLevelOneAcrossNodes()
+    {
+        final String spec = "level0:fullmesh;level1:ring";
+        assertEquals("fullmesh", forced(spec, Operation.ALL_REDUCE, false));
+        assertEquals("ring", forced(spec, Operation.ALL_REDUCE, true));
+        assertNull(forced("level1:ring", Operation.ALL_REDUCE, false), "level0 unset on one node: automatic");
+        assertEquals("ring", forced("level1:ring", Operation.ALL_REDUCE, true));
+    }
+
+    @Test
+    void perOperationEntriesApplyToTheirOperationOnly()
+    {
+        final String spec = "allreduce=level0:NA;level1:ring/all_gather=ring/broadcast=level0:tree";
+        assertNull(forced(spec, Operation.ALL_REDUCE, false));
+        assertEquals("ring", forced(spec, Operation.ALL_REDUCE, true));
+        assertEquals("ring", forced(spec, Operation.ALL_GATHER, false));
+        assertEquals("tree", forced(spec, Operation.BROADCAST, false));
+        assertNull(forced(spec, Operation.REDUCE_SCATTER, false), "not named: automatic");
+    }
+
+    @Test
+    void anUnknownNameIsRefusedWithTheValidOnes()
+    {
+        final IllegalArgumentException ex =
+            assertThrows(IllegalArgumentException.class, () -> AlgoOverride.parse("rign", CATALOG));
+        assertTrue(ex.getMessage().contains("HCCL_ALGO 'rign'"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("unknown algorithm 'rign'"), ex.getMessage());
+        for (final String name : CATALOG.names())
+        {
+            assertTrue(ex.getMessage().contains(name), ex.getMessage());
+        }
+    }
+
+    @Test
+    void aNameTheOperationLacksIsRefusedWithThatOperationsNames()
+    {
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+            () -> AlgoOverride.parse("alltoall=ring", CATALOG));
+        assertTrue(ex.getMessage().contains("'ring' does not implement alltoall"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("valid: pairwise, NA"), ex.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"level2:ring", "level0=ring", "allreduce=ring/allreduce=fullmesh", "frobnicate=ring",
+        "level0:ring;level0:fullmesh", "allreduce=ring/ring", "level0:rign"})
+    void malformedSpecsAreRefusedNamingTheVariable(final String spec)
+    {
+        final IllegalArgumentException ex =
+            assertThrows(IllegalArgumentException.class, () -> AlgoOverride.parse(spec, CATALOG));
+        assertTrue(ex.getMessage().startsWith("HCCL_ALGO '" + spec + "': "), ex.getMessage());
+    }
+}
