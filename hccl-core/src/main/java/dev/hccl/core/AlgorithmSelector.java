@@ -19,10 +19,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which algorithm runs an operation of a given size: the one {@code HCCL_ALGO} forces, else the automatic choice by
- * size, with the thresholds measured on loopback TCP that {@code docs/ALGORITHMS.md} records. The automatic choice
- * depends only on the operation, the size and the world size, never on a measurement, so every rank makes the same
- * choice and a run is reproducible bit for bit ({@code HCCL_DETERMINISTIC} keeps it so once a measured cost model
- * is added).
+ * size, with the thresholds measured on loopback TCP that {@code docs/ALGORITHMS.md} records.
+ * <p>
+ * <b>Determinism.</b> Every algorithm of the catalog reduces each element in an order fixed by the ranks alone,
+ * never by the order in which messages arrive, and distributes one result, so all ranks hold the same bits and a
+ * repetition gives them again. The automatic choice depends only on the operation, the size and the world size, so
+ * the same call always takes the same algorithm. {@code HCCL_DETERMINISTIC=true} is therefore what this class does
+ * today; it is recorded here so that a choice informed by measured link speeds (the topology issue's cost model),
+ * which could differ between runs, is never made under it.
  */
 final class AlgorithmSelector
 {
@@ -36,15 +40,18 @@ final class AlgorithmSelector
 
     private final AlgoOverride override;
     private final boolean multiNode;
+    private final boolean deterministic;
 
     /**
-     * @param override  what the user forces.
-     * @param multiNode whether the communicator spans more than one node: then level1 of the override decides.
+     * @param override      what the user forces.
+     * @param multiNode     whether the communicator spans more than one node: then level1 of the override decides.
+     * @param deterministic {@code HCCL_DETERMINISTIC}: never let a measurement sway the choice.
      */
-    AlgorithmSelector(final AlgoOverride override, final boolean multiNode)
+    AlgorithmSelector(final AlgoOverride override, final boolean multiNode, final boolean deterministic)
     {
         this.override = override;
         this.multiNode = multiNode;
+        this.deterministic = deterministic;
     }
 
     AllReduceAlgorithm allReduce(final int worldSize, final long bytes)
@@ -101,7 +108,8 @@ final class AlgorithmSelector
     @Override
     public String toString()
     {
-        return "algorithms " + override + (multiNode ? " (level1 decides: several nodes)" : " (level0 decides: one node)");
+        return "algorithms " + override + (multiNode ? " (level1 decides: several nodes)" : " (level0 decides: one node)") +
+            (deterministic ? ", deterministic" : "");
     }
 
     private <T> T forced(final Operation op, final Class<T> role)

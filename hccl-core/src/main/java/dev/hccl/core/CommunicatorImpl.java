@@ -96,8 +96,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.localSize = config.localSize() != CommConfig.DERIVE && isRoot() ? config.localSize() :
             topology.ranksOnNode(topology.nodeOf(rank)).size();
         this.execTimeoutNanos = config.execTimeout().toNanos();
-        this.algorithms = new AlgorithmSelector(
-            AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG), topology.nodeCount() > 1);
+        this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG),
+            topology.nodeCount() > 1, config.deterministic());
+        if (rank == 0 && LOG.isInfoEnabled())
+        {
+            LOG.info("rank 0: {}", algorithms);
+        }
         final StaticTopology root = fabric.topology();
         final int processesHere = root.ranksOnNode(root.nodeOf(globalRanks[rank])).size();
         // Polling without pause pays only when every rank of the node has a core: else it takes the core from
