@@ -201,6 +201,28 @@ class BruckAndScatterBroadcastTest
         assertRefuses(ring, Operation.REDUCE);
     }
 
+    /** The tree's broadcast sends the whole message once per level, the scatter + ring about twice in all. */
+    @Test
+    void scatterRingBroadcastOvertakesTheTreeForLargeMessages()
+    {
+        final CostParameters cost = CostParameters.LOOPBACK_TCP;
+        final RingAlgorithm ring = new RingAlgorithm();
+        final BinomialTreeAlgorithm tree = new BinomialTreeAlgorithm();
+        assertTrue(tree.predictSeconds(Operation.BROADCAST, 8, 1 << 10, cost) <
+            ring.predictSeconds(Operation.BROADCAST, 8, 1 << 10, cost));
+        assertTrue(ring.predictSeconds(Operation.BROADCAST, 8, 1 << 20, cost) <
+            tree.predictSeconds(Operation.BROADCAST, 8, 1 << 20, cost));
+    }
+
+    @Test
+    void theCatalogKnowsBothByName()
+    {
+        final AlgorithmCatalog catalog = AlgorithmCatalog.standard();
+        assertTrue(catalog.find(Operation.ALL_GATHER, "nb", AllGatherAlgorithm.class)
+            instanceof BruckAllGatherAlgorithm);
+        assertTrue(catalog.find(Operation.BROADCAST, "ring", BroadcastAlgorithm.class) instanceof RingAlgorithm);
+    }
+
     @Test
     void binomialTreeCostsGrowWithBytesForItsOperations()
     {
