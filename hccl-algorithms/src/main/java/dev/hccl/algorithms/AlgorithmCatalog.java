@@ -47,6 +47,7 @@ public final class AlgorithmCatalog
         catalog.add(RingAlgorithm.NAME, new RingAlgorithm());
         catalog.add(FullMeshAlgorithm.NAME, new FullMeshAlgorithm());
         catalog.add(BinomialTreeAlgorithm.NAME, new BinomialTreeAlgorithm());
+        catalog.add(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm());
         catalog.add(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm());
         catalog.add(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm());
         return catalog;

@@ -2,6 +2,7 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
 import dev.hccl.api.spi.BroadcastAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ReduceAlgorithm;
@@ -25,8 +26,12 @@ import static dev.hccl.algorithms.Partition.mod;
  * <b>Pipelining.</b> Data moves in segments: a rank forwards segment {@code k} as soon as it has it, so the depth of
  * the tree costs latency once, not once per segment. In reduce, children are reduced one after another in a fixed
  * order (never two into the same bytes at once), which also makes the result independent of arrival order.
+ * <p>
+ * <b>Cost</b>, for {@code m} bytes: the root sends (broadcast) or receives (reduce) the whole message once per level,
+ * so pipelining hides the tree's depth but not that: broadcast {@code ceil(log2 n) (alpha + m beta)}, reduce
+ * {@code ceil(log2 n) (alpha + m beta + m gamma)}.
  */
-public final class BinomialTreeAlgorithm implements BroadcastAlgorithm, ReduceAlgorithm
+public final class BinomialTreeAlgorithm implements BroadcastAlgorithm, ReduceAlgorithm, CostedAlgorithm
 {
     /** The name, as HCCL_ALGO spells it. */
     public static final String NAME = "tree";
@@ -151,6 +156,28 @@ public final class BinomialTreeAlgorithm implements BroadcastAlgorithm, ReduceAl
             }
         }
         sends.awaitAll(group);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Broadcast {@code ceil(log2 n) (alpha + m beta)} and reduce {@code ceil(log2 n) (alpha + m beta + m gamma)}.
+     */
+    @Override
+    public double predictSeconds(
+        final Operation operation, final int worldSize, final long bytes, final CostParameters cost)
+    {
+        CostTerms.check(worldSize, bytes);
+        final int levels = CostTerms.ceilLog2(worldSize);
+        switch (operation)
+        {
+            case BROADCAST:
+                return levels * (cost.alpha() + bytes * cost.beta());
+            case REDUCE:
+                return levels * (cost.alpha() + bytes * (cost.beta() + cost.gamma()));
+            default:
+                throw CostTerms.unsupported(NAME, operation);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.hccl.algorithms;
 
+import dev.hccl.api.Operation;
 import dev.hccl.api.spi.BarrierAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Request;
@@ -11,8 +12,10 @@ import java.nio.ByteBuffer;
  * The dissemination barrier (Hensgen, Finkel and Manber): in round {@code i} rank {@code r} signals
  * {@code r + 2^i} and waits for {@code r - 2^i}. After {@code ceil(log2 n)} rounds every rank has heard, directly or
  * through others, from every rank, for any n (not only powers of two).
+ * <p>
+ * <b>Cost</b>: {@code ceil(log2 n) alpha}; the messages are empty, so it does not depend on any size.
  */
-public final class DisseminationBarrierAlgorithm implements BarrierAlgorithm
+public final class DisseminationBarrierAlgorithm implements BarrierAlgorithm, CostedAlgorithm
 {
     /** The name. */
     public static final String NAME = "dissemination";
@@ -24,6 +27,23 @@ public final class DisseminationBarrierAlgorithm implements BarrierAlgorithm
     public String name()
     {
         return NAME;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Barrier only: {@code ceil(log2 n) alpha}, whatever {@code bytes} says (a barrier moves none).
+     */
+    @Override
+    public double predictSeconds(
+        final Operation operation, final int worldSize, final long bytes, final CostParameters cost)
+    {
+        CostTerms.check(worldSize, bytes);
+        if (operation != Operation.BARRIER)
+        {
+            throw CostTerms.unsupported(NAME, operation);
+        }
+        return CostTerms.ceilLog2(worldSize) * cost.alpha();
     }
 
     @Override

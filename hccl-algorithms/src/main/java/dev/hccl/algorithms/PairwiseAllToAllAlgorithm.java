@@ -2,6 +2,7 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllToAllAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Request;
@@ -15,8 +16,11 @@ import static dev.hccl.algorithms.Partition.mod;
  * Pairwise exchange: in step {@code s} (1 to n-1) rank {@code r} sends its block for {@code r+s} and receives the
  * block from {@code r-s}, so every rank talks to one peer per step and every link carries the same load. All
  * receives are posted before the first send, so incoming blocks land straight in place.
+ * <p>
+ * <b>Cost</b>, for {@code m} bytes (a rank's whole send buffer, {@code n} blocks): {@code n-1} steps of one block
+ * each, {@code (n-1) alpha + (n-1)/n m beta}.
  */
-public final class PairwiseAllToAllAlgorithm implements AllToAllAlgorithm
+public final class PairwiseAllToAllAlgorithm implements AllToAllAlgorithm, CostedAlgorithm
 {
     /** The name, as HCCL_ALGO spells it. */
     public static final String NAME = "pairwise";
@@ -27,6 +31,23 @@ public final class PairwiseAllToAllAlgorithm implements AllToAllAlgorithm
     public String name()
     {
         return NAME;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * All-to-all only: {@code (n-1) alpha + (n-1)/n m beta}, {@code m} a rank's whole send buffer.
+     */
+    @Override
+    public double predictSeconds(
+        final Operation operation, final int worldSize, final long bytes, final CostParameters cost)
+    {
+        CostTerms.check(worldSize, bytes);
+        if (operation != Operation.ALL_TO_ALL)
+        {
+            throw CostTerms.unsupported(NAME, operation);
+        }
+        return (worldSize - 1) * cost.alpha() + CostTerms.share(worldSize, bytes) * cost.beta();
     }
 
     @Override

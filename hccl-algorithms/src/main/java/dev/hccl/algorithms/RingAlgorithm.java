@@ -2,8 +2,10 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
+import dev.hccl.api.spi.BroadcastAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
 import dev.hccl.api.spi.Reducer;
@@ -32,9 +34,22 @@ import static dev.hccl.algorithms.Partition.mod;
  * sends for that chunk, so it never overwrites bytes still to be reduced into or sent.
  * <p>
  * Each chunk is reduced in one fixed order along the ring and then copied, so every rank ends with the same bits.
- * Cost: {@code 2(n-1)} latencies and {@code 2(n-1)/n} of the data sent and received per rank for all-reduce.
+ * <p>
+ * <b>Broadcast</b> under this name is the binomial scatter of the chunks followed by a ring all-gather of them
+ * ({@link ScatterRingBroadcast}), the large-message broadcast.
+ * <p>
+ * <b>Cost</b>, for {@code m} bytes as {@link CostedAlgorithm} counts them: every ring step moves one chunk,
+ * {@code m/n} bytes, per rank, and each reduce-scatter step reduces one.
+ * <ul>
+ *     <li>all-reduce: {@code 2(n-1) alpha + 2(n-1)/n m beta + (n-1)/n m gamma};</li>
+ *     <li>all-gather ({@code m} the whole output): {@code (n-1) alpha + (n-1)/n m beta};</li>
+ *     <li>reduce-scatter ({@code m} the whole input): {@code (n-1) alpha + (n-1)/n m beta + (n-1)/n m gamma};</li>
+ *     <li>broadcast: {@code (ceil(log2 n) + n - 1) alpha + 2(n-1)/n m beta}.</li>
+ * </ul>
+ * Pipelining's extra messages per segment are not modelled: they overlap with the transfer they cut up.
  */
-public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorithm, ReduceScatterAlgorithm
+public final class RingAlgorithm
+    implements AllReduceAlgorithm, AllGatherAlgorithm, ReduceScatterAlgorithm, BroadcastAlgorithm, CostedAlgorithm
 {
     /** The name, as HCCL_ALGO spells it. */
     public static final String NAME = "ring";
@@ -132,6 +147,40 @@ public final class RingAlgorithm implements AllReduceAlgorithm, AllGatherAlgorit
         final Partition blocks = Partition.blocks(recvCount, n, type.size(), group.segmentBytes());
         reduceScatterInPlace(group, work, blocks, reducer);
         Copies.copy(recv, 0, work, group.rank() * blockBytes, blockBytes);
+    }
+
+    @Override
+    public void broadcast(
+        final PeerGroup group, final ByteBuffer buf, final int count, final DataType type, final int root)
+    {
+        ScatterRingBroadcast.broadcast(group, buf, count, type, root);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * All-reduce, all-gather, reduce-scatter and broadcast, by the formulas of the class description.
+     */
+    @Override
+    public double predictSeconds(
+        final Operation operation, final int worldSize, final long bytes, final CostParameters cost)
+    {
+        CostTerms.check(worldSize, bytes);
+        final int n = worldSize;
+        final double share = CostTerms.share(n, bytes);
+        switch (operation)
+        {
+            case ALL_REDUCE:
+                return 2.0 * (n - 1) * cost.alpha() + 2 * share * cost.beta() + share * cost.gamma();
+            case ALL_GATHER:
+                return (n - 1) * cost.alpha() + share * cost.beta();
+            case REDUCE_SCATTER:
+                return (n - 1) * cost.alpha() + share * cost.beta() + share * cost.gamma();
+            case BROADCAST:
+                return (double)(CostTerms.ceilLog2(n) + n - 1) * cost.alpha() + 2 * share * cost.beta();
+            default:
+                throw CostTerms.unsupported(NAME, operation);
+        }
     }
 
     /**
