@@ -2,12 +2,17 @@ package dev.hccl.algorithms;
 
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllGatherAlgorithm;
+import dev.hccl.api.spi.AllGatherVAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.AllToAllAlgorithm;
+import dev.hccl.api.spi.AllToAllVAlgorithm;
 import dev.hccl.api.spi.BarrierAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.GatherAlgorithm;
 import dev.hccl.api.spi.ReduceAlgorithm;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
+import dev.hccl.api.spi.ReduceScatterVAlgorithm;
+import dev.hccl.api.spi.ScatterAlgorithm;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,6 +55,10 @@ public final class AlgorithmCatalog
         catalog.add(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm());
         catalog.add(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm());
         catalog.add(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm());
+        // The V collectives, scatter and gather, each under the name of the family whose schedule it follows.
+        catalog.add(RingVAlgorithm.NAME, new RingVAlgorithm());
+        catalog.add(PairwiseAllToAllVAlgorithm.NAME, new PairwiseAllToAllVAlgorithm());
+        catalog.add(BinomialScatterGatherAlgorithm.NAME, new BinomialScatterGatherAlgorithm());
         return catalog;
     }
 
@@ -64,6 +73,11 @@ public final class AlgorithmCatalog
         register(Operation.REDUCE, ReduceAlgorithm.class, key, algorithm);
         register(Operation.ALL_TO_ALL, AllToAllAlgorithm.class, key, algorithm);
         register(Operation.BARRIER, BarrierAlgorithm.class, key, algorithm);
+        register(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class, key, algorithm);
+        register(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class, key, algorithm);
+        register(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class, key, algorithm);
+        register(Operation.SCATTER, ScatterAlgorithm.class, key, algorithm);
+        register(Operation.GATHER, GatherAlgorithm.class, key, algorithm);
     }
 
     private void register(final Operation op, final Class<?> role, final String key, final Object algorithm)

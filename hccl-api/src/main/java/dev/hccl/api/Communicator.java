@@ -215,6 +215,192 @@ public interface Communicator extends AutoCloseable
     CommFuture allToAllAsync(ByteBuffer send, ByteBuffer recv, long countPerRank, DataType type);
 
     /**
+     * Gathers a block of a different size from every rank into {@code recv} on every rank, as
+     * {@code HcclAllGatherV} and {@code MPI_Allgatherv}: rank {@code j}'s {@code recvCounts[j]} elements land at
+     * element {@code recvDispls[j]} of {@code recv}. Elements of {@code recv} outside every block are not written.
+     * <p>
+     * {@code recvCounts} and {@code recvDispls} must be the same on every rank (a rank whose {@code recvCounts}
+     * disagree fails the operation as a mismatch). In place when {@code send} is this rank's block of {@code recv}
+     * (MPI's {@code MPI_IN_PLACE}); {@code send} may also overlap {@code recv} anywhere else.
+     *
+     * @param send       this rank's contribution, {@code sendCount} elements.
+     * @param sendCount  elements this rank contributes; must equal {@code recvCounts[rank()]}.
+     * @param recv       the gathered blocks; must hold every block.
+     * @param recvCounts elements from each rank, {@link #worldSize()} entries, none negative.
+     * @param recvDispls where each rank's block starts in {@code recv}, in elements, {@link #worldSize()} entries,
+     *                   none negative; the non-empty blocks must not overlap.
+     * @param type       element type.
+     * @throws IllegalArgumentException on bad arguments.
+     * @throws HcclException            when the operation fails.
+     */
+    void allGatherV(
+        ByteBuffer send, long sendCount, ByteBuffer recv, long[] recvCounts, long[] recvDispls, DataType type);
+
+    /**
+     * Asynchronous {@link #allGatherV}.
+     *
+     * @param send       this rank's contribution.
+     * @param sendCount  elements this rank contributes.
+     * @param recv       the gathered blocks.
+     * @param recvCounts elements from each rank.
+     * @param recvDispls where each rank's block starts in {@code recv}, in elements.
+     * @param type       element type.
+     * @return completes when {@code recv} holds every block.
+     * @throws IllegalArgumentException on bad arguments.
+     */
+    CommFuture allGatherVAsync(
+        ByteBuffer send, long sendCount, ByteBuffer recv, long[] recvCounts, long[] recvDispls, DataType type);
+
+    /**
+     * Reduces blocks of different sizes across ranks; rank {@code j} receives block {@code j} of the result, as
+     * {@code HcclReduceScatterV} and {@code MPI_Reduce_scatter}: block {@code j} is the {@code sendCounts[j]}
+     * elements from element {@code sendDispls[j]} of every rank's {@code send}.
+     * <p>
+     * {@code sendCounts} and {@code sendDispls} must be the same on every rank (a rank whose {@code sendCounts}
+     * disagree fails the operation as a mismatch). {@code send} is not modified unless {@code recv} overlaps it;
+     * {@code recv} may overlap {@code send} anywhere, in place when it is this rank's block of {@code send}.
+     * {@link ReduceOp#AVG} divides by the world size, as {@link #reduceScatter} does.
+     *
+     * @param send       every block, this rank's contribution.
+     * @param sendCounts elements of each block, {@link #worldSize()} entries, none negative.
+     * @param sendDispls where each block starts in {@code send}, in elements, {@link #worldSize()} entries, none
+     *                   negative.
+     * @param recv       this rank's block of the result, {@code recvCount} elements.
+     * @param recvCount  elements this rank receives; must equal {@code sendCounts[rank()]}.
+     * @param type       element type.
+     * @param op         reduction.
+     * @throws IllegalArgumentException on bad arguments.
+     * @throws HcclException            when the operation fails.
+     */
+    void reduceScatterV(
+        ByteBuffer send, long[] sendCounts, long[] sendDispls, ByteBuffer recv, long recvCount, DataType type,
+        ReduceOp op);
+
+    /**
+     * Asynchronous {@link #reduceScatterV}.
+     *
+     * @param send       every block, this rank's contribution.
+     * @param sendCounts elements of each block.
+     * @param sendDispls where each block starts in {@code send}, in elements.
+     * @param recv       this rank's block of the result.
+     * @param recvCount  elements this rank receives.
+     * @param type       element type.
+     * @param op         reduction.
+     * @return completes when {@code recv} holds the result.
+     * @throws IllegalArgumentException on bad arguments.
+     */
+    CommFuture reduceScatterVAsync(
+        ByteBuffer send, long[] sendCounts, long[] sendDispls, ByteBuffer recv, long recvCount, DataType type,
+        ReduceOp op);
+
+    /**
+     * Exchanges blocks of different sizes between every pair of ranks, as {@code HcclAlltoAllV} and
+     * {@code MPI_Alltoallv}: the {@code sendCounts[j]} elements from element {@code sendDispls[j]} of {@code send}
+     * go to rank {@code j}, which receives them as its {@code recvCounts[rank()]} elements at element
+     * {@code recvDispls[rank()]} of its {@code recv}. So {@code sendCounts[j]} here must equal
+     * {@code recvCounts[rank()]} on rank {@code j}; a pair that disagrees fails the operation. Elements of
+     * {@code recv} outside every block are not written.
+     * <p>
+     * {@code recv} may overlap {@code send}, the same memory included: {@code send} is then copied first, and the
+     * result is that of separate buffers.
+     *
+     * @param send       the blocks to send.
+     * @param sendCounts elements to each rank, {@link #worldSize()} entries, none negative.
+     * @param sendDispls where each outgoing block starts in {@code send}, in elements, none negative.
+     * @param recv       the blocks received.
+     * @param recvCounts elements from each rank, {@link #worldSize()} entries, none negative;
+     *                   {@code recvCounts[rank()]} must equal {@code sendCounts[rank()]}.
+     * @param recvDispls where each incoming block starts in {@code recv}, in elements, none negative; the non-empty
+     *                   blocks must not overlap.
+     * @param type       element type.
+     * @throws IllegalArgumentException on bad arguments.
+     * @throws HcclException            when the operation fails.
+     */
+    void allToAllV(
+        ByteBuffer send, long[] sendCounts, long[] sendDispls, ByteBuffer recv, long[] recvCounts, long[] recvDispls,
+        DataType type);
+
+    /**
+     * Asynchronous {@link #allToAllV}.
+     *
+     * @param send       the blocks to send.
+     * @param sendCounts elements to each rank.
+     * @param sendDispls where each outgoing block starts in {@code send}, in elements.
+     * @param recv       the blocks received.
+     * @param recvCounts elements from each rank.
+     * @param recvDispls where each incoming block starts in {@code recv}, in elements.
+     * @param type       element type.
+     * @return completes when {@code recv} holds every block.
+     * @throws IllegalArgumentException on bad arguments.
+     */
+    CommFuture allToAllVAsync(
+        ByteBuffer send, long[] sendCounts, long[] sendDispls, ByteBuffer recv, long[] recvCounts, long[] recvDispls,
+        DataType type);
+
+    /**
+     * Sends block {@code j} of the root's {@code send} to rank {@code j}, as {@code HcclScatter} and
+     * {@code MPI_Scatter}: the root's {@code send} holds {@link #worldSize()} blocks of {@code recvCount} elements,
+     * in rank order.
+     * <p>
+     * At the root, in place when {@code recv} is the root's block of {@code send} (MPI's {@code MPI_IN_PLACE});
+     * {@code recv} may also overlap {@code send} anywhere else.
+     *
+     * @param send      the blocks, {@code worldSize() * recvCount} elements; used at the root only (may be null
+     *                  elsewhere).
+     * @param recv      this rank's block, {@code recvCount} elements.
+     * @param recvCount elements per rank.
+     * @param type      element type.
+     * @param root      the rank that sends.
+     * @throws IllegalArgumentException on bad arguments.
+     * @throws HcclException            when the operation fails.
+     */
+    void scatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, int root);
+
+    /**
+     * Asynchronous {@link #scatter}.
+     *
+     * @param send      the blocks, at the root.
+     * @param recv      this rank's block.
+     * @param recvCount elements per rank.
+     * @param type      element type.
+     * @param root      the rank that sends.
+     * @return completes when {@code recv} holds this rank's block and, at the root, {@code send} may be reused.
+     * @throws IllegalArgumentException on bad arguments.
+     */
+    CommFuture scatterAsync(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, int root);
+
+    /**
+     * Gathers {@code sendCount} elements from every rank into the root's {@code recv}, in rank order, as
+     * {@code MPI_Gather} (HCCL has no gather; its users call all-gather).
+     * <p>
+     * At the root, in place when {@code send} is the root's block of {@code recv} (MPI's {@code MPI_IN_PLACE});
+     * {@code send} may also overlap {@code recv} anywhere else.
+     *
+     * @param send      this rank's contribution, {@code sendCount} elements.
+     * @param recv      {@code worldSize() * sendCount} elements at the root; used at the root only (may be null
+     *                  elsewhere).
+     * @param sendCount elements per rank.
+     * @param type      element type.
+     * @param root      the rank that receives.
+     * @throws IllegalArgumentException on bad arguments.
+     * @throws HcclException            when the operation fails.
+     */
+    void gather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type, int root);
+
+    /**
+     * Asynchronous {@link #gather}.
+     *
+     * @param send      this rank's contribution.
+     * @param recv      the gathered blocks, at the root.
+     * @param sendCount elements per rank.
+     * @param type      element type.
+     * @param root      the rank that receives.
+     * @return completes when the operation is done on this rank.
+     * @throws IllegalArgumentException on bad arguments.
+     */
+    CommFuture gatherAsync(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type, int root);
+
+    /**
      * Sends {@code count} elements to {@code peer}, which must issue a matching {@link #recv}.
      *
      * @param buf   the data.

@@ -2,6 +2,8 @@ package dev.hccl.api;
 
 /**
  * The operations a communicator executes; named in errors and carried in every frame's fingerprint.
+ * <p>
+ * The ordinal goes on the wire, so new operations are added at the end, never in between.
  */
 public enum Operation
 {
@@ -26,7 +28,17 @@ public enum Operation
     /** {@link Communicator#split}: the exchange of colours and keys. */
     SPLIT("split"),
     /** Communicator creation: bootstrap and connection set-up. */
-    INIT("init");
+    INIT("init"),
+    /** {@link Communicator#allGatherV}. */
+    ALL_GATHER_V("allGatherV"),
+    /** {@link Communicator#reduceScatterV}. */
+    REDUCE_SCATTER_V("reduceScatterV"),
+    /** {@link Communicator#allToAllV}. */
+    ALL_TO_ALL_V("allToAllV"),
+    /** {@link Communicator#scatter}. */
+    SCATTER("scatter"),
+    /** {@link Communicator#gather}. */
+    GATHER("gather");
 
     private static final Operation[] VALUES = values();
 

@@ -129,6 +129,123 @@ class ArgumentsTest
     }
 
     @Test
+    void allGatherVArguments() throws Exception
+    {
+        // Rank 0 of 2: its block is recvCounts[0].
+        final long[] counts = {2, 3};
+        final long[] displs = {0, 2};
+        assertRejected("recvCounts must not be null",
+            () -> comm.allGatherV(floats(2), 2, floats(5), null, displs, DataType.FP32));
+        assertRejected("recvCounts must have 2 entries, one per rank, got 3",
+            () -> comm.allGatherV(floats(2), 2, floats(5), new long[]{2, 3, 0}, displs, DataType.FP32));
+        assertRejected("recvCounts[1] must not be negative, got -3",
+            () -> comm.allGatherV(floats(2), 2, floats(5), new long[]{2, -3}, displs, DataType.FP32));
+        assertRejected("recvDispls[0] must not be negative, got -1",
+            () -> comm.allGatherV(floats(2), 2, floats(5), counts, new long[]{-1, 2}, DataType.FP32));
+        assertRejected("recvDispls must have 2 entries",
+            () -> comm.allGatherV(floats(2), 2, floats(5), counts, new long[]{0}, DataType.FP32));
+        assertRejected("sendCount 3 must equal recvCounts[0]",
+            () -> comm.allGatherV(floats(3), 3, floats(5), counts, displs, DataType.FP32));
+        assertRejected("sendCount must not be negative",
+            () -> comm.allGatherV(floats(3), -2, floats(5), counts, displs, DataType.FP32));
+        assertRejected("recv is too small for block 1 (recvDispls[1] + recvCounts[1] = 6 elements): needs 24 bytes",
+            () -> comm.allGatherV(floats(2), 2, floats(5), counts, new long[]{0, 3}, DataType.FP32));
+        assertRejected("recvDispls makes blocks overlap: block 0 is elements [0, 2), block 1 starts at 1",
+            () -> comm.allGatherV(floats(2), 2, floats(5), counts, new long[]{0, 1}, DataType.FP32));
+        assertRejected("send is too small", () -> comm.allGatherV(floats(1), 2, floats(5), counts, displs,
+            DataType.FP32));
+        assertRejected("recv is read-only", () -> comm.allGatherV(floats(2), 2, floats(5).asReadOnlyBuffer(), counts,
+            displs, DataType.FP32));
+        assertRejected("type", () -> comm.allGatherV(floats(2), 2, floats(5), counts, displs, null));
+    }
+
+    @Test
+    void reduceScatterVArguments() throws Exception
+    {
+        final long[] counts = {2, 3};
+        final long[] displs = {3, 0};
+        assertRejected("sendCounts must not be null",
+            () -> comm.reduceScatterV(floats(5), null, displs, floats(2), 2, DataType.FP32, ReduceOp.SUM));
+        assertRejected("sendDispls must have 2 entries",
+            () -> comm.reduceScatterV(floats(5), counts, new long[3], floats(2), 2, DataType.FP32, ReduceOp.SUM));
+        assertRejected("recvCount 3 must equal sendCounts[0]",
+            () -> comm.reduceScatterV(floats(5), counts, displs, floats(3), 3, DataType.FP32, ReduceOp.SUM));
+        assertRejected("send is too small for block 0",
+            () -> comm.reduceScatterV(floats(4), counts, displs, floats(2), 2, DataType.FP32, ReduceOp.SUM));
+        assertRejected("recv is too small",
+            () -> comm.reduceScatterV(floats(5), counts, displs, floats(1), 2, DataType.FP32, ReduceOp.SUM));
+        assertRejected("AVG needs a floating-point type",
+            () -> comm.reduceScatterV(floats(5), counts, displs, floats(2), 2, DataType.INT32, ReduceOp.AVG));
+        assertRejected("op must not be null",
+            () -> comm.reduceScatterV(floats(5), counts, displs, floats(2), 2, DataType.FP32, null));
+    }
+
+    @Test
+    void allToAllVArguments() throws Exception
+    {
+        final long[] counts = {1, 2};
+        final long[] displs = {0, 1};
+        assertRejected("sendCounts[1] must not be negative",
+            () -> comm.allToAllV(floats(3), new long[]{1, -2}, displs, floats(3), counts, displs, DataType.FP32));
+        assertRejected("recvCounts must have 2 entries",
+            () -> comm.allToAllV(floats(3), counts, displs, floats(3), new long[]{1}, displs, DataType.FP32));
+        assertRejected("recvCounts[0] 2 must equal sendCounts[0]",
+            () -> comm.allToAllV(floats(3), counts, displs, floats(3), new long[]{2, 2}, new long[]{0, 2},
+                DataType.FP32));
+        assertRejected("recvDispls makes blocks overlap",
+            () -> comm.allToAllV(floats(3), counts, displs, floats(3), counts, new long[]{1, 0}, DataType.FP32));
+        assertRejected("send is too small for block 1",
+            () -> comm.allToAllV(floats(2), counts, displs, floats(3), counts, displs, DataType.FP32));
+        assertRejected("recv is too small for block 1",
+            () -> comm.allToAllV(floats(3), counts, displs, floats(3), counts, new long[]{0, 2}, DataType.FP32));
+    }
+
+    @Test
+    void scatterAndGatherArguments() throws Exception
+    {
+        // Rank 0 is the root here: it must pass the whole buffer; elsewhere the root's buffer may be null.
+        assertRejected("root must be in [0, 2), got 2", () -> comm.scatter(floats(8), floats(4), 4, DataType.FP32, 2));
+        assertRejected("send must not be null", () -> comm.scatter(null, floats(4), 4, DataType.FP32, 0));
+        assertRejected("send is too small: needs 32 bytes",
+            () -> comm.scatter(floats(7), floats(4), 4, DataType.FP32, 0));
+        assertRejected("recv is too small: needs 16 bytes",
+            () -> comm.scatter(floats(8), floats(3), 4, DataType.FP32, 0));
+        assertRejected("recvCount must not be negative",
+            () -> comm.scatter(floats(8), floats(4), -4, DataType.FP32, 0));
+        assertRejected("root must be in [0, 2), got -1", () -> comm.gather(floats(4), floats(8), 4, DataType.FP32, -1));
+        assertRejected("recv must not be null", () -> comm.gather(floats(4), null, 4, DataType.FP32, 0));
+        assertRejected("recv is too small: needs 32 bytes",
+            () -> comm.gather(floats(4), floats(7), 4, DataType.FP32, 0));
+        assertRejected("send is too small: needs 16 bytes",
+            () -> comm.gather(floats(3), floats(8), 4, DataType.FP32, 0));
+        assertRejected("sendCount must not be negative",
+            () -> comm.gather(floats(4), floats(8), -1, DataType.FP32, 0));
+    }
+
+    @Test
+    void scatterAndGatherIgnoreTheRootBufferElsewhere() throws Exception
+    {
+        final List<float[]> results = Ranks.onEach(comms, 30, c ->
+        {
+            final ByteBuffer all = c.rank() == 1 ? floats(4) : null;
+            if (all != null)
+            {
+                all.asFloatBuffer().put(new float[]{1, 2, 3, 4});
+            }
+            final ByteBuffer mine = floats(2);
+            c.scatter(all, mine, 2, DataType.FP32, 1);
+            mine.putFloat(0, mine.getFloat(0) * 10);
+            final ByteBuffer back = c.rank() == 1 ? floats(4) : null;
+            c.gather(mine, back, 2, DataType.FP32, 1);
+            final float[] out = new float[back == null ? 2 : 4];
+            (back == null ? mine : back).asFloatBuffer().get(out);
+            return out;
+        });
+        assertArrayEquals(new float[]{10, 2}, results.get(0));
+        assertArrayEquals(new float[]{10, 2, 30, 4}, results.get(1));
+    }
+
+    @Test
     void closedCommunicatorRefusesNewOperations()
     {
         final List<Communicator> single = Hccl.initAll(1);

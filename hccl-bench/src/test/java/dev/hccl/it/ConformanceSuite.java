@@ -2,6 +2,7 @@ package dev.hccl.it;
 
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.tools.check.CheckCase;
 import dev.hccl.tools.check.CollectiveCheck;
@@ -66,6 +67,82 @@ abstract class ConformanceSuite
             }
         }
         runCases(n, cases);
+    }
+
+    @ParameterizedTest(name = "worldSize={0}")
+    @MethodSource("worldSizes")
+    void vCollectivesScatterAndGather(final int n) throws Exception
+    {
+        final List<VariableCheck> cases = new ArrayList<>();
+        final Operation[] rooted = {Operation.SCATTER, Operation.GATHER};
+        int turn = 0;
+        // Every type, two scales of uneven blocks (a few elements; a few hundred), in place and out of place, the
+        // reductions taking turns, the roots too.
+        for (final DataType type : DataType.values())
+        {
+            final ReduceOp[] ops = type.isFloatingPoint() ? ReduceOp.values() :
+                new ReduceOp[]{ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN};
+            for (final int scale : new int[]{0, 300})
+            {
+                for (final boolean inPlace : new boolean[]{false, true})
+                {
+                    cases.add(new VariableCheck(Operation.ALL_GATHER_V, type, null, scale, false, inPlace, 0));
+                    cases.add(new VariableCheck(Operation.REDUCE_SCATTER_V, type, ops[turn % ops.length], scale, false,
+                        inPlace, 0));
+                    cases.add(new VariableCheck(Operation.ALL_TO_ALL_V, type, null, scale, false, inPlace, 0));
+                    for (final Operation op : rooted)
+                    {
+                        cases.add(new VariableCheck(op, type, null, scale, false, inPlace, turn % n));
+                    }
+                    turn++;
+                }
+            }
+        }
+        // Every root, with empty blocks and with a few elements.
+        for (int root = 0; root < n; root++)
+        {
+            for (final int count : new int[]{0, 5})
+            {
+                for (final Operation op : rooted)
+                {
+                    cases.add(new VariableCheck(op, DataType.FP32, null, count, true, root % 2 == 1, root));
+                }
+            }
+        }
+        // Blocks of several pipelined segments each.
+        final int large = 40_000;
+        cases.add(new VariableCheck(Operation.ALL_GATHER_V, DataType.FP32, null, large, false, false, 0));
+        cases.add(new VariableCheck(Operation.REDUCE_SCATTER_V, DataType.FP32, ReduceOp.SUM, large, false, true, 0));
+        cases.add(new VariableCheck(Operation.ALL_TO_ALL_V, DataType.FP32, null, large, false, false, 0));
+        cases.add(new VariableCheck(Operation.SCATTER, DataType.FP32, null, large, true, false, n - 1));
+        cases.add(new VariableCheck(Operation.GATHER, DataType.FP32, null, large, true, false, n / 2));
+
+        final List<Communicator> comms = open(n);
+        try
+        {
+            final List<List<String>> failures = Ranks.onEach(comms, 600, comm ->
+            {
+                final List<String> errors = new ArrayList<>();
+                long seed = 1;
+                for (final VariableCheck c : cases)
+                {
+                    final String error = c.run(comm, seed++);
+                    if (error != null && errors.size() < 20)
+                    {
+                        errors.add(error);
+                    }
+                }
+                return errors;
+            });
+            for (final List<String> errors : failures)
+            {
+                assertNull(errors.isEmpty() ? null : errors, "wrong results");
+            }
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
     }
 
     @ParameterizedTest(name = "worldSize={0}")

@@ -92,6 +92,32 @@ class FailureTest
     }
 
     @Test
+    void vCollectiveCountsThatDisagreeAreAMismatch() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(2, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 2, port).conclude()))
+            {
+                // Rank 0 expects 4 elements from rank 1, which sends 6: each is consistent with itself.
+                final long[] counts = rank == 0 ? new long[]{4, 4} : new long[]{4, 6};
+                final int own = (int)counts[rank];
+                return assertThrows(HcclException.class, () -> comm.allGatherV(floats(own), own, floats(10), counts,
+                    new long[]{0, 4}, DataType.FP32));
+            }
+        });
+        for (final HcclException e : errors)
+        {
+            final String m = e.getMessage();
+            assertTrue(m.contains("allGatherV(count=8, FP32)") && m.contains("allGatherV(count=10, FP32)"),
+                "the error must name both totals: " + m);
+        }
+        assertTrue(errors.stream().anyMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH), errors.toString());
+        assertTrue(errors.stream().allMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH ||
+            e.errorCode() == ErrorCode.E_REMOTE), errors.toString());
+    }
+
+    @Test
     void differentCountsAreAMismatchToo() throws Exception
     {
         final int port = TcpConformanceTest.freePort();

@@ -1,19 +1,27 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.BinomialScatterGatherAlgorithm;
 import dev.hccl.algorithms.BinomialTreeAlgorithm;
 import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
 import dev.hccl.algorithms.FullMeshAlgorithm;
 import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
+import dev.hccl.algorithms.PairwiseAllToAllVAlgorithm;
 import dev.hccl.algorithms.RingAlgorithm;
+import dev.hccl.algorithms.RingVAlgorithm;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllGatherAlgorithm;
+import dev.hccl.api.spi.AllGatherVAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.AllToAllAlgorithm;
+import dev.hccl.api.spi.AllToAllVAlgorithm;
 import dev.hccl.api.spi.BarrierAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.GatherAlgorithm;
 import dev.hccl.api.spi.ReduceAlgorithm;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
+import dev.hccl.api.spi.ReduceScatterVAlgorithm;
+import dev.hccl.api.spi.ScatterAlgorithm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,6 +111,43 @@ final class AlgorithmSelector
         final BarrierAlgorithm forced = forced(Operation.BARRIER, BarrierAlgorithm.class);
         return forced != null ? forced :
             automatic(Operation.BARRIER, DisseminationBarrierAlgorithm.NAME, BarrierAlgorithm.class);
+    }
+
+    // The V collectives, scatter and gather have one algorithm each so far: HCCL_ALGO can name it, nothing to choose.
+
+    AllGatherVAlgorithm allGatherV(final int worldSize, final long bytes)
+    {
+        final AllGatherVAlgorithm forced = forced(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class);
+        return forced != null ? forced : automatic(Operation.ALL_GATHER_V, RingVAlgorithm.NAME,
+            AllGatherVAlgorithm.class);
+    }
+
+    ReduceScatterVAlgorithm reduceScatterV(final int worldSize, final long bytes)
+    {
+        final ReduceScatterVAlgorithm forced = forced(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class);
+        return forced != null ? forced : automatic(Operation.REDUCE_SCATTER_V, RingVAlgorithm.NAME,
+            ReduceScatterVAlgorithm.class);
+    }
+
+    AllToAllVAlgorithm allToAllV(final int worldSize, final long bytes)
+    {
+        final AllToAllVAlgorithm forced = forced(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class);
+        return forced != null ? forced : automatic(Operation.ALL_TO_ALL_V, PairwiseAllToAllVAlgorithm.NAME,
+            AllToAllVAlgorithm.class);
+    }
+
+    ScatterAlgorithm scatter(final int worldSize, final long bytes)
+    {
+        final ScatterAlgorithm forced = forced(Operation.SCATTER, ScatterAlgorithm.class);
+        return forced != null ? forced : automatic(Operation.SCATTER, BinomialScatterGatherAlgorithm.NAME,
+            ScatterAlgorithm.class);
+    }
+
+    GatherAlgorithm gather(final int worldSize, final long bytes)
+    {
+        final GatherAlgorithm forced = forced(Operation.GATHER, GatherAlgorithm.class);
+        return forced != null ? forced : automatic(Operation.GATHER, BinomialScatterGatherAlgorithm.NAME,
+            GatherAlgorithm.class);
     }
 
     @Override

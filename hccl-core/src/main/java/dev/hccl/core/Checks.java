@@ -6,6 +6,8 @@ import org.agrona.BufferUtil;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.Comparator;
 
 /**
  * Argument checks, run on the caller's thread before anything is queued or sent: a bad argument is an
@@ -75,6 +77,132 @@ final class Checks
                 "in native order (" + ByteOrder.nativeOrder() + "): create it with .order(ByteOrder.nativeOrder())");
         }
         return buffer.slice(buffer.position(), bytes).order(ByteOrder.nativeOrder());
+    }
+
+    /**
+     * A counts or displacements array of a V collective: one entry per rank, none negative, each fitting an int.
+     *
+     * @return the entries as ints, a copy the caller cannot change under the running operation.
+     */
+    static int[] perRank(final String name, final long[] values, final int worldSize)
+    {
+        notNull(values, name);
+        if (values.length != worldSize)
+        {
+            throw new IllegalArgumentException(name + " must have " + worldSize + " entries, one per rank, got " +
+                values.length);
+        }
+        final int[] ints = new int[worldSize];
+        for (int i = 0; i < worldSize; i++)
+        {
+            if (values[i] < 0)
+            {
+                throw new IllegalArgumentException(name + "[" + i + "] must not be negative, got " + values[i]);
+            }
+            if (values[i] > Integer.MAX_VALUE)
+            {
+                throw new IllegalArgumentException(name + "[" + i + "] " + values[i] + " is over 2 GiB elements, " +
+                    "more than a ByteBuffer holds");
+            }
+            ints[i] = (int)values[i];
+        }
+        return ints;
+    }
+
+    /**
+     * A rank's own count, given twice (as a scalar and in the counts array), must agree.
+     */
+    static void ownCount(
+        final String name, final long count, final String countsName, final int[] counts, final int rank)
+    {
+        if (count != counts[rank])
+        {
+            throw new IllegalArgumentException(name + " " + count + " must equal " + countsName + "[" + rank +
+                "] (this rank's entry), which is " + counts[rank]);
+        }
+    }
+
+    /**
+     * Checks that every non-empty block of a V collective lies in the buffer, and sets the displacement of every empty
+     * block to 0 (MPI lets it point anywhere; the algorithms never address it then).
+     *
+     * @return the bytes from the buffer's position to the end of the last block: the region the operation uses.
+     */
+    static int blocks(
+        final String name,
+        final ByteBuffer buffer,
+        final String countsName,
+        final int[] counts,
+        final String displsName,
+        final int[] displs,
+        final DataType type)
+    {
+        notNull(buffer, name);
+        long extent = 0;
+        for (int b = 0; b < counts.length; b++)
+        {
+            if (counts[b] == 0)
+            {
+                displs[b] = 0;
+                continue;
+            }
+            final long end = ((long)displs[b] + counts[b]) * type.size();
+            if (end > buffer.remaining())
+            {
+                throw new IllegalArgumentException(name + " is too small for block " + b + " (" + displsName + "[" +
+                    b + "] + " + countsName + "[" + b + "] = " + (displs[b] + (long)counts[b]) + " elements): needs " +
+                    end + " bytes from its position, has " + buffer.remaining() + " remaining (position " +
+                    buffer.position() + ", limit " + buffer.limit() + ")");
+            }
+            extent = Math.max(extent, end);
+        }
+        return (int)extent;
+    }
+
+    /**
+     * Output blocks of a V collective must not overlap: two ranks' data would land in the same bytes.
+     */
+    static void disjoint(final String displsName, final int[] counts, final int[] displs)
+    {
+        final Integer[] order = new Integer[counts.length];
+        for (int b = 0; b < order.length; b++)
+        {
+            order[b] = b;
+        }
+        Arrays.sort(order, Comparator.comparingInt(b -> displs[b]));
+        int previous = -1;
+        for (final int b : order)
+        {
+            if (counts[b] == 0)
+            {
+                continue;
+            }
+            if (previous >= 0 && displs[b] < (long)displs[previous] + counts[previous])
+            {
+                throw new IllegalArgumentException(displsName + " makes blocks overlap: block " + previous +
+                    " is elements [" + displs[previous] + ", " + ((long)displs[previous] + counts[previous]) +
+                    "), block " + b + " starts at " + displs[b]);
+            }
+            previous = b;
+        }
+    }
+
+    /**
+     * The elements of all blocks together, which must fit a ByteBuffer when packed.
+     */
+    static long total(final String countsName, final int[] counts, final DataType type)
+    {
+        long total = 0;
+        for (final int count : counts)
+        {
+            total += count;
+        }
+        if (total * type.size() > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException(countsName + " add up to " + total + " x " + type + ", over 2 GiB, " +
+                "the most a ByteBuffer holds");
+        }
+        return total;
     }
 
     static void rank(final String name, final int rank, final int worldSize)

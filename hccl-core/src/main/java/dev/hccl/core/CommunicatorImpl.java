@@ -579,6 +579,211 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return ByteBuffer.allocateDirect((int)bytes).order(ByteOrder.nativeOrder());
     }
 
+    // ---------------------------------------------------------------- V collectives, scatter, gather
+
+    @Override
+    public void allGatherV(
+        final ByteBuffer send, final long sendCount, final ByteBuffer recv, final long[] recvCounts,
+        final long[] recvDispls, final DataType type)
+    {
+        allGatherV(send, sendCount, recv, recvCounts, recvDispls, type, true).join();
+    }
+
+    @Override
+    public CommFuture allGatherVAsync(
+        final ByteBuffer send, final long sendCount, final ByteBuffer recv, final long[] recvCounts,
+        final long[] recvDispls, final DataType type)
+    {
+        return allGatherV(send, sendCount, recv, recvCounts, recvDispls, type, false);
+    }
+
+    /**
+     * In place (MPI_IN_PLACE) when {@code send} is this rank's block of {@code recv}; the algorithm reads
+     * {@code send} before it writes {@code recv}, so any other overlap is fine too. The fingerprint's count is the
+     * total of {@code recvCounts}, the same on every rank that passes the same counts.
+     */
+    private CommFuture allGatherV(
+        final ByteBuffer send, final long sendCount, final ByteBuffer recv, final long[] recvCounts,
+        final long[] recvDispls, final DataType type, final boolean blocking)
+    {
+        final int bytes = Checks.bytes("sendCount", sendCount, type, 1);
+        final int n = worldSize();
+        final int[] counts = Checks.perRank("recvCounts", recvCounts, n);
+        final int[] displs = Checks.perRank("recvDispls", recvDispls, n);
+        Checks.ownCount("sendCount", sendCount, "recvCounts", counts, rank);
+        final ByteBuffer in = Checks.region("send", send, bytes, type, false);
+        final int extent = Checks.blocks("recv", recv, "recvCounts", counts, "recvDispls", displs, type);
+        final ByteBuffer out = Checks.region("recv", recv, extent, type, true);
+        Checks.disjoint("recvDispls", counts, displs);
+        final long total = Checks.total("recvCounts", counts, type);
+        final OpDescriptor desc = new OpDescriptor(Operation.ALL_GATHER_V, type, null, OpDescriptor.NO_ROOT, total);
+        return submit(blocking, desc, ctx ->
+            algorithms.allGatherV(n, total * type.size()).allGatherV(ctx, in, out, counts, displs, type));
+    }
+
+    @Override
+    public void reduceScatterV(
+        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
+        final long recvCount, final DataType type, final ReduceOp op)
+    {
+        reduceScatterV(send, sendCounts, sendDispls, recv, recvCount, type, op, true).join();
+    }
+
+    @Override
+    public CommFuture reduceScatterVAsync(
+        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
+        final long recvCount, final DataType type, final ReduceOp op)
+    {
+        return reduceScatterV(send, sendCounts, sendDispls, recv, recvCount, type, op, false);
+    }
+
+    /**
+     * The ring reduces in scratch and writes {@code recv} last, so {@code recv} may overlap {@code send} anywhere:
+     * in place (MPI_IN_PLACE) when it is this rank's block of {@code send}. Input blocks may overlap each other. The
+     * fingerprint's count is the total of {@code sendCounts}.
+     */
+    private CommFuture reduceScatterV(
+        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
+        final long recvCount, final DataType type, final ReduceOp op, final boolean blocking)
+    {
+        final int bytes = Checks.bytes("recvCount", recvCount, type, 1);
+        Checks.reduceOp(op, type);
+        final int n = worldSize();
+        final int[] counts = Checks.perRank("sendCounts", sendCounts, n);
+        final int[] displs = Checks.perRank("sendDispls", sendDispls, n);
+        Checks.ownCount("recvCount", recvCount, "sendCounts", counts, rank);
+        final int extent = Checks.blocks("send", send, "sendCounts", counts, "sendDispls", displs, type);
+        final ByteBuffer in = Checks.region("send", send, extent, type, false);
+        final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
+        final long total = Checks.total("sendCounts", counts, type);
+        final Reducer reducer = Reducers.of(type, op);
+        final OpDescriptor desc = new OpDescriptor(Operation.REDUCE_SCATTER_V, type, op, OpDescriptor.NO_ROOT, total);
+        return submit(blocking, desc, ctx ->
+        {
+            algorithms.reduceScatterV(n, total * type.size())
+                .reduceScatterV(ctx, in, counts, displs, out, type, reducer);
+            if (op == ReduceOp.AVG)
+            {
+                Reducers.divide(out, 0, (int)recvCount, type, n);
+            }
+        });
+    }
+
+    @Override
+    public void allToAllV(
+        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
+        final long[] recvCounts, final long[] recvDispls, final DataType type)
+    {
+        allToAllV(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type, true).join();
+    }
+
+    @Override
+    public CommFuture allToAllVAsync(
+        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
+        final long[] recvCounts, final long[] recvDispls, final DataType type)
+    {
+        return allToAllV(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type, false);
+    }
+
+    /**
+     * Not in place: {@code send} overlapping {@code recv} is copied first (MPI_IN_PLACE, which takes the send layout
+     * from the receive one, is the case of the same memory with the same counts and displacements). No count is the
+     * same on every rank here, so the fingerprint's count is 0; each pair's block size is checked by the length of
+     * its messages instead.
+     */
+    private CommFuture allToAllV(
+        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
+        final long[] recvCounts, final long[] recvDispls, final DataType type, final boolean blocking)
+    {
+        Checks.notNull(type, "type");
+        final int n = worldSize();
+        final int[] sCounts = Checks.perRank("sendCounts", sendCounts, n);
+        final int[] sDispls = Checks.perRank("sendDispls", sendDispls, n);
+        final int[] rCounts = Checks.perRank("recvCounts", recvCounts, n);
+        final int[] rDispls = Checks.perRank("recvDispls", recvDispls, n);
+        Checks.ownCount("recvCounts[" + rank + "]", rCounts[rank], "sendCounts", sCounts, rank);
+        final int sendExtent = Checks.blocks("send", send, "sendCounts", sCounts, "sendDispls", sDispls, type);
+        final ByteBuffer in = Checks.region("send", send, sendExtent, type, false);
+        final int recvExtent = Checks.blocks("recv", recv, "recvCounts", rCounts, "recvDispls", rDispls, type);
+        final ByteBuffer out = Checks.region("recv", recv, recvExtent, type, true);
+        Checks.disjoint("recvDispls", rCounts, rDispls);
+        final long sent = Checks.total("sendCounts", sCounts, type);
+        final OpDescriptor desc = new OpDescriptor(Operation.ALL_TO_ALL_V, type, null, OpDescriptor.NO_ROOT, 0);
+        return submit(blocking, desc, ctx ->
+        {
+            // Blocks land in recv while send is still being read: overlapping memory needs its own copy first.
+            final ByteBuffer source = Checks.overlap(in, out) ? stage(in, sendExtent) : in;
+            algorithms.allToAllV(n, sent * type.size())
+                .allToAllV(ctx, source, sCounts, sDispls, out, rCounts, rDispls, type);
+        });
+    }
+
+    @Override
+    public void scatter(
+        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final int root)
+    {
+        scatter(send, recv, recvCount, type, root, true).join();
+    }
+
+    @Override
+    public CommFuture scatterAsync(
+        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final int root)
+    {
+        return scatter(send, recv, recvCount, type, root, false);
+    }
+
+    /**
+     * At the root, in place (MPI_IN_PLACE) when {@code recv} is its block of {@code send}; the algorithm writes
+     * {@code recv} last, so any other overlap is fine too.
+     */
+    private CommFuture scatter(
+        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final int root,
+        final boolean blocking)
+    {
+        final int bytes = Checks.bytes("recvCount", recvCount, type, 1);
+        final int n = worldSize();
+        final int sendBytes = Checks.bytes("recvCount", recvCount, type, n);
+        Checks.rank("root", root, n);
+        final ByteBuffer in = rank == root ? Checks.region("send", send, sendBytes, type, false) : null;
+        final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
+        final OpDescriptor desc = new OpDescriptor(Operation.SCATTER, type, null, root, recvCount);
+        return submit(blocking, desc, ctx ->
+            algorithms.scatter(n, sendBytes).scatter(ctx, in, out, (int)recvCount, type, root));
+    }
+
+    @Override
+    public void gather(
+        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type, final int root)
+    {
+        gather(send, recv, sendCount, type, root, true).join();
+    }
+
+    @Override
+    public CommFuture gatherAsync(
+        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type, final int root)
+    {
+        return gather(send, recv, sendCount, type, root, false);
+    }
+
+    /**
+     * At the root, in place (MPI_IN_PLACE) when {@code send} is its block of {@code recv}; the algorithm reads
+     * {@code send} before it writes {@code recv}, so any other overlap is fine too.
+     */
+    private CommFuture gather(
+        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type, final int root,
+        final boolean blocking)
+    {
+        final int bytes = Checks.bytes("sendCount", sendCount, type, 1);
+        final int n = worldSize();
+        final int recvBytes = Checks.bytes("sendCount", sendCount, type, n);
+        Checks.rank("root", root, n);
+        final ByteBuffer in = Checks.region("send", send, bytes, type, false);
+        final ByteBuffer out = rank == root ? Checks.region("recv", recv, recvBytes, type, true) : null;
+        final OpDescriptor desc = new OpDescriptor(Operation.GATHER, type, null, root, sendCount);
+        return submit(blocking, desc, ctx ->
+            algorithms.gather(n, recvBytes).gather(ctx, in, out, (int)sendCount, type, root));
+    }
+
     // ---------------------------------------------------------------- split
 
     @Override
