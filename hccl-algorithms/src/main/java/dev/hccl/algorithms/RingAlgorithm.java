@@ -88,29 +88,26 @@ public final class RingAlgorithm
             return;
         }
         final Partition chunks = new Partition(count, n, type.size(), group.segmentBytes());
-        final Request[][] reduced;
-        final Reducer late;
         if (send != recv)
         {
-            // Out of place, nothing is copied up front: each reduce-scatter receive lands in the output as it is
-            // (read straight into place by the transport), and the segment is combined with this rank's input
-            // (received op input: the same bits as input op received, every reduction being commutative, NaN
-            // payloads aside) just before it is forwarded. That is one pass over the data fewer than copying the input in first.
-            reduced = post(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, null);
-            late = reducer;
+            // Out of place, the output starts as a copy of the input, except chunk rank-1: this rank only sends it
+            // (reduce-scatter step 0, straight from the input) and then receives its final value.
+            final int sentOnly = mod(group.rank() - 1, n);
+            for (int chunk = 0; chunk < n; chunk++)
+            {
+                if (chunk != sentOnly)
+                {
+                    Copies.copy(recv, chunks.chunkOffset(chunk), send, chunks.chunkOffset(chunk),
+                        chunks.chunkElements(chunk) * type.size());
+                }
+            }
         }
-        else
-        {
-            reduced = post(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
-            late = null;
-        }
+        final Request[][] reduced = post(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
         final Request[][] gathered = post(group, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
         final Requests sends = new Requests();
-        sendSteps(group, recv, send, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends,
-            null, late, send);
+        sendSteps(group, recv, send, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
         // All-gather step 0 sends this rank's chunk as each of its segments finishes its last reduction.
-        sendSteps(group, recv, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, reduced[n - 2], gathered, sends,
-            late, null, send);
+        sendSteps(group, recv, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, reduced[n - 2], gathered, sends);
         Requests.awaitAll(group, gathered[n - 2]);
         sends.awaitAll(group);
     }
@@ -194,8 +191,7 @@ public final class RingAlgorithm
     {
         final Request[][] reduced = post(group, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
         final Requests sends = new Requests();
-        sendSteps(group, work, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends,
-            null, null, null);
+        sendSteps(group, work, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
         Requests.awaitAll(group, reduced[group.size() - 2]);
         sends.awaitAll(group);
     }
@@ -207,8 +203,7 @@ public final class RingAlgorithm
     {
         final Request[][] gathered = post(group, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
         final Requests sends = new Requests();
-        sendSteps(group, work, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, null, gathered, sends,
-            null, null, null);
+        sendSteps(group, work, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, null, gathered, sends);
         Requests.awaitAll(group, gathered[group.size() - 2]);
         sends.awaitAll(group);
     }
@@ -246,9 +241,7 @@ public final class RingAlgorithm
     /**
      * Sends every step of a phase: in step {@code s}, chunk {@code rank - s - sendShift} to the right neighbour,
      * each segment as soon as the receive that completes it has arrived ({@code gate} for step 0, when given, else
-     * the phase's own step before). Step 0 sends from {@code firstSource}, later steps from {@code work}. A segment
-     * that arrived as a plain copy in the gate ({@code gateLate}) or in the step before ({@code stepLate}) is first
-     * combined with the same bytes of {@code mine}.
+     * the phase's own step before). Step 0 sends from {@code firstSource}, later steps from {@code work}.
      */
     private static void sendSteps(
         final PeerGroup group,
@@ -259,10 +252,7 @@ public final class RingAlgorithm
         final int sendShift,
         final Request[] gate,
         final Request[][] received,
-        final Requests sends,
-        final Reducer gateLate,
-        final Reducer stepLate,
-        final ByteBuffer mine)
+        final Requests sends)
     {
         final int n = group.size();
         final int right = mod(group.rank() + 1, n);
@@ -270,17 +260,11 @@ public final class RingAlgorithm
         {
             final int chunk = mod(group.rank() - step - sendShift, n);
             final Request[] before = step == 0 ? gate : received[step - 1];
-            final Reducer late = step == 0 ? gateLate : stepLate;
             for (int k = 0, segments = chunks.segments(chunk); k < segments; k++)
             {
                 if (before != null)
                 {
                     group.await(before[k]);
-                    if (late != null)
-                    {
-                        final int offset = chunks.segmentOffset(chunk, k);
-                        late.reduce(work, offset, mine, offset, chunks.segmentBytes(chunk, k) / late.elementSize());
-                    }
                 }
                 sends.add(group.send(right, Tags.of(phase, step, k), step == 0 ? firstSource : work,
                     chunks.segmentOffset(chunk, k), chunks.segmentBytes(chunk, k)));
