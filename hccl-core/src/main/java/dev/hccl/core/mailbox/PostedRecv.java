@@ -15,9 +15,6 @@ import java.nio.ByteOrder;
  */
 final class PostedRecv implements MessageSink
 {
-    /** The longest cancel() waits for a read into the destination to end: far more than one system call takes. */
-    private static final long PLACING_WAIT_NANOS = 1_000_000_000L;
-
     private final Mailbox mailbox;
     final int from;
     final long seq;
@@ -30,8 +27,6 @@ final class PostedRecv implements MessageSink
     private final Reducer reducer;
     private int written;
     private volatile boolean cancelled;
-    /** A read into the destination is under way (guarded by this): cancel() waits for it to end. */
-    private boolean placing;
     private ByteBuffer carry;
 
     PostedRecv(
@@ -63,73 +58,9 @@ final class PostedRecv implements MessageSink
         return this.seq == seq && this.tag == tag;
     }
 
-    /**
-     * No byte may reach the destination after this returns: the operation has failed and its buffers go back to
-     * the caller. A read into the destination under way on a transport thread is waited for (one system call).
-     */
     void cancel()
     {
-        synchronized (this)
-        {
-            cancelled = true;
-            final long deadline = System.nanoTime() + PLACING_WAIT_NANOS;
-            while (placing)
-            {
-                final long left = deadline - System.nanoTime();
-                if (left <= 0)
-                {
-                    break;
-                }
-                try
-                {
-                    wait(Math.max(1, left / 1_000_000));
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-    }
-
-    /**
-     * {@inheritDoc}
-     * <p>
-     * A plain copy into a direct destination is placed; a reduction, a heap destination or a cancelled receive is
-     * not.
-     */
-    @Override
-    public ByteBuffer placement()
-    {
-        if (reducer != null || !dst.isDirect())
-        {
-            return null;
-        }
-        synchronized (this)
-        {
-            if (cancelled)
-            {
-                return null;
-            }
-            placing = true;
-        }
-        return dst.duplicate().clear().position(offset + written).limit(offset + length).slice();
-    }
-
-    @Override
-    public void placed(final int bytes)
-    {
-        synchronized (this)
-        {
-            if (!placing)
-            {
-                throw new IllegalStateException("placed(" + bytes + ") without placement()");
-            }
-            placing = false;
-            written += bytes;
-            notifyAll();
-        }
+        cancelled = true;
     }
 
     @Override

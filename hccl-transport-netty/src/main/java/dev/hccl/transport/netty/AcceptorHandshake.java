@@ -108,7 +108,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
                 transport.commId(), transport.rank(), h.rank(), transport.worldSize());
             ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_ACK, transport.rank(), ackMac))
                 .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(link, transport, ctx.channel()));
+            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(link, transport));
             transport.handshakeDone(ctx.channel());
             LOG.debug("rank {}: accepted rank {} from {}", transport.rank(), h.rank(), ctx.channel().remoteAddress());
             if (in.isReadable())

@@ -145,7 +145,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
                 ctx.close();
                 return;
             }
-            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(link, transport, ctx.channel()));
+            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(link, transport));
             transport.handshakeDone(ctx.channel());
             LOG.debug("rank {}: connected to rank {} at {}", transport.rank(), peerRank, dialer.address());
             if (in.isReadable())

@@ -8,7 +8,6 @@ import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -25,11 +24,6 @@ import java.nio.charset.StandardCharsets;
  * read buffer to the sink without an intermediate copy, so a message of any size needs no buffer of its size here.
  * One inbound buffer may hold the end of one frame and any number of further frames.
  * <p>
- * <b>Placement.</b> In the middle of a payload of at least {@link #PLACEMENT_MIN_BYTES} whose sink only copies, the
- * channel's {@link PlacingReadBuffers} asks {@link #offerPlacement()} for a view of the destination and Netty reads
- * into it; the buffer that then arrives here is that view, consumed without a copy. A read never crosses into the
- * next frame, since the view ends with the payload.
- * <p>
  * Runs on the channel's event loop only; never lets an exception escape into the pipeline.
  */
 final class FrameReceiver extends ChannelInboundHandlerAdapter
@@ -41,12 +35,6 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private static final int ABORT_PAYLOAD = 2;
     /** After GOODBYE or a failure: everything that still arrives is dropped. */
     private static final int DRAINING = 3;
-
-    /**
-     * The smallest rest of a payload read straight into its destination: below it, reading the next header along
-     * with the payload in one system call is worth more than the copy saved.
-     */
-    static final int PLACEMENT_MIN_BYTES = 64 * 1024;
 
     private static final int OPERATION_COUNT = Operation.values().length;
     private static final int DATA_TYPE_COUNT = DataType.values().length;
@@ -70,86 +58,14 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private long abortCommId;
     /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
     private OpDescriptor lastDescriptor;
-    /** A view of the destination offered for the read under way, or null. */
-    private ByteBuf offered;
-    /** That view once the read has filled part of it, until channelRead consumes it; or null. */
-    private ByteBuf placed;
 
-    FrameReceiver(final TcpLink link, final NettyTransport transport, final Channel channel)
+    FrameReceiver(final TcpLink link, final NettyTransport transport)
     {
         this.link = link;
         this.inbound = transport.inbound();
         this.rank = transport.rank();
         this.peer = link.peer();
         this.maxFrameBytes = transport.maxFrameBytes();
-        if (channel.config().getRecvByteBufAllocator() instanceof PlacingReadBuffers)
-        {
-            ((PlacingReadBuffers)channel.config().getRecvByteBufAllocator()).attach(this);
-        }
-    }
-
-    /**
-     * Called by the channel's read buffers before a read: a buffer over the rest of the current payload's
-     * destination when its sink only copies and enough is left, else null for an ordinary read buffer.
-     */
-    ByteBuf offerPlacement()
-    {
-        if (DATA_PAYLOAD != state || remaining < PLACEMENT_MIN_BYTES || null != placed)
-        {
-            return null;
-        }
-        final ByteBuffer view;
-        try
-        {
-            view = sink.placement();
-        }
-        catch (final Throwable t)
-        {
-            deliveryFailed(t);
-            return null;
-        }
-        if (null == view)
-        {
-            return null;
-        }
-        if (!view.isDirect() || view.remaining() != remaining)
-        {
-            sink.placed(0);
-            deliveryFailed(new IllegalStateException("placement of " + view.remaining() + " bytes (direct: " +
-                view.isDirect() + ") for the " + remaining + " bytes left of the message"));
-            return null;
-        }
-        // The wrapper does not own the memory; writerIndex 0, so that the read fills it from the start.
-        offered = Unpooled.wrappedBuffer(view).clear();
-        return offered;
-    }
-
-    /**
-     * Called by the channel's read buffers right after a read into the offered view.
-     *
-     * @param bytes what the read returned: the bytes placed, or 0 or less when none came.
-     */
-    void placementRead(final int bytes)
-    {
-        final ByteBuf view = offered;
-        offered = null;
-        if (null == view)
-        {
-            return;
-        }
-        try
-        {
-            sink.placed(Math.max(0, bytes));
-        }
-        catch (final Throwable t)
-        {
-            deliveryFailed(t);
-            return;
-        }
-        if (bytes > 0)
-        {
-            placed = view;
-        }
     }
 
     @Override
@@ -163,15 +79,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         final ByteBuf in = (ByteBuf)msg;
         try
         {
-            if (in == placed)
-            {
-                placed = null;
-                consumePlaced(in.readableBytes());
-            }
-            else
-            {
-                consume(ctx, in);
-            }
+            consume(ctx, in);
         }
         catch (final Throwable t)
         {
@@ -407,36 +315,17 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         remaining -= n;
         if (0 == remaining)
         {
-            finishMessage();
-        }
-    }
-
-    /** The bytes of a placed read are already in the destination: only the count moves on. */
-    private void consumePlaced(final int n)
-    {
-        if (DATA_PAYLOAD != state)
-        {
-            return; // failed meanwhile: nothing more goes to the sink
-        }
-        remaining -= n;
-        if (0 == remaining)
-        {
-            finishMessage();
-        }
-    }
-
-    private void finishMessage()
-    {
-        final MessageSink s = sink;
-        sink = null;
-        state = AWAIT_HEADER;
-        try
-        {
-            s.complete();
-        }
-        catch (final Throwable t)
-        {
-            deliveryFailed(t);
+            final MessageSink s = sink;
+            sink = null;
+            state = AWAIT_HEADER;
+            try
+            {
+                s.complete();
+            }
+            catch (final Throwable t)
+            {
+                deliveryFailed(t);
+            }
         }
     }
 

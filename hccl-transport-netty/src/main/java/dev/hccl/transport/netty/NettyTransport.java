@@ -13,6 +13,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -163,12 +164,12 @@ public final class NettyTransport implements Transport
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(ChannelOption.RCVBUF_ALLOCATOR, readBuffers())
             .childHandler(new ChannelInitializer<Channel>()
             {
                 @Override
                 protected void initChannel(final Channel ch)
                 {
-                    ch.config().setRecvByteBufAllocator(new PlacingReadBuffers());
                     trackHandshake(ch);
                     ch.pipeline().addLast(HANDSHAKE_HANDLER, new AcceptorHandshake(NettyTransport.this));
                 }
@@ -182,6 +183,16 @@ public final class NettyTransport implements Transport
         }
         this.serverChannel = bound.channel();
         this.localAddress = (InetSocketAddress)serverChannel.localAddress();
+    }
+
+    /**
+     * Read buffers that grow up to {@link #READ_BUFFER_MAX_BYTES} under load: collectives move megabytes per
+     * message, and each read costs a system call and a pass of the receive sink, so 64 KiB reads (Netty's default
+     * ceiling) cut the bandwidth.
+     */
+    private static AdaptiveRecvByteBufAllocator readBuffers()
+    {
+        return new AdaptiveRecvByteBufAllocator(READ_BUFFER_MIN_BYTES, READ_BUFFER_INITIAL_BYTES, READ_BUFFER_MAX_BYTES);
     }
 
     /**
@@ -779,6 +790,7 @@ public final class NettyTransport implements Transport
                 .channel(socketChannelClass)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, readBuffers())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
                 .handler(new ChannelInitializer<Channel>()
                 {
@@ -787,7 +799,6 @@ public final class NettyTransport implements Transport
                     {
                         // Set here, at registration, so it is in place before the connect can complete or fail.
                         current = ch;
-                        ch.config().setRecvByteBufAllocator(new PlacingReadBuffers());
                         trackHandshake(ch);
                         ch.pipeline().addLast(HANDSHAKE_HANDLER, new DialerHandshake(NettyTransport.this, Dialer.this));
                     }

@@ -51,29 +51,6 @@ class NettyTransportMessagingTest
         }
     }
 
-    @Test
-    void aLargePayloadIsReadStraightIntoASinkThatOffersItsDestination() throws Exception
-    {
-        final NettyTransport[] t = cluster.connected(in);
-        in[0].offerPlacement = true;
-        final int size = (8 << 20) + 5;
-        final byte[] bytes = randomBytes(size, 77);
-        final OpDescriptor desc = new OpDescriptor(Operation.BROADCAST, DataType.INT8, null, 1, size);
-        final ByteBuffer payload = ByteBuffer.allocateDirect(size);
-        payload.put(bytes).flip();
-        for (int k = 0; k < 3; k++)
-        {
-            Cluster.awaitOk(Cluster.send(t[1], 0, k, Tags.of(1, 0, k), desc, payload));
-        }
-        for (int k = 0; k < 3; k++)
-        {
-            final RecordingInbound.Message m = in[0].nextMessage();
-            assertArrayEquals(bytes, m.data(), "message " + k);
-            // Only a payload's first read shares a buffer with its header; the rest lands in place.
-            assertTrue(m.placedBytes() > size / 2, "placed " + m.placedBytes() + " of " + size + " bytes");
-        }
-    }
-
     @ParameterizedTest
     @ValueSource(ints = { 0, 1, 100, 1024, 1025, (1 << 20) + 3 })
     void aMessageArrivesWithExactBytesAndHeader(final int size) throws Exception

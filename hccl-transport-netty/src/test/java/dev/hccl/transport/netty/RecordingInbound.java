@@ -19,8 +19,7 @@ final class RecordingInbound implements Inbound
     static final long WAIT_SECONDS = 20;
 
     record Message(
-        int from, long commId, long seq, long tag, OpDescriptor desc, byte[] data, int writes, String thread,
-        int placedBytes)
+        int from, long commId, long seq, long tag, OpDescriptor desc, byte[] data, int writes, String thread)
     {
     }
 
@@ -37,53 +36,18 @@ final class RecordingInbound implements Inbound
     /** Anything a sink saw that it should not have. */
     final BlockingQueue<String> errors = new LinkedBlockingQueue<>();
     volatile boolean throwOnWrite;
-    /** When set, sinks offer their (direct) destination for placed reads, as a copying receive does. */
-    volatile boolean offerPlacement;
 
     @Override
     public MessageSink onMessage(
         final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc, final int length)
     {
         final String thread = Thread.currentThread().getName();
-        final boolean place = offerPlacement;
         return new MessageSink()
         {
             private final byte[] data = new byte[length];
-            private final ByteBuffer direct = place ? ByteBuffer.allocateDirect(length) : null;
             private int pos;
             private int writes;
-            private int placedBytes;
-            private boolean placing;
             private boolean completed;
-
-            @Override
-            public ByteBuffer placement()
-            {
-                if (direct == null)
-                {
-                    return null;
-                }
-                if (placing)
-                {
-                    errors.add("placement() twice without placed()");
-                }
-                placing = true;
-                return direct.duplicate().position(pos).slice();
-            }
-
-            @Override
-            public void placed(final int bytes)
-            {
-                if (!placing || bytes < 0 || pos + bytes > length)
-                {
-                    errors.add("bad placed(" + bytes + ") at " + pos + " of " + length);
-                    return;
-                }
-                placing = false;
-                direct.get(pos, data, pos, bytes);
-                pos += bytes;
-                placedBytes += bytes;
-            }
 
             @Override
             public void write(final ByteBuffer chunk)
@@ -112,7 +76,7 @@ final class RecordingInbound implements Inbound
                 }
                 completed = true;
                 events.add("msg " + fromRank + " " + seq);
-                messages.add(new Message(fromRank, commId, seq, tag, desc, data, writes, thread, placedBytes));
+                messages.add(new Message(fromRank, commId, seq, tag, desc, data, writes, thread));
             }
         };
     }
