@@ -88,22 +88,13 @@ public final class RingAlgorithm
             return;
         }
         final Partition chunks = new Partition(count, n, type.size(), group.segmentBytes());
-        if (send != recv)
-        {
-            // Out of place, the output starts as a copy of the input, except chunk rank-1: this rank only sends it
-            // (reduce-scatter step 0, straight from the input) and then receives its final value.
-            final int sentOnly = mod(group.rank() - 1, n);
-            for (int chunk = 0; chunk < n; chunk++)
-            {
-                if (chunk != sentOnly)
-                {
-                    Copies.copy(recv, chunks.chunkOffset(chunk), send, chunks.chunkOffset(chunk),
-                        chunks.chunkElements(chunk) * type.size());
-                }
-            }
-        }
-        final Request[][] reduced = post(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
-        final Request[][] gathered = post(group, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
+        // Out of place, nothing is copied up front: each reduce-scatter receive computes input op received into the
+        // output as the bytes arrive, copying each piece of the input just before reducing into it, while it is in
+        // cache. Chunk rank-1 is the only one not reduced here: this rank only sends it (reduce-scatter step 0,
+        // straight from the input) and then receives its final value.
+        final Request[][] reduced = post(group, recv, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer,
+            send != recv ? send : null);
+        final Request[][] gathered = post(group, recv, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null, null);
         final Requests sends = new Requests();
         sendSteps(group, recv, send, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
         // All-gather step 0 sends this rank's chunk as each of its segments finishes its last reduction.
@@ -189,7 +180,8 @@ public final class RingAlgorithm
     static void reduceScatterInPlace(
         final PeerGroup group, final ByteBuffer work, final Partition chunks, final Reducer reducer)
     {
-        final Request[][] reduced = post(group, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer);
+        final Request[][] reduced =
+            post(group, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_RECV_SHIFT, reducer, null);
         final Requests sends = new Requests();
         sendSteps(group, work, work, chunks, PHASE_REDUCE_SCATTER, REDUCE_SCATTER_SEND_SHIFT, null, reduced, sends);
         Requests.awaitAll(group, reduced[group.size() - 2]);
@@ -201,7 +193,7 @@ public final class RingAlgorithm
      */
     static void allGatherInPlace(final PeerGroup group, final ByteBuffer work, final Partition chunks)
     {
-        final Request[][] gathered = post(group, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null);
+        final Request[][] gathered = post(group, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_RECV_SHIFT, null, null);
         final Requests sends = new Requests();
         sendSteps(group, work, work, chunks, PHASE_ALL_GATHER, ALL_GATHER_SEND_SHIFT, null, gathered, sends);
         Requests.awaitAll(group, gathered[group.size() - 2]);
@@ -210,7 +202,9 @@ public final class RingAlgorithm
 
     /**
      * Posts every receive of a phase: in step {@code s}, chunk {@code rank - s - recvShift} from the left neighbour,
-     * reduced into {@code work} (or copied when {@code reducer} is null).
+     * reduced into {@code work} (or copied when {@code reducer} is null); with {@code input}, each receive reduces
+     * the input's bytes with the received ones into {@code work} instead ({@code work} not read): every step of the
+     * reduce-scatter targets a chunk this rank has not touched yet.
      *
      * @return the receives, by step and segment.
      */
@@ -220,7 +214,8 @@ public final class RingAlgorithm
         final Partition chunks,
         final int phase,
         final int recvShift,
-        final Reducer reducer)
+        final Reducer reducer,
+        final ByteBuffer input)
     {
         final int n = group.size();
         final int left = mod(group.rank() - 1, n);
@@ -231,8 +226,12 @@ public final class RingAlgorithm
             received[step] = new Request[chunks.segments(chunk)];
             for (int k = 0; k < received[step].length; k++)
             {
-                received[step][k] = group.recvReduce(left, Tags.of(phase, step, k), work,
-                    chunks.segmentOffset(chunk, k), chunks.segmentBytes(chunk, k), reducer);
+                final int offset = chunks.segmentOffset(chunk, k);
+                received[step][k] = input == null ?
+                    group.recvReduce(left, Tags.of(phase, step, k), work, offset, chunks.segmentBytes(chunk, k),
+                        reducer) :
+                    group.recvReduce(left, Tags.of(phase, step, k), work, offset, chunks.segmentBytes(chunk, k),
+                        reducer, input, offset);
             }
         }
         return received;

@@ -58,8 +58,17 @@ final class OpContext implements PeerGroup
     public Request recvReduce(
         final int peer, final long tag, final ByteBuffer dst, final int offset, final int length, final Reducer reducer)
     {
+        return recvReduce(peer, tag, dst, offset, length, reducer, null, 0);
+    }
+
+    @Override
+    public Request recvReduce(
+        final int peer, final long tag, final ByteBuffer dst, final int offset, final int length, final Reducer reducer,
+        final ByteBuffer left, final int leftOffset)
+    {
         final Request request = new Request(peer, false, tag);
-        comm.mailbox().post(comm.globalRank(peer), seq, tag, desc, dst, offset, length, reducer, request);
+        comm.mailbox().post(
+            comm.globalRank(peer), seq, tag, desc, dst, offset, length, reducer, left, leftOffset, request);
         return request;
     }
 

@@ -63,6 +63,31 @@ public interface PeerGroup
     Request recvReduce(int peer, long tag, ByteBuffer dst, int offset, int length, Reducer reducer);
 
     /**
+     * Starts receiving {@code length} bytes from {@code peer} and reducing them with this rank's own operand into
+     * {@code dst} ({@code dst = left op received}), as they arrive: the out-of-place form of
+     * {@link #recvReduce(int, long, ByteBuffer, int, int, Reducer)}, which spares copying {@code left} into
+     * {@code dst} beforehand (a whole pass over cold memory) by copying each piece just before it is reduced, while
+     * it is in cache. {@code dst}'s bytes are not read. This default copies first, with the same result.
+     *
+     * @param peer       the sender.
+     * @param tag        the sender's tag.
+     * @param dst        destination.
+     * @param offset     first byte of {@code dst}.
+     * @param length     bytes expected, a multiple of the element size.
+     * @param reducer    the kernel.
+     * @param left       the left operand; not changed.
+     * @param leftOffset first byte of {@code left}.
+     * @return the request.
+     */
+    default Request recvReduce(
+        final int peer, final long tag, final ByteBuffer dst, final int offset, final int length, final Reducer reducer,
+        final ByteBuffer left, final int leftOffset)
+    {
+        dst.put(offset, left, leftOffset, length);
+        return recvReduce(peer, tag, dst, offset, length, reducer);
+    }
+
+    /**
      * Waits for a request, bounded by the execution timeout.
      *
      * @param request a request of this operation.

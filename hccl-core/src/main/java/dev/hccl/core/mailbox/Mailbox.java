@@ -173,6 +173,9 @@ public final class Mailbox
      * @param offset  first byte of the destination.
      * @param length  bytes expected.
      * @param reducer the kernel, or null to copy.
+     * @param left    with a reducer, the left operand ({@code dst = left op received}), or null to reduce into
+     *                {@code dst} as it is.
+     * @param leftOffset first byte of {@code left}.
      * @param request completes when the data is in place.
      */
     public void post(
@@ -184,9 +187,12 @@ public final class Mailbox
         final int offset,
         final int length,
         final Reducer reducer,
+        final ByteBuffer left,
+        final int leftOffset,
         final Request request)
     {
-        final PostedRecv recv = new PostedRecv(this, from, seq, tag, mine, dst, offset, length, reducer, request);
+        final PostedRecv recv = new PostedRecv(
+            this, from, seq, tag, mine, dst, offset, length, reducer, left, leftOffset, request);
         Unexpected early = null;
         String problem = null;
         synchronized (this)

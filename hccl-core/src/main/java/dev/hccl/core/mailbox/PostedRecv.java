@@ -25,6 +25,9 @@ final class PostedRecv implements MessageSink
     private final int offset;
     final int length;
     private final Reducer reducer;
+    /** The left operand of an out-of-place reduction, copied into dst piece by piece just before each is reduced. */
+    private final ByteBuffer left;
+    private final int leftOffset;
     private int written;
     private volatile boolean cancelled;
     private ByteBuffer carry;
@@ -39,6 +42,8 @@ final class PostedRecv implements MessageSink
         final int offset,
         final int length,
         final Reducer reducer,
+        final ByteBuffer left,
+        final int leftOffset,
         final Request request)
     {
         this.mailbox = mailbox;
@@ -50,6 +55,8 @@ final class PostedRecv implements MessageSink
         this.offset = offset;
         this.length = length;
         this.reducer = reducer;
+        this.left = reducer == null ? null : left;
+        this.leftOffset = leftOffset;
         this.request = request;
     }
 
@@ -94,6 +101,7 @@ final class PostedRecv implements MessageSink
             available -= take;
             if (carry.position() == elementSize)
             {
+                primeLeft(elementSize);
                 reducer.reduce(dst, offset + written, carry, 0, 1);
                 written += elementSize;
                 carry.position(0);
@@ -102,6 +110,7 @@ final class PostedRecv implements MessageSink
         final int elements = available / elementSize;
         if (elements > 0)
         {
+            primeLeft(elements * elementSize);
             reducer.reduce(dst, offset + written, chunk, position, elements);
             written += elements * elementSize;
             position += elements * elementSize;
@@ -118,6 +127,15 @@ final class PostedRecv implements MessageSink
             position += available;
         }
         chunk.position(position);
+    }
+
+    /** Out of place: the next bytes of dst start as the left operand's, while they are about to be hot in cache. */
+    private void primeLeft(final int bytes)
+    {
+        if (left != null)
+        {
+            Copies.copy(dst, offset + written, left, leftOffset + written, bytes);
+        }
     }
 
     @Override
