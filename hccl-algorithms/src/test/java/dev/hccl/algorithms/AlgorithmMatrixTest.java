@@ -51,7 +51,8 @@ class AlgorithmMatrixTest
         new Entry(new BinomialTreeAlgorithm(), Operation.REDUCE),
         new Entry(new HalvingDoublingAlgorithm(), Operation.ALL_REDUCE),
         new Entry(new HalvingDoublingAlgorithm(), Operation.REDUCE_SCATTER),
-        new Entry(new HalvingDoublingAlgorithm(), Operation.ALL_GATHER));
+        new Entry(new HalvingDoublingAlgorithm(), Operation.ALL_GATHER),
+        new Entry(new DoubleBinaryTreeAlgorithm(), Operation.ALL_REDUCE));
 
     private static final int MAX_WORLD = 9;
     /** Segment size for most cases: large counts still make many segments. */
