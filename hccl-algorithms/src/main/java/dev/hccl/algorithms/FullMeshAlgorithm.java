@@ -2,6 +2,7 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
@@ -18,8 +19,11 @@ import java.nio.ByteBuffer;
  * Every rank reduces the inputs in rank order, {@code ((in0 op in1) op in2) ...}, so every rank computes the same bits
  * whatever the arrival order. The inputs land in scratch: this rank's own input is still being sent while the others
  * arrive, so nothing is reduced into the output until every transfer is done.
+ * <p>
+ * <b>Cost</b> of an all-reduce of {@code m} bytes: {@code alpha + (n-1) m beta + (n-1) m gamma} (all transfers are in
+ * flight at once, so one latency; each rank sends and receives {@code n-1} copies and reduces {@code n-1} inputs).
  */
-public final class FullMeshAlgorithm implements AllReduceAlgorithm
+public final class FullMeshAlgorithm implements AllReduceAlgorithm, CostedAlgorithm
 {
     /** The name, as HCCL_ALGO spells it. */
     public static final String NAME = "fullmesh";
@@ -90,5 +94,21 @@ public final class FullMeshAlgorithm implements AllReduceAlgorithm
         {
             reducer.reduce(recv, 0, inputs, j * bytes, count);
         }
+    }
+
+    @Override
+    public double predictSeconds(
+        final Operation operation, final int worldSize, final long bytes, final CostParameters cost)
+    {
+        if (operation != Operation.ALL_REDUCE)
+        {
+            throw new IllegalArgumentException(NAME + " does not implement " + operation.displayName());
+        }
+        if (worldSize == 1)
+        {
+            return 0;
+        }
+        final double copies = (worldSize - 1) * (double)bytes;
+        return cost.alpha() + copies * cost.beta() + copies * cost.gamma();
     }
 }
