@@ -52,6 +52,8 @@ public final class AlgorithmCatalog
         catalog.add(RingAlgorithm.NAME, new RingAlgorithm());
         catalog.add(FullMeshAlgorithm.NAME, new FullMeshAlgorithm());
         catalog.add(BinomialTreeAlgorithm.NAME, new BinomialTreeAlgorithm());
+        catalog.add(DoubleBinaryTreeAlgorithm.NAME, new DoubleBinaryTreeAlgorithm());
+        catalog.add(HalvingDoublingAlgorithm.NAME, new HalvingDoublingAlgorithm());
         catalog.add(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm());
         catalog.add(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm());
         catalog.add(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm());
@@ -132,6 +134,17 @@ public final class AlgorithmCatalog
             names.add(spelling.get(key));
         }
         return names;
+    }
+
+    /**
+     * Every algorithm of one operation.
+     *
+     * @param op the operation.
+     * @return the algorithms, in the order of {@link #namesFor(Operation)}.
+     */
+    public List<Object> algorithmsFor(final Operation op)
+    {
+        return new ArrayList<>(byOperation.getOrDefault(op, Map.of()).values());
     }
 
     /**
