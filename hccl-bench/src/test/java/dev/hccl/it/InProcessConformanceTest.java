@@ -10,14 +10,14 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
- * The conformance suite over the in-JVM transport, world sizes 1 to 8.
+ * The conformance suite over the in-JVM transport, world sizes 1 to 9.
  */
 @Timeout(900)
 class InProcessConformanceTest extends ConformanceSuite
 {
     static IntStream worldSizes()
     {
-        return IntStream.rangeClosed(1, 8);
+        return IntStream.rangeClosed(1, 9);
     }
 
     @Override
