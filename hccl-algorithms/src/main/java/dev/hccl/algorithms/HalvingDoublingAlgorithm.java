@@ -76,12 +76,8 @@ public final class HalvingDoublingAlgorithm
         final Reducer reducer)
     {
         final int bytes = count * type.size();
-        if (group.size() == 1 || count == 0)
+        if (LocalCases.allReduceDone(group, send, recv, count, bytes))
         {
-            if (send != recv)
-            {
-                Copies.copy(recv, 0, send, 0, bytes);
-            }
             return;
         }
         final Fold fold = new Fold(group.rank(), group.size());

@@ -79,12 +79,8 @@ public final class RingAlgorithm
         final Reducer reducer)
     {
         final int n = group.size();
-        if (n == 1 || count == 0)
+        if (LocalCases.allReduceDone(group, send, recv, count, count * type.size()))
         {
-            if (send != recv)
-            {
-                Copies.copy(recv, 0, send, 0, count * type.size());
-            }
             return;
         }
         final Partition chunks = new Partition(count, n, type.size(), group.segmentBytes());
