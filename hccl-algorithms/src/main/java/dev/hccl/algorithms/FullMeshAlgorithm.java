@@ -30,6 +30,18 @@ public final class FullMeshAlgorithm implements AllReduceAlgorithm, CostedAlgori
 
     private static final int PHASE_FULL_MESH = 7;
 
+    /**
+     * Whether the exchange can hold every rank's input at once: its scratch holds {@code n} copies, in one buffer.
+     *
+     * @param worldSize ranks.
+     * @param bytes     bytes of one input.
+     * @return true when {@code n * bytes} fits a {@code ByteBuffer}.
+     */
+    public static boolean fits(final int worldSize, final long bytes)
+    {
+        return (long)worldSize * bytes <= Integer.MAX_VALUE - 8;
+    }
+
     @Override
     public String name()
     {

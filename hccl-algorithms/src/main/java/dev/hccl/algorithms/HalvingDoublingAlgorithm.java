@@ -299,8 +299,10 @@ public final class HalvingDoublingAlgorithm
     {
         final int segmentBytes = group.segmentBytes();
         final Requests sends = new Requests();
-        for (int offset = from, k = 0; offset < to; offset += segmentBytes, k++)
+        for (int k = 0, segments = Partition.segmentsOf(to - from, segmentBytes); k < segments; k++)
         {
+            // k * segmentBytes < to - from, so no int here can overflow, even for a buffer near 2 GiB.
+            final int offset = from + k * segmentBytes;
             sends.add(group.send(peer, Tags.of(phase, step, k), buf, offset, Math.min(segmentBytes, to - offset)));
         }
         return sends;

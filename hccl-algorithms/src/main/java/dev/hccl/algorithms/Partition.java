@@ -80,7 +80,8 @@ final class Partition
      */
     static int segmentsOf(final int bytes, final int segmentBytes)
     {
-        return (bytes + segmentBytes - 1) / segmentBytes;
+        // In long: bytes + segmentBytes - 1 overflows an int for a buffer within a segment of 2 GiB.
+        return (int)(((long)bytes + segmentBytes - 1) / segmentBytes);
     }
 
     static int mod(final int a, final int n)

@@ -33,18 +33,36 @@ final class LocalGroups implements AutoCloseable
 
     private final int size;
     private final int segmentBytes;
+    /** Each rank's node, as {@link PeerGroup#node(int)} reports it; all 0 for one node. */
+    private final int[] nodeOfRank;
     private final Random jitter;
     private final Mailbox[] boxes;
     private final ExecutorService ranks;
     private final ScheduledExecutorService delayer;
 
     /**
+     * Ranks on one node.
+     *
      * @param size         the world size.
      * @param segmentBytes what {@link PeerGroup#segmentBytes()} answers: small values exercise pipelining.
      * @param jitterSeed   seed of the random delivery delays, or null for immediate delivery.
      */
     LocalGroups(final int size, final int segmentBytes, final Long jitterSeed)
     {
+        this(new int[size], segmentBytes, jitterSeed);
+    }
+
+    /**
+     * Ranks on several simulated nodes.
+     *
+     * @param nodeOfRank   each rank's node, numbered from 0 in order of the nodes' lowest ranks.
+     * @param segmentBytes what {@link PeerGroup#segmentBytes()} answers.
+     * @param jitterSeed   seed of the random delivery delays, or null for immediate delivery.
+     */
+    LocalGroups(final int[] nodeOfRank, final int segmentBytes, final Long jitterSeed)
+    {
+        final int size = nodeOfRank.length;
+        this.nodeOfRank = nodeOfRank.clone();
         this.size = size;
         this.segmentBytes = segmentBytes;
         this.jitter = jitterSeed == null ? null : new Random(jitterSeed);
@@ -204,6 +222,12 @@ final class LocalGroups implements AutoCloseable
         public int segmentBytes()
         {
             return segmentBytes;
+        }
+
+        @Override
+        public int node(final int peer)
+        {
+            return nodeOfRank[peer];
         }
 
         private void checkPeer(final int peer)

@@ -118,6 +118,30 @@ class FailureTest
     }
 
     @Test
+    void vCollectiveCountsThatDisagreeWithEqualTotalsAreAMismatchNotATruncation() throws Exception
+    {
+        // Each rank gives the other's block half the size the other sends, and the totals agree, so the fingerprints
+        // match and the first segment of each block has the length its receive expects: the second segment is left
+        // over, which must fail the operation rather than let it report success with half a block.
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(2, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 2, port).segmentBytes(1024).conclude()))
+            {
+                final long[] counts = rank == 0 ? new long[]{512, 256} : new long[]{256, 512};
+                final long[] displs = {0, counts[0]};
+                final int own = (int)counts[rank];
+                return assertThrows(HcclException.class, () -> comm.allGatherV(floats(own), own, floats(768), counts,
+                    displs, DataType.FP32));
+            }
+        });
+        assertTrue(errors.stream().anyMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH &&
+            e.getMessage().contains("that no receive took")), errors.toString());
+        assertTrue(errors.stream().allMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH ||
+            e.errorCode() == ErrorCode.E_REMOTE), errors.toString());
+    }
+
+    @Test
     void differentCountsAreAMismatchToo() throws Exception
     {
         final int port = TcpConformanceTest.freePort();

@@ -7,6 +7,7 @@ import dev.hccl.algorithms.BruckAllGatherAlgorithm;
 import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
 import dev.hccl.algorithms.FullMeshAlgorithm;
 import dev.hccl.algorithms.HalvingDoublingAlgorithm;
+import dev.hccl.algorithms.HierarchicalAllReduceAlgorithm;
 import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
 import dev.hccl.algorithms.PairwiseAllToAllVAlgorithm;
 import dev.hccl.algorithms.RingAlgorithm;
@@ -81,11 +82,19 @@ final class AlgorithmSelector
     AllReduceAlgorithm allReduce(final int worldSize, final long bytes)
     {
         final AllReduceAlgorithm forced = forced(Operation.ALL_REDUCE, AllReduceAlgorithm.class);
-        if (forced != null)
+        if (forced != null && (!(forced instanceof FullMeshAlgorithm) || FullMeshAlgorithm.fits(worldSize, bytes)))
         {
             return forced;
         }
+        if (forced != null)
+        {
+            LOG.warn("HCCL_ALGO forces {} for an all-reduce of {} bytes over {} ranks, more than its scratch of n " +
+                "inputs can hold; taking the automatic choice", FullMeshAlgorithm.NAME, bytes, worldSize);
+        }
+        // Across nodes, anything beyond the one-shot sizes goes through the nodes' local links first, so that the
+        // links between nodes carry each byte once per node rather than once per rank.
         final String name = bytes <= FULL_MESH_MAX_BYTES ? FullMeshAlgorithm.NAME :
+            multiNode ? HierarchicalAllReduceAlgorithm.NAME :
             halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME : RingAlgorithm.NAME;
         return automatic(Operation.ALL_REDUCE, name, AllReduceAlgorithm.class);
     }

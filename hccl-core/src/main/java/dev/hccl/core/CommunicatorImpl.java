@@ -466,7 +466,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
      */
     private int segments(final int bytes)
     {
-        return Math.max(1, (bytes + segmentBytes() - 1) / segmentBytes());
+        return Math.max(1, (int)(((long)bytes + segmentBytes() - 1) / segmentBytes()));
     }
 
     @Override
@@ -859,6 +859,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return spinNanos;
     }
 
+    /** The node of a rank of this communicator, as the topology numbers them (in order of their lowest ranks). */
+    int nodeOf(final int peer)
+    {
+        return topology.nodeOf(peer);
+    }
+
     // ---------------------------------------------------------------- execution
 
     @FunctionalInterface
@@ -959,6 +965,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
                 {
                     engine.exit();
                 }
+            }
+            final String leftover = collective ? mailbox.endOp(seq) : null;
+            if (leftover != null)
+            {
+                throw new HcclException(ErrorCode.E_MISMATCH, rank, HcclException.UNKNOWN_RANK, desc.operation(), seq,
+                    "the ranks disagree on how much " + desc + " moves: " + leftover, null);
             }
             future.complete();
         }

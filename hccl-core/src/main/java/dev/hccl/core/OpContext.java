@@ -96,6 +96,12 @@ final class OpContext implements PeerGroup
     }
 
     @Override
+    public int node(final int rank)
+    {
+        return comm.nodeOf(rank);
+    }
+
+    @Override
     public ByteBuffer scratch(final int slot, final int bytes)
     {
         return comm.scratch(slot, bytes);

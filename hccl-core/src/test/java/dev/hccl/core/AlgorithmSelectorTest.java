@@ -121,5 +121,9 @@ class AlgorithmSelectorTest
         assertEquals("tree", automatic.broadcast(2, 64 * mib).name(), "two ranks: the tree sends once");
         assertEquals("tree", automatic.reduce(4, 64 * mib).name());
         assertEquals("pairwise", automatic.allToAll(4, mib).name());
+        final AlgorithmSelector acrossNodes = forcing(null, true);
+        assertEquals("fullmesh", acrossNodes.allReduce(4, 4096).name());
+        assertEquals("hierarchical", acrossNodes.allReduce(4, 4097).name());
+        assertEquals("hierarchical", acrossNodes.allReduce(6, 64 * mib).name());
     }
 }

@@ -111,4 +111,16 @@ public interface PeerGroup
      * @return the segment size, a multiple of 8.
      */
     int segmentBytes();
+
+    /**
+     * The node a rank of this group runs on, for algorithms that keep traffic within a node where they can.
+     *
+     * @param rank a rank of this group.
+     * @return the node, numbered from 0 in order of the nodes' lowest ranks; 0 for every rank when the topology is
+     * not known.
+     */
+    default int node(final int rank)
+    {
+        return 0;
+    }
 }

@@ -163,6 +163,37 @@ public final class Mailbox
     }
 
     /**
+     * The communicator finished collective {@code seq} without an error: a message of it that no receive took means
+     * the ranks disagreed on how much to send (the counts of a V collective, say), though every receive got the
+     * length it asked for. Such messages are dropped and described.
+     *
+     * @param seq the sequence number.
+     * @return what was left, naming the sender and tag, or null when nothing was.
+     */
+    public String endOp(final long seq)
+    {
+        final StringBuilder left = new StringBuilder();
+        synchronized (this)
+        {
+            for (int g = 0; g < unexpected.length; g++)
+            {
+                for (final java.util.Iterator<Unexpected> it = unexpected[g].iterator(); it.hasNext(); )
+                {
+                    final Unexpected u = it.next();
+                    if (u.seq == seq && Tags.phase(u.tag) != Tags.P2P_PHASE)
+                    {
+                        it.remove();
+                        left.append(left.length() == 0 ? "" : "; ").append("rank ").append(u.from).append(" sent ")
+                            .append(u.length).append(" bytes with tag ").append(Tags.describe(u.tag))
+                            .append(" that no receive took");
+                    }
+                }
+            }
+        }
+        return left.length() == 0 ? null : left.toString();
+    }
+
+    /**
      * Posts a receive (called by the communicator's stream).
      *
      * @param from    the sender, in the root communicator.

@@ -185,10 +185,16 @@ final class CallerDrivenEventLoop extends AbstractScheduledEventExecutor impleme
         final var previous = ThreadExecutorMap.setCurrentExecutor(this);
         try
         {
-            if (isShuttingDown())
+            if (state.get() == ST_TERMINATED)
             {
-                return runTasks();
+                // The handler is gone: a caller that still waits sleeps as asked instead of spinning.
+                if (pollContext.maxBlockingNanos > 0)
+                {
+                    LockSupport.parkNanos(this, pollContext.maxBlockingNanos);
+                }
+                return 0;
             }
+            // Also while shutting down: a caller still driving must see its links close, not spin on an idle loop.
             return handler.run(pollContext) + runTasks();
         }
         finally
@@ -260,6 +266,8 @@ final class CallerDrivenEventLoop extends AbstractScheduledEventExecutor impleme
             runTasks();
             handler.prepareToDestroy();
             runTasks();
+            // From here execute() rejects what this drain may miss, and wakes the handler no more.
+            state.set(ST_TERMINATED);
             handler.destroy();
             while (runTasks() > 0)
             {
@@ -287,7 +295,9 @@ final class CallerDrivenEventLoop extends AbstractScheduledEventExecutor impleme
         @Override
         public boolean canBlock()
         {
-            return maxBlockingNanos > 0 && tasks.isEmpty() && !hasScheduledTasks();
+            // A caller waiting to take the loop must not find the idle driver asleep: its wake-up may have come
+            // before the handler armed it.
+            return maxBlockingNanos > 0 && tasks.isEmpty() && !hasScheduledTasks() && callersWaiting.get() == 0;
         }
 
         @Override
@@ -324,6 +334,15 @@ final class CallerDrivenEventLoop extends AbstractScheduledEventExecutor impleme
             throw new RejectedExecutionException("the event loop has terminated");
         }
         tasks.add(task);
+        if (state.get() == ST_TERMINATED)
+        {
+            // Added after the last drain began: if it is still queued, nobody will run it.
+            if (tasks.remove(task))
+            {
+                throw new RejectedExecutionException("the event loop has terminated");
+            }
+            return;
+        }
         if (!inEventLoop())
         {
             // Wakes a driver that sleeps in the kernel; one that polls sees the task on its next poll.

@@ -1,0 +1,107 @@
+package dev.hccl.algorithms;
+
+import dev.hccl.algorithms.kernel.Reducers;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.AllReduceAlgorithm;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The hierarchical all-reduce over simulated nodes: even and uneven nodes, nodes of non-consecutive ranks, one node,
+ * one rank per node; every type, reduction and placement against the reference, with the same bits on every rank.
+ */
+@Timeout(300)
+class HierarchicalAllReduceTest
+{
+    private static final int SEGMENT_BYTES = 1024;
+
+    static Stream<Arguments> layouts()
+    {
+        final List<Arguments> cases = new ArrayList<>();
+        final int[][] layouts = {
+            {0, 0, 1, 1}, {0, 0, 0, 1, 1, 1}, {0, 0, 1, 1, 2, 2, 3, 3}, {0, 1, 0, 1}, {0, 1, 2, 0, 1, 2},
+            {0, 0, 1, 1, 1}, {0, 1, 1, 1}, {0, 0, 0, 0}, {0, 1, 2}, {0, 0, 0, 1, 1, 2, 2, 2, 2}};
+        for (final int[] layout : layouts)
+        {
+            for (final String across : new String[] {RingAlgorithm.NAME, HalvingDoublingAlgorithm.NAME})
+            {
+                cases.add(Arguments.of(Arrays.toString(layout), layout, across));
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "nodes {0}, across nodes {2}")
+    @MethodSource("layouts")
+    void everyRankHoldsTheReduction(final String name, final int[] nodeOfRank, final String across) throws Exception
+    {
+        final AllReduceAlgorithm acrossNodes = across.equals(RingAlgorithm.NAME) ?
+            new RingAlgorithm() : new HalvingDoublingAlgorithm();
+        final HierarchicalAllReduceAlgorithm algorithm = new HierarchicalAllReduceAlgorithm(acrossNodes);
+        final int n = nodeOfRank.length;
+        final Random random = new Random(Arrays.hashCode(nodeOfRank) * 31L + across.hashCode());
+        try (LocalGroups groups = new LocalGroups(nodeOfRank, SEGMENT_BYTES, random.nextLong()))
+        {
+            for (final DataType type : DataType.values())
+            {
+                for (final ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN})
+                {
+                    for (final int count : new int[] {0, 1, n + 1, 1009, type == DataType.FP32 ? 30_011 : 97})
+                    {
+                        final byte[][] inputs = new byte[n][];
+                        for (int r = 0; r < n; r++)
+                        {
+                            inputs[r] = Elements.inputs(type, op, count, random, true);
+                        }
+                        final byte[] expected = Elements.reduce(type, op, inputs, 0, count);
+                        final boolean inPlace = random.nextBoolean();
+                        final List<byte[]> results = groups.run(group ->
+                        {
+                            final ByteBuffer send = direct(inputs[group.rank()]);
+                            final ByteBuffer recv = inPlace ? send :
+                                ByteBuffer.allocateDirect(count * type.size()).order(ByteOrder.nativeOrder());
+                            algorithm.allReduce(group, send, recv, count, type, Reducers.of(type, op));
+                            final byte[] out = new byte[count * type.size()];
+                            recv.get(0, out);
+                            if (!inPlace)
+                            {
+                                final byte[] in = new byte[out.length];
+                                send.get(0, in);
+                                assertArrayEquals(inputs[group.rank()], in, "the input must not change");
+                            }
+                            return out;
+                        });
+                        for (int r = 0; r < n; r++)
+                        {
+                            final int rank = r;
+                            final int at = Elements.firstDifference(type, expected, results.get(r));
+                            assertEquals(-1, at, () -> name + " " + type + " " + op + " x " + count +
+                                (inPlace ? " in place" : "") + ": rank " + rank + " differs at element " + at);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static ByteBuffer direct(final byte[] bytes)
+    {
+        final ByteBuffer b = ByteBuffer.allocateDirect(bytes.length).order(ByteOrder.nativeOrder());
+        b.put(0, bytes);
+        return b;
+    }
+}
