@@ -2,6 +2,7 @@ package dev.hccl.tools.launch;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         usageHelpAutoWidth = true,
         customSynopsis = "hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
-                + "[--grace-period SECONDS] [--no-prefix] [--] COMMAND [ARGS...]",
+                + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--] COMMAND [ARGS...]",
         description = {
             "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
                     + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
@@ -42,6 +43,11 @@ import picocli.CommandLine.Spec;
             "",
             "Everything from COMMAND on is passed to the ranks unparsed. Rank 0 reads hcclrun's stdin; "
                     + "the other ranks read end-of-file.",
+            "",
+            "With --netns each rank runs as 'ip netns exec NAME COMMAND...' (root needed), LOCAL_RANK and "
+                    + "LOCAL_WORLD_SIZE count the ranks of each namespace, and MASTER_ADDR defaults to the first "
+                    + "global IPv4 address of rank 0's namespace. tools/netns-cluster.sh makes such namespaces: "
+                    + "'hcclrun -np 4 --netns hccl-node%%d:2 ...' runs 2 nodes x 2 ranks.",
             "",
             "Example: hcclrun -np 4 bin/hccl-java dev.hccl.examples.AllReduceExample"})
 public final class HcclRun implements Callable<Integer>
@@ -56,8 +62,9 @@ public final class HcclRun implements Callable<Integer>
             description = "Number of ranks to start on this machine (>= 1).")
     private int ranks;
 
-    @Option(names = "--master-addr", paramLabel = "ADDR", defaultValue = RankEnvironment.DEFAULT_MASTER_ADDR,
-            description = "Rendezvous address given to the ranks as MASTER_ADDR (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--master-addr", paramLabel = "ADDR",
+            description = "Rendezvous address given to the ranks as MASTER_ADDR (default: "
+                    + RankEnvironment.DEFAULT_MASTER_ADDR + ", or with --netns rank 0's namespace's address).")
     private String masterAddr;
 
     @Option(names = "--master-port", paramLabel = "PORT",
@@ -71,6 +78,12 @@ public final class HcclRun implements Callable<Integer>
 
     @Option(names = "--no-prefix", description = "Do not prefix output lines with [rank].")
     private boolean noPrefix;
+
+    @Option(names = "--netns", paramLabel = "SPEC",
+            description = "Run each rank in a network namespace: NAME[,NAME...] one per rank, or PATTERN:K "
+                    + "for K consecutive ranks per namespace, PATTERN's %%d being the namespace's number "
+                    + "(hccl-node%%d:2: ranks 0-1 in hccl-node0, 2-3 in hccl-node1, ...).")
+    private String netns;
 
     @Parameters(paramLabel = "COMMAND", arity = "1..*",
             description = "The program each rank runs, and its arguments.")
@@ -130,7 +143,7 @@ public final class HcclRun implements Callable<Integer>
         {
             throw usage("-np must be at least 1, not " + ranks);
         }
-        if (masterAddr.isBlank())
+        if (masterAddr != null && masterAddr.isBlank())
         {
             throw usage("--master-addr must not be empty");
         }
@@ -143,7 +156,36 @@ public final class HcclRun implements Callable<Integer>
             throw usage("--grace-period must be between 0 and 86400 seconds, not " + gracePeriodSeconds);
         }
         Duration grace = Duration.ofNanos(Math.round(gracePeriodSeconds * 1e9));
-        LaunchPlan plan = new LaunchPlan(command, ranks, masterAddr, masterPort, grace, !noPrefix);
+        List<String> namespaces = List.of();
+        if (netns != null)
+        {
+            try
+            {
+                namespaces = NetnsPlacement.parse(netns, ranks);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw usage(e.getMessage());
+            }
+        }
+        String addr = masterAddr;
+        if (addr == null)
+        {
+            try
+            {
+                // Rank 0's loopback cannot be reached from the other namespaces; its node's address can.
+                addr = namespaces.isEmpty() ? RankEnvironment.DEFAULT_MASTER_ADDR
+                        : NetnsPlacement.addressOf(namespaces.get(0));
+            }
+            catch (final IOException e)
+            {
+                err.println("hcclrun: cannot find rank 0's address for MASTER_ADDR: " + e.getMessage()
+                        + " (is the cluster up? tools/netns-cluster.sh up --nodes N; or give --master-addr)");
+                err.flush();
+                return 1;
+            }
+        }
+        LaunchPlan plan = new LaunchPlan(command, ranks, addr, masterPort, grace, !noPrefix, namespaces);
         return new LocalJob(plan, out, err, System.getenv()).run();
     }
 

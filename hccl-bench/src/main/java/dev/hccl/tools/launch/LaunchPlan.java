@@ -13,13 +13,16 @@ import java.util.Objects;
  * @param masterPort  the rendezvous port, or {@code null} to pick a free one
  * @param gracePeriod how long a rank may take to exit after SIGTERM before it is killed
  * @param prefix      whether forwarded output lines get a {@code [rank] } prefix
+ * @param namespaces  the network namespace of each rank ({@code ranks} entries), or empty to run every
+ *                    rank in the launcher's own
  */
 record LaunchPlan(List<String> command, int ranks, String masterAddr, Integer masterPort,
-                  Duration gracePeriod, boolean prefix)
+                  Duration gracePeriod, boolean prefix, List<String> namespaces)
 {
     LaunchPlan
     {
         command = List.copyOf(command);
+        namespaces = List.copyOf(namespaces);
         Objects.requireNonNull(masterAddr, "masterAddr");
         Objects.requireNonNull(gracePeriod, "gracePeriod");
         if (command.isEmpty())
@@ -30,5 +33,66 @@ record LaunchPlan(List<String> command, int ranks, String masterAddr, Integer ma
         {
             throw new IllegalArgumentException("ranks < 1: " + ranks);
         }
+        if (!namespaces.isEmpty() && namespaces.size() != ranks)
+        {
+            throw new IllegalArgumentException(namespaces.size() + " namespaces for " + ranks + " ranks");
+        }
+    }
+
+    /**
+     * The command line that starts one rank: {@link #command()}, inside the rank's namespace if it has one.
+     *
+     * @param rank a rank, 0-based
+     * @return the program and its arguments
+     */
+    List<String> commandOf(final int rank)
+    {
+        return namespaces.isEmpty() ? command : NetnsPlacement.wrap(namespaces.get(rank), command);
+    }
+
+    /**
+     * A rank's index among the ranks that share its node: its namespace, or the launcher's machine.
+     *
+     * @param rank a rank, 0-based
+     * @return the local rank
+     */
+    int localRank(final int rank)
+    {
+        if (namespaces.isEmpty())
+        {
+            return rank;
+        }
+        int local = 0;
+        for (int r = 0; r < rank; r++)
+        {
+            if (namespaces.get(r).equals(namespaces.get(rank)))
+            {
+                local++;
+            }
+        }
+        return local;
+    }
+
+    /**
+     * How many ranks share a rank's node.
+     *
+     * @param rank a rank, 0-based
+     * @return the local world size
+     */
+    int localSize(final int rank)
+    {
+        if (namespaces.isEmpty())
+        {
+            return ranks;
+        }
+        int size = 0;
+        for (final String ns : namespaces)
+        {
+            if (ns.equals(namespaces.get(rank)))
+            {
+                size++;
+            }
+        }
+        return size;
     }
 }

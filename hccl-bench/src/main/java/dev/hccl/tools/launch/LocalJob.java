@@ -119,8 +119,9 @@ final class LocalJob
         long killAt = Long.MAX_VALUE;
         for (int rank = 0; rank < plan.ranks(); rank++)
         {
-            ProcessBuilder pb = new ProcessBuilder(plan.command());
-            RankEnvironment.apply(pb.environment(), rank, plan.ranks(), plan.masterAddr(), port, token);
+            ProcessBuilder pb = new ProcessBuilder(plan.commandOf(rank));
+            RankEnvironment.apply(pb.environment(), rank, plan.ranks(), plan.localRank(rank), plan.localSize(rank),
+                    plan.masterAddr(), port, token);
             // Like mpirun: rank 0 gets the launcher's stdin, the others end-of-file, so that
             // several ranks never compete for one terminal.
             if (rank == 0)

@@ -56,13 +56,31 @@ final class RankEnvironment
     static void apply(Map<String, String> env, int rank, int ranks, String addr, int port,
                       String jobToken)
     {
+        // One node: local and global numbering coincide.
+        apply(env, rank, ranks, rank, ranks, addr, port, jobToken);
+    }
+
+    /**
+     * Sets the variables of one rank of a job whose ranks run on several (simulated) nodes.
+     *
+     * @param env       the child's environment, modified in place
+     * @param rank      this rank, 0-based
+     * @param ranks     the number of ranks of the job
+     * @param localRank this rank's index among the ranks of its node
+     * @param localSize the number of ranks on its node
+     * @param addr      the rendezvous address
+     * @param port      the rendezvous port
+     * @param jobToken  the token shared by all ranks of this launch
+     */
+    static void apply(Map<String, String> env, int rank, int ranks, int localRank, int localSize, String addr,
+                      int port, String jobToken)
+    {
         env.put("MASTER_ADDR", addr);
         env.put("MASTER_PORT", Integer.toString(port));
         env.put("RANK", Integer.toString(rank));
         env.put("WORLD_SIZE", Integer.toString(ranks));
-        // One node: local and global numbering coincide.
-        env.put("LOCAL_RANK", Integer.toString(rank));
-        env.put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
+        env.put("LOCAL_RANK", Integer.toString(localRank));
+        env.put("LOCAL_WORLD_SIZE", Integer.toString(localSize));
         env.put("HCCL_JOB_TOKEN", jobToken);
         env.put("JDK_JAVA_OPTIONS", withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
     }

@@ -30,7 +30,11 @@ class HcclRunUsageTest
                 usageError("--grace-period must be between 0 and 86400 seconds, not -1.0",
                         "-np", "2", "--grace-period", "-1", "sh"),
                 usageError("--master-addr must not be empty", "-np", "2", "--master-addr", "", "sh"),
-                usageError("Unknown option: '--bogus'", "-np", "2", "--bogus", "sh"));
+                usageError("Unknown option: '--bogus'", "-np", "2", "--bogus", "sh"),
+                usageError("--netns lists 1 namespace(s) for 2 ranks; give one per rank, or PATTERN:K for K ranks "
+                        + "per namespace", "-np", "2", "--netns", "hccl-node0", "sh"),
+                usageError("--netns ranks per namespace must be at least 1, not 0",
+                        "-np", "2", "--netns", "hccl-node%d:0", "sh"));
     }
 
     private static Arguments usageError(String message, String... args)
@@ -61,6 +65,19 @@ class HcclRunUsageTest
         assertTrue(r.out().startsWith("Usage: hcclrun -np N [--master-addr ADDR] [--master-port PORT]"), r.out());
         assertTrue(r.out().contains("--grace-period=SECONDS"), r.out());
         assertEquals("", r.err());
+    }
+
+    @Test
+    @Timeout(30)
+    void aNamespaceWithoutAnAddressFailsBeforeAnyRankStarts()
+    {
+        // Whether ip is missing, the caller not root or the namespace absent, the lookup fails the same way.
+        Result r = launch("-np", "2", "--netns", "hccl-no-such-namespace%d:1", "sh", "-c", "echo started");
+
+        assertEquals(1, r.status(), r.err());
+        assertTrue(r.err().startsWith("hcclrun: cannot find rank 0's address for MASTER_ADDR: "), r.err());
+        assertTrue(r.err().contains("tools/netns-cluster.sh up"), r.err());
+        assertEquals("", r.out());
     }
 
     @Test

@@ -39,6 +39,21 @@ class RankEnvironmentTest
 
     @Test
     @Timeout(10)
+    void ranksOfSeveralNodesGetTheirNodesLocalNumbering()
+    {
+        Map<String, String> env = new HashMap<>();
+
+        RankEnvironment.apply(env, 3, 4, 1, 2, "10.77.0.1", 29500, "tok");
+
+        assertEquals("3", env.get("RANK"));
+        assertEquals("4", env.get("WORLD_SIZE"));
+        assertEquals("1", env.get("LOCAL_RANK"));
+        assertEquals("2", env.get("LOCAL_WORLD_SIZE"));
+        assertEquals("10.77.0.1", env.get("MASTER_ADDR"));
+    }
+
+    @Test
+    @Timeout(10)
     void ranksGetBothJvmFlagsEvenWithoutJdkJavaOptions()
     {
         Map<String, String> env = new HashMap<>();

@@ -1,0 +1,203 @@
+package dev.hccl.it;
+
+import dev.hccl.tools.check.SelfCheck;
+import dev.hccl.tools.launch.HcclRun;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Two simulated nodes of two ranks each: network namespaces made by {@code tools/netns-cluster.sh}, joined by a
+ * bridge over 1 Gbit/s links, the ranks started in them by {@code hcclrun --netns}. Needs root and iproute2; without
+ * them it fails saying so rather than skipping, since CI runs as root and a skipped proof proves nothing.
+ */
+@Timeout(300)
+class SimulatedClusterTest
+{
+    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String CLASS_PATH = System.getProperty("java.class.path");
+    private static final int NODES = 2;
+    private static final int RANKS_PER_NODE = 2;
+    private static final int RANKS = NODES * RANKS_PER_NODE;
+    private static final String SCRIPT = "tools/netns-cluster.sh";
+    private static final long SCRIPT_TIMEOUT_SECONDS = 60;
+
+    private static Path script;
+
+    @BeforeAll
+    static void bringTheClusterUp() throws Exception
+    {
+        final String missing = missingPrerequisite();
+        if (missing != null)
+        {
+            fail("SimulatedClusterTest builds network namespaces and needs root and iproute2's ip and tc on the PATH: " +
+                missing + ". Run it as root (sudo -E mvn -pl hccl-bench -am test -Dtest=SimulatedClusterTest " +
+                "-Dsurefire.failIfNoSpecifiedTests=false); CI's .ci/run installs iproute2 and runs as root.");
+        }
+        script = findScript();
+        runScript("up", "--nodes", Integer.toString(NODES), "--rate", "1gbit");
+    }
+
+    @AfterAll
+    static void bringTheClusterDown() throws Exception
+    {
+        // Also after a half-failed up: down removes whatever exists.
+        if (script != null)
+        {
+            runScript("down");
+        }
+    }
+
+    @Test
+    void everyRankSeesTwoNodesWithLocalRanksZeroAndOne()
+    {
+        final String stdout = launch(TopologyReport.class.getName());
+        final Pattern line = Pattern.compile("\\[(\\d+)] TOPOLOGY rank (\\d+) of (\\d+): nodes (\\d+), node (\\d+), " +
+            "topology local rank (\\d+), ranks on node \\[(.*)], communicator local rank (\\d+) of (\\d+)");
+        final Map<Integer, Matcher> byRank = new HashMap<>();
+        for (final String l : stdout.lines().toList())
+        {
+            final Matcher m = line.matcher(l);
+            if (m.matches())
+            {
+                assertEquals(m.group(1), m.group(2), l);
+                byRank.put(Integer.parseInt(m.group(2)), m);
+            }
+        }
+        assertEquals(RANKS, byRank.size(), "one TOPOLOGY line per rank in:\n" + stdout);
+        for (int r = 0; r < RANKS; r++)
+        {
+            final Matcher m = byRank.get(r);
+            final int node = r / RANKS_PER_NODE;
+            final String seen = "rank " + r + " saw: " + m.group();
+            assertEquals(Integer.toString(RANKS), m.group(3), seen);
+            assertEquals(Integer.toString(NODES), m.group(4), "node count, " + seen);
+            assertEquals(Integer.toString(node), m.group(5), "node of the rank, " + seen);
+            assertEquals(Integer.toString(r % RANKS_PER_NODE), m.group(6), "local rank from node identity, " + seen);
+            assertEquals(node * RANKS_PER_NODE + ", " + (node * RANKS_PER_NODE + 1), m.group(7),
+                "ranks on the node, " + seen);
+            assertEquals(Integer.toString(r % RANKS_PER_NODE), m.group(8), "communicator local rank, " + seen);
+            assertEquals(Integer.toString(RANKS_PER_NODE), m.group(9), "communicator local size, " + seen);
+        }
+    }
+
+    @Test
+    void everyCollectiveIsRightAcrossTheSimulatedNodes()
+    {
+        final String stdout = launch(SelfCheck.class.getName(), "0", "1", "7", "1000", "65537");
+        for (int r = 0; r < RANKS; r++)
+        {
+            final String prefix = "[" + r + "] rank " + r + " of " + RANKS + ": ";
+            assertTrue(stdout.lines().anyMatch(l -> l.startsWith(prefix) && l.endsWith(" passed, 0 failed")),
+                "no passing summary from rank " + r + " in:\n" + stdout);
+        }
+        assertFalse(stdout.contains("WRONG"), stdout);
+    }
+
+    /** Runs a main class as 2 nodes x 2 ranks through the launcher and returns what the ranks printed. */
+    private static String launch(final String mainClass, final String... args)
+    {
+        final List<String> command = new ArrayList<>(List.of("-np", Integer.toString(RANKS),
+            "--netns", "hccl-node%d:" + RANKS_PER_NODE, "--", JAVA, "-Xmx256m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, mainClass));
+        command.addAll(List.of(args));
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = HcclRun.run(command.toArray(new String[0]),
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        final String stdout = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, () -> "stdout:\n" + stdout + "\nstderr:\n" + err.toString(StandardCharsets.UTF_8));
+        return stdout;
+    }
+
+    /** What stops this test from running here, or {@code null} when nothing does. */
+    private static String missingPrerequisite() throws IOException
+    {
+        final Path status = Paths.get("/proc/self/status");
+        if (!Files.isReadable(status))
+        {
+            return "this is not Linux (no /proc/self/status)";
+        }
+        final String uid = Files.readAllLines(status).stream().filter(l -> l.startsWith("Uid:"))
+            .map(l -> l.split("\\s+")[2]).findFirst().orElse("?");
+        if (!uid.equals("0"))
+        {
+            return "the effective user id is " + uid + ", not 0";
+        }
+        for (final String tool : List.of("ip", "tc"))
+        {
+            if (!onPath(tool))
+            {
+                return "'" + tool + "' is not on the PATH (" + System.getenv("PATH") + "); apt-get install -y iproute2";
+            }
+        }
+        return null;
+    }
+
+    private static boolean onPath(final String tool)
+    {
+        final String path = System.getenv("PATH");
+        if (path != null)
+        {
+            for (final String dir : path.split(File.pathSeparator))
+            {
+                if (!dir.isEmpty() && Files.isExecutable(Paths.get(dir, tool)))
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The script, found from the module's directory (where Maven runs the tests) upwards. */
+    private static Path findScript()
+    {
+        for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent())
+        {
+            final Path candidate = dir.resolve(SCRIPT);
+            if (Files.isRegularFile(candidate))
+            {
+                return candidate;
+            }
+        }
+        throw new AssertionError(SCRIPT + " not found above " + Paths.get("").toAbsolutePath());
+    }
+
+    private static void runScript(final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of("bash", script.toString()));
+        command.addAll(List.of(args));
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(SCRIPT_TIMEOUT_SECONDS, TimeUnit.SECONDS))
+        {
+            p.destroyForcibly();
+            fail(String.join(" ", command) + " did not finish within " + SCRIPT_TIMEOUT_SECONDS + " s:\n" + output);
+        }
+        assertEquals(0, p.exitValue(), () -> String.join(" ", command) + " failed:\n" + output);
+    }
+}

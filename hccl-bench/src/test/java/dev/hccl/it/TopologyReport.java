@@ -1,0 +1,38 @@
+package dev.hccl.it;
+
+import dev.hccl.api.Communicator;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.Topology;
+
+/**
+ * A rank that prints the topology its communicator learnt at creation, one line, for
+ * {@link SimulatedClusterTest}: {@code TOPOLOGY rank R of N: nodes M, node K, topology local rank L,
+ * ranks on node [..], communicator local rank L2 of S2}.
+ */
+public final class TopologyReport
+{
+    private TopologyReport()
+    {
+    }
+
+    /**
+     * Joins the job described by the environment, prints the line, and leaves.
+     *
+     * @param args ignored.
+     */
+    public static void main(final String[] args)
+    {
+        try (Communicator comm = Hccl.init())
+        {
+            final Topology topology = comm.topology();
+            final int rank = comm.rank();
+            final int node = topology.nodeOf(rank);
+            System.out.println("TOPOLOGY rank " + rank + " of " + comm.worldSize() + ": nodes " +
+                topology.nodeCount() + ", node " + node + ", topology local rank " + topology.localRank(rank) +
+                ", ranks on node " + topology.ranksOnNode(node) + ", communicator local rank " + comm.localRank() +
+                " of " + comm.localSize());
+            // Nobody leaves before everyone has printed, so a late rank never finds its peers gone.
+            comm.barrier();
+        }
+    }
+}
