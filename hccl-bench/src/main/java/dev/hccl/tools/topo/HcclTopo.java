@@ -77,7 +77,8 @@ public final class HcclTopo implements Callable<Integer>
         + "degraded links.")
     private boolean probe;
 
-    @Option(names = "--probe-bytes", paramLabel = "SIZE", defaultValue = "4M", converter = HcclBench.SizeConverter.class,
+    @Option(names = "--probe-bytes", paramLabel = "SIZE", defaultValue = "4M",
+        converter = HcclBench.SizeConverter.class,
         description = "Bytes per bandwidth transfer, with an optional K, M or G (default: ${DEFAULT-VALUE}).")
     private long probeBytes;
 

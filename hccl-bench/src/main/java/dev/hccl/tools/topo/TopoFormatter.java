@@ -1,5 +1,8 @@
 package dev.hccl.tools.topo;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +22,7 @@ public final class TopoFormatter
     private static final String SELF = LinkClass.SELF.label();
     private static final String NO_ADDRESS = "-";
     private static final int GAP = 2;
+    private static final MathContext SIGNIFICANT = new MathContext(3, RoundingMode.HALF_UP);
 
     private TopoFormatter()
     {
@@ -55,13 +59,13 @@ public final class TopoFormatter
             lines.add(String.format(Locale.ROOT,
                 "Latency (us): half the median of %d 8-byte round trips, from row to column", probe.latencyIters()));
             lines.add("");
-            lines.addAll(matrix(probe.latencyUs(), v -> String.format(Locale.ROOT, "%.1f", v)));
+            lines.addAll(matrix(probe.latencyUs(), TopoFormatter::number));
             lines.add("");
             lines.add(String.format(Locale.ROOT,
                 "Bandwidth (GB/s): median of %d transfers of %d bytes, from row to column", probe.bandwidthIters(),
                 probe.bytes()));
             lines.add("");
-            lines.addAll(matrix(probe.bandwidthGBps(), v -> String.format(Locale.ROOT, "%.2f", v)));
+            lines.addAll(matrix(probe.bandwidthGBps(), TopoFormatter::number));
             lines.add("");
             lines.addAll(degraded(report));
         }
@@ -157,9 +161,9 @@ public final class TopoFormatter
         lines.add("");
         for (final DegradedLink d : report.degraded())
         {
-            lines.add(String.format(Locale.ROOT, "  %s rank %d (%s) -> rank %d (%s): %s %.2f GB/s, %s median %.2f GB/s",
-                DEGRADED, d.from(), d.fromHost(), d.to(), d.toHost(), d.linkClass().label(), d.bandwidthGBps(),
-                d.linkClass().label(), d.classMedianGBps()));
+            lines.add(String.format(Locale.ROOT, "  %s rank %d (%s) -> rank %d (%s): %s %s GB/s, %s median %s GB/s",
+                DEGRADED, d.from(), d.fromHost(), d.to(), d.toHost(), d.linkClass().label(), number(d.bandwidthGBps()),
+                d.linkClass().label(), number(d.classMedianGBps())));
         }
         return lines;
     }
@@ -193,6 +197,19 @@ public final class TopoFormatter
             lines.add(line.toString().stripTrailing());
         }
         return lines;
+    }
+
+    /**
+     * A measurement to three significant digits, never in exponent form: a slow link's 0.0023 GB/s must not print as
+     * 0.00, nor a fast one's 12345.6 us as 1.23E+4.
+     */
+    static String number(final double value)
+    {
+        if (!Double.isFinite(value))
+        {
+            return Double.toString(value);
+        }
+        return new BigDecimal(value).round(SIGNIFICANT).stripTrailingZeros().toPlainString();
     }
 
     private static String label(final int rank)

@@ -63,20 +63,20 @@ class TopoFormatterTest
             "Latency (us): half the median of 5 8-byte round trips, from row to column",
             "",
             "      R0    R1    R2",
-            "R0     X   1.3  30.5",
-            "R1   1.5     X  31.0",
+            "R0     X  1.25  30.5",
+            "R1   1.5     X    31",
             "R2  29.8  30.3     X",
             "",
             "Bandwidth (GB/s): median of 3 transfers of 4096 bytes, from row to column",
             "",
-            "       R0     R1     R2",
-            "R0      X  12.50   1.00",
-            "R1  12.25      X   0.25",
-            "R2   1.00   1.00      X",
+            "      R0    R1    R2",
+            "R0     X  12.5     1",
+            "R1  12.3     X  0.25",
+            "R2     1     1     X",
             "",
             "Degraded links (bandwidth below 0.50 of the median of their class):",
             "",
-            "  degraded: rank 1 (alpha) -> rank 2 (beta): NET 0.25 GB/s, NET median 1.00 GB/s"),
+            "  degraded: rank 1 (alpha) -> rank 2 (beta): NET 0.25 GB/s, NET median 1 GB/s"),
             lines.subList(at, lines.size()));
     }
 
@@ -91,6 +91,14 @@ class TopoFormatterTest
         assertEquals("Degraded links (bandwidth below 0.50 of the median of their class): none",
             lines.get(lines.size() - 1));
         assertTrue(lines.stream().noneMatch(l -> l.contains(TopoFormatter.DEGRADED)), String.join("\n", lines));
+    }
+
+    @Test
+    void measurementsKeepThreeSignificantDigitsWithoutExponents()
+    {
+        assertEquals(List.of("0.00235", "12300", "1230", "0", "0.1"), List.of(TopoFormatter.number(0.0023456),
+            TopoFormatter.number(12345.4), TopoFormatter.number(1234.5), TopoFormatter.number(0),
+            TopoFormatter.number(0.1)));
     }
 
     @Test
