@@ -7,7 +7,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Measures every ordered pair of ranks, one pair at a time in a fixed order (by sending rank, then receiving rank).
+ * Measures every ordered pair of ranks, one pair at a time in a fixed order (by sending rank, then receiving rank),
+ * after an untimed pass around the ring that warms up every rank's sending and answering paths.
  * Every rank takes part in every step: a barrier opens each step, so that the ranks not in the pair sit idle while it
  * is measured instead of loading the machine with another pair's traffic.
  * <p>
@@ -63,6 +64,23 @@ public final class PairProbe
         final int me = comm.rank();
         // This rank's row (the pairs it sends in): latencies, then bandwidths.
         final double[] mine = new double[2 * ranks];
+        // An untimed pass around the ring first: every rank sends and answers once before any pair is timed, so that
+        // the first pairs are not measured with the JIT still compiling (they read several times slower otherwise, and
+        // the slowest looked degraded).
+        for (int from = 0; ranks > 1 && from < ranks; from++)
+        {
+            final int to = (from + 1) % ranks;
+            comm.barrier();
+            if (me == from)
+            {
+                latencyUs(to);
+                bandwidthGBps(to);
+            }
+            else if (me == to)
+            {
+                answer(from);
+            }
+        }
         for (int from = 0; from < ranks; from++)
         {
             for (int to = 0; to < ranks; to++)
