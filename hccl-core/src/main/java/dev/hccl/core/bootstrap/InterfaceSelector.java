@@ -210,7 +210,7 @@ public final class InterfaceSelector
     /**
      * IPv4 before IPv6, a global IPv6 address before a link-local one (usable only with its scope, on one link).
      */
-    private static int addressClass(final InetAddress address)
+    static int addressClass(final InetAddress address)
     {
         if (address.isLinkLocalAddress())
         {

@@ -5,6 +5,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.Enumeration;
 import java.util.List;
 
@@ -110,8 +111,8 @@ public final class NetInterface
     }
 
     /**
-     * The name and addresses, as error messages list interfaces: {@code eth0 10.0.0.3, fe80::1}, with
-     * {@code (down)} or {@code (no address)} where that is why it cannot be used.
+     * The name and addresses, as error messages list interfaces: {@code eth0 10.0.0.3, fe80:0:0:0:0:0:0:1}, IPv4
+     * first, with {@code (down)} or {@code (no address)} where that is why it cannot be used.
      *
      * @return the description.
      */
@@ -127,9 +128,12 @@ public final class NetInterface
         {
             sb.append(" (no address)");
         }
-        for (int i = 0; i < addresses.size(); i++)
+        // In the order of preference (IPv4 first), which is easier to read than the system's.
+        final List<InetAddress> sorted = new ArrayList<>(addresses);
+        sorted.sort(Comparator.comparingInt(InterfaceSelector::addressClass));
+        for (int i = 0; i < sorted.size(); i++)
         {
-            sb.append(i == 0 ? " " : ", ").append(addresses.get(i).getHostAddress());
+            sb.append(i == 0 ? " " : ", ").append(sorted.get(i).getHostAddress());
         }
         return sb.toString();
     }
