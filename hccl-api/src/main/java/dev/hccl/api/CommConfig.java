@@ -59,9 +59,20 @@ public final class CommConfig
     public static final String ALGO_ENV = "HCCL_ALGO";
     /** Whether results must be bitwise reproducible. */
     public static final String DETERMINISTIC_ENV = "HCCL_DETERMINISTIC";
-    /** Interfaces to use: prefix list, {@code ^} excludes, {@code =} exact. */
+    /**
+     * The network interface this rank listens on and advertises, in NCCL's {@code NCCL_SOCKET_IFNAME} grammar: a
+     * comma-separated list of name prefixes ({@code eth,ib}), {@code ^} in front to exclude instead
+     * ({@code ^docker,lo}), {@code =} in front for exact names ({@code =eth0,eth1}). When it matches no interface
+     * that is up with an address, {@code Hccl.init} fails on that rank listing the interfaces. When unset, loopback
+     * and {@code docker*}, {@code br-*}, {@code virbr*}, {@code veth*} interfaces are skipped unless nothing else is
+     * up, and among several the one that routes to rank 0 wins, then IPv4 before IPv6, then the first by name. The
+     * choice and its reason are logged at INFO. {@link #IF_IP_ENV} wins over it.
+     */
     public static final String SOCKET_IFNAME_ENV = "HCCL_SOCKET_IFNAME";
-    /** The address this rank listens on and advertises. */
+    /**
+     * The address this rank listens on and advertises; it must be an address of an interface that is up, else
+     * {@code Hccl.init} fails listing the interfaces. Wins over {@link #SOCKET_IFNAME_ENV}, as in HCCL.
+     */
     public static final String IF_IP_ENV = "HCCL_IF_IP";
     /** Shared secret every connection presents; rank 0 makes one when unset. */
     public static final String JOB_TOKEN_ENV = "HCCL_JOB_TOKEN";

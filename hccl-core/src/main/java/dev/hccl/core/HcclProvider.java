@@ -7,6 +7,9 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.CommunicatorProvider;
+import dev.hccl.core.bootstrap.InterfaceChoice;
+import dev.hccl.core.bootstrap.InterfaceSelector;
+import dev.hccl.core.bootstrap.NetInterface;
 import dev.hccl.core.bootstrap.PeerInfo;
 import dev.hccl.core.bootstrap.Rendezvous;
 import dev.hccl.core.bootstrap.RootInfo;
@@ -21,12 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,6 +68,8 @@ public final class HcclProvider implements CommunicatorProvider
             // A job of one rank needs no store and no sockets: the in-JVM transport serves it.
             return initAll(1, config).get(0);
         }
+        // Before anything goes on the wire too: a bad HCCL_SOCKET_IFNAME or HCCL_IF_IP fails every rank alike.
+        final InterfaceSelector interfaces = interfaces(config, rank);
         final long deadline = System.nanoTime() + config.connectTimeout().toNanos();
         final Rendezvous rendezvous = Rendezvous.join(config, deadline);
         final Dispatcher dispatcher = new Dispatcher(config.worldSize());
@@ -76,43 +77,44 @@ public final class HcclProvider implements CommunicatorProvider
         NettyTransport transport = null;
         try
         {
-            final InetAddress bind = config.ifIp() != null ? InetAddress.getByName(config.ifIp()) : null;
+            final InterfaceChoice nic = interfaces.choose(rendezvous.routeToRoot());
+            LOG.info("rank {}: interface {}", rank, nic);
+            // Listen on the chosen address only, not the wildcard: the other ranks dial that address anyway, and an
+            // interface that was excluded (a public one, a container bridge) should not carry the port at all.
             transport = NettyTransport.bind(new NettyTransport.Context()
                 .rank(rank)
                 .worldSize(config.worldSize())
                 .jobToken(rendezvous.token())
                 .commId(rendezvous.commId())
-                .bindAddress(bind != null ? bind : new InetSocketAddress(0).getAddress())
+                .bindAddress(nic.address())
                 .maxFrameBytes(config.maxFrameBytes())
                 .ioThreads(config.ioThreads())
                 .connectTimeout(config.connectTimeout())
                 .inbound(dispatcher)
                 .conclude());
-            final String advertised = (bind != null ? bind : rendezvous.routeToRoot()).getHostAddress();
-            final PeerInfo mine = new PeerInfo(advertised, transport.localAddress().getPort(),
-                NodeIdentity.local(config.nodeId()), NodeIdentity.hostName());
+            final PeerInfo mine = new PeerInfo(nic.address().getHostAddress(), transport.localAddress().getPort(),
+                NodeIdentity.local(config.nodeId()), NodeIdentity.hostName(), nic.name());
             final PeerInfo[] peers = rendezvous.exchange(mine, deadline);
             final InetSocketAddress[] addresses = new InetSocketAddress[peers.length];
             final String[] nodeIds = new String[peers.length];
             final String[] hostNames = new String[peers.length];
+            final String[] ifNames = new String[peers.length];
+            final String[] hosts = new String[peers.length];
             for (int r = 0; r < peers.length; r++)
             {
                 addresses[r] = new InetSocketAddress(peers[r].host(), peers[r].port());
                 nodeIds[r] = peers[r].nodeId();
                 hostNames[r] = peers[r].hostName();
+                ifNames[r] = peers[r].ifName();
+                hosts[r] = peers[r].host();
             }
             transport.connect(addresses);
-            final StaticTopology topology = new StaticTopology(nodeIds, hostNames);
+            final StaticTopology topology = new StaticTopology(nodeIds, hostNames, ifNames, hosts);
             final int[] ranks = identity(config.worldSize());
             final Fabric fabric = new Fabric(transport, dispatcher, topology, null);
             final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank, ranks, topology);
             LOG.info("rank {}: communicator ready: {} over {}; topology {}", rank, comm, transport.name(), topology);
             return comm;
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new HcclException(ErrorCode.E_PARA, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
-                HcclException.NO_SEQUENCE, CommConfig.IF_IP_ENV + " '" + config.ifIp() + "' is not an address", ex);
         }
         catch (final RuntimeException ex)
         {
@@ -140,7 +142,7 @@ public final class HcclProvider implements CommunicatorProvider
         {
             throw new HcclException(ErrorCode.E_TCP_CONNECT, "cannot start the rendezvous store: " + ex, ex);
         }
-        final String host = config.ifIp() != null ? config.ifIp() : advertisedHost(config);
+        final String host = advertisedHost(config);
         final RootInfo info = new RootInfo(host, server.port(),
             config.jobToken() != null ? config.jobToken() : Rendezvous.newToken());
         info.registerStarted(server);
@@ -201,38 +203,43 @@ public final class HcclProvider implements CommunicatorProvider
     }
 
     /**
-     * The address rank 0 hands out in a root info: MASTER_ADDR when set, else this host's first up, non-loopback
-     * IPv4 address, else loopback.
+     * Applies HCCL_SOCKET_IFNAME and HCCL_IF_IP to this machine's interfaces.
+     *
+     * @throws HcclException E_PARA naming the variable and listing the interfaces when it allows none, E_UNAVAIL
+     *                       when no interface is up.
+     */
+    private static InterfaceSelector interfaces(final CommConfig config, final int rank)
+    {
+        try
+        {
+            return InterfaceSelector.of(NetInterface.local(), config.socketIfname(), config.ifIp());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new HcclException(ErrorCode.E_PARA, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
+                HcclException.NO_SEQUENCE, ex.getMessage(), ex);
+        }
+        catch (final IllegalStateException | SocketException ex)
+        {
+            throw new HcclException(ErrorCode.E_UNAVAIL, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
+                HcclException.NO_SEQUENCE, ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * The address rank 0 hands out in a root info: MASTER_ADDR when set and HCCL_IF_IP is not, else the address of
+     * the interface chosen as for the transport (there is no rank 0 to route to yet).
      */
     private static String advertisedHost(final CommConfig config)
     {
         final Map<String, String> sources = config.describe();
         final String master = sources.get(CommConfig.MASTER_ADDR_ENV);
-        if (master != null && !master.endsWith("(default)"))
+        if (config.ifIp() == null && master != null && !master.endsWith("(default)"))
         {
             return config.masterAddr();
         }
-        try
-        {
-            for (final NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces()))
-            {
-                if (!nif.isUp() || nif.isLoopback())
-                {
-                    continue;
-                }
-                for (final InetAddress address : Collections.list(nif.getInetAddresses()))
-                {
-                    if (address instanceof Inet4Address)
-                    {
-                        return address.getHostAddress();
-                    }
-                }
-            }
-        }
-        catch (final SocketException ex)
-        {
-            LOG.debug("cannot list interfaces: {}", ex.toString());
-        }
-        return InetAddress.getLoopbackAddress().getHostAddress();
+        final InterfaceChoice nic = interfaces(config, HcclException.UNKNOWN_RANK).choose(null);
+        LOG.info("root info: interface {}", nic);
+        return nic.address().getHostAddress();
     }
 }

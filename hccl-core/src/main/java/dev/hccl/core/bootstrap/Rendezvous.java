@@ -193,7 +193,7 @@ public final class Rendezvous implements AutoCloseable
     }
 
     /**
-     * The local address that routes to rank 0: what this rank advertises unless told otherwise.
+     * The local address that routes to rank 0: {@link InterfaceSelector} prefers its interface among equals.
      *
      * @return the address.
      */

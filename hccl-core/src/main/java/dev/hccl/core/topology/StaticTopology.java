@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * The topology learnt at creation from every rank's node identity. Nodes are numbered in order of their lowest rank;
- * a node's ranks need not be contiguous.
+ * a node's ranks need not be contiguous. Over TCP it also knows the interface each rank uses and its address there.
  */
 public final class StaticTopology implements Topology
 {
@@ -20,16 +20,35 @@ public final class StaticTopology implements Topology
     private final List<List<Integer>> ranksOfNode;
     private final List<String> nodeIds;
     private final List<String> hostNames;
+    private final String[] ifNameOfRank;
+    private final String[] addressOfRank;
 
     /**
-     * Builds the topology.
+     * Builds the topology, without interfaces (ranks in one JVM).
      *
      * @param nodeIdOfRank   each rank's node identity.
      * @param hostNameOfRank each rank's host name.
      */
     public StaticTopology(final String[] nodeIdOfRank, final String[] hostNameOfRank)
     {
+        this(nodeIdOfRank, hostNameOfRank, null, null);
+    }
+
+    /**
+     * Builds the topology.
+     *
+     * @param nodeIdOfRank   each rank's node identity.
+     * @param hostNameOfRank each rank's host name.
+     * @param ifNameOfRank   the interface each rank's transport listens on, or null when unknown.
+     * @param addressOfRank  each rank's address on that interface, or null when unknown.
+     */
+    public StaticTopology(
+        final String[] nodeIdOfRank, final String[] hostNameOfRank, final String[] ifNameOfRank,
+        final String[] addressOfRank)
+    {
         final int n = nodeIdOfRank.length;
+        this.ifNameOfRank = known(ifNameOfRank, n);
+        this.addressOfRank = known(addressOfRank, n);
         nodeOfRank = new int[n];
         localRankOfRank = new int[n];
         final Map<String, Integer> index = new LinkedHashMap<>();
@@ -89,12 +108,16 @@ public final class StaticTopology implements Topology
     {
         final String[] ids = new String[ranks.length];
         final String[] hosts = new String[ranks.length];
+        final String[] ifNames = new String[ranks.length];
+        final String[] addresses = new String[ranks.length];
         for (int i = 0; i < ranks.length; i++)
         {
             ids[i] = nodeIds.get(nodeOfRank[ranks[i]]);
             hosts[i] = hostNames.get(nodeOfRank[ranks[i]]);
+            ifNames[i] = ifNameOfRank[ranks[i]];
+            addresses[i] = addressOfRank[ranks[i]];
         }
-        return new StaticTopology(ids, hosts);
+        return new StaticTopology(ids, hosts, ifNames, addresses);
     }
 
     @Override
@@ -137,6 +160,43 @@ public final class StaticTopology implements Topology
     public String hostName(final int node)
     {
         return hostNames.get(node);
+    }
+
+    /**
+     * The network interface a rank's transport listens on, chosen by {@code HCCL_SOCKET_IFNAME} / {@code HCCL_IF_IP}
+     * or by default.
+     *
+     * @param rank the rank.
+     * @return the interface's name, such as {@code eth0}, or empty when the ranks run in one JVM.
+     */
+    public String interfaceName(final int rank)
+    {
+        return ifNameOfRank[rank];
+    }
+
+    /**
+     * The address a rank's transport listens on, which the other ranks dial.
+     *
+     * @param rank the rank.
+     * @return the address as a literal, or empty when the ranks run in one JVM.
+     */
+    public String address(final int rank)
+    {
+        return addressOfRank[rank];
+    }
+
+    private static String[] known(final String[] values, final int n)
+    {
+        final String[] copy = new String[n];
+        Arrays.fill(copy, "");
+        if (values != null)
+        {
+            for (int r = 0; r < n; r++)
+            {
+                copy[r] = values[r] == null ? "" : values[r];
+            }
+        }
+        return copy;
     }
 
     @Override
