@@ -142,6 +142,34 @@ class FailureTest
     }
 
     @Test
+    void ranksThatChooseAlgorithmsDifferentlyFailAtInitNotAtTheFirstCollective() throws Exception
+    {
+        // Different algorithms would wait for messages that never come until HCCL_EXEC_TIMEOUT; the rendezvous
+        // compares HCCL_ALGO and HCCL_DETERMINISTIC first (blanks and case aside).
+        final int port = TcpConformanceTest.freePort();
+        final List<Throwable> outcomes = Ranks.run(2, 60, rank ->
+        {
+            final CommConfig.Builder b = tcp(rank, 2, port).connectTimeout(Duration.ofSeconds(3));
+            try (Communicator comm = Hccl.init((rank == 1 ? b.algo("allreduce = RING") : b.algo("allreduce=ring"))
+                .deterministic(rank == 1).conclude()))
+            {
+                return null;
+            }
+            catch (final HcclException ex)
+            {
+                return ex;
+            }
+        });
+        final Throwable rank1 = outcomes.get(1);
+        assertTrue(rank1 instanceof HcclException && ((HcclException)rank1).errorCode() == ErrorCode.E_PARA &&
+            rank1.getMessage().contains("HCCL_ALGO/HCCL_DETERMINISTIC differ"), String.valueOf(rank1));
+        assertTrue(rank1.getMessage().contains("deterministic=false") &&
+            rank1.getMessage().contains("deterministic=true"), rank1.getMessage());
+        assertTrue(outcomes.get(0) instanceof HcclException, "rank 0 must not be left with a communicator of one " +
+            "rank missing: " + outcomes.get(0));
+    }
+
+    @Test
     void differentCountsAreAMismatchToo() throws Exception
     {
         final int port = TcpConformanceTest.freePort();

@@ -14,6 +14,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Brings the ranks of a job together through rank 0's store: rank 0 serves the store (started here, or adopted from
@@ -113,6 +114,7 @@ public final class Rendezvous implements AutoCloseable
                 client.set("comm_id", Long.toString(commId));
                 client.set("world_size", Integer.toString(config.worldSize()));
                 client.set("segment_size", Integer.toString(config.segmentBytes()));
+                client.set("algo", algoKey(config));
             }
             else
             {
@@ -132,6 +134,16 @@ public final class Rendezvous implements AutoCloseable
                     throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
                         CommConfig.SEGMENT_SIZE_ENV + " differs: rank 0 uses " + segmentBytes + ", this rank " +
                         config.segmentBytes() + "; every rank must cut messages the same way", null);
+                }
+                final String algo = awaitKey(client, "algo", rank, deadlineNanos);
+                if (!algo.equals(algoKey(config)))
+                {
+                    // Ranks that ran different algorithms would wait for messages that never come, until
+                    // HCCL_EXEC_TIMEOUT: say so now.
+                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                        CommConfig.ALGO_ENV + "/" + CommConfig.DETERMINISTIC_ENV + " differ: rank 0 uses '" + algo +
+                        "', this rank '" + algoKey(config) + "'; every rank must choose algorithms the same way",
+                        null);
                 }
                 if (worldSize != config.worldSize())
                 {
@@ -159,6 +171,13 @@ public final class Rendezvous implements AutoCloseable
             }
             throw ex;
         }
+    }
+
+    /** HCCL_ALGO and HCCL_DETERMINISTIC as every rank must agree on them: case and blanks do not matter. */
+    private static String algoKey(final CommConfig config)
+    {
+        final String algo = config.algo() == null ? "" : config.algo().replaceAll("\\s", "").toLowerCase(Locale.ROOT);
+        return algo + ";deterministic=" + config.deterministic();
     }
 
     private static String awaitKey(final StoreClient client, final String key, final int rank, final long deadline)
