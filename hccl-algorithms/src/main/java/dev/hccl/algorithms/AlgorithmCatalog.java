@@ -149,6 +149,25 @@ public final class AlgorithmCatalog
     }
 
     /**
+     * The name an algorithm is registered under for an operation.
+     *
+     * @param op        the operation.
+     * @param algorithm one of {@link #algorithmsFor(Operation)}.
+     * @return the name as HCCL spells it, or null when the algorithm is not registered for {@code op}.
+     */
+    public String nameOf(final Operation op, final Object algorithm)
+    {
+        for (final Map.Entry<String, Object> e : byOperation.getOrDefault(op, Map.of()).entrySet())
+        {
+            if (e.getValue() == algorithm)
+            {
+                return spelling.get(e.getKey());
+            }
+        }
+        return null;
+    }
+
+    /**
      * The algorithm of this name for an operation.
      *
      * @param op   the operation.

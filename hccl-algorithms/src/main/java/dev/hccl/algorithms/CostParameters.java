@@ -31,4 +31,17 @@ public record CostParameters(double alpha, double beta, double gamma)
                 "alpha, beta and gamma must be finite and not negative, got " + alpha + ", " + beta + ", " + gamma);
         }
     }
+
+    /**
+     * For logs: {@code "10.0 us per message, 1.20 GB/s, reduction 3.00 GB/s"}.
+     *
+     * @return the parameters in the units people quote.
+     */
+    @Override
+    public String toString()
+    {
+        return String.format(java.util.Locale.ROOT, "%.1f us per message, %.2f GB/s, reduction %.2f GB/s",
+            alpha * 1e6, beta > 0 ? 1e-9 / beta : Double.POSITIVE_INFINITY,
+            gamma > 0 ? 1e-9 / gamma : Double.POSITIVE_INFINITY);
+    }
 }

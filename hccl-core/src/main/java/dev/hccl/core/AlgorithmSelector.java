@@ -4,6 +4,8 @@ import dev.hccl.algorithms.AlgorithmCatalog;
 import dev.hccl.algorithms.BinomialScatterGatherAlgorithm;
 import dev.hccl.algorithms.BinomialTreeAlgorithm;
 import dev.hccl.algorithms.BruckAllGatherAlgorithm;
+import dev.hccl.algorithms.CostParameters;
+import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
 import dev.hccl.algorithms.FullMeshAlgorithm;
 import dev.hccl.algorithms.HalvingDoublingAlgorithm;
@@ -66,6 +68,8 @@ final class AlgorithmSelector
     private final AlgoOverride override;
     private final boolean multiNode;
     private final boolean deterministic;
+    /** The (operation, size bucket) pairs whose automatic choice DEBUG has explained. */
+    private final java.util.Set<Long> explained = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * @param override      what the user forces.
@@ -96,7 +100,7 @@ final class AlgorithmSelector
         final String name = bytes <= FULL_MESH_MAX_BYTES ? FullMeshAlgorithm.NAME :
             multiNode ? HierarchicalAllReduceAlgorithm.NAME :
             halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME : RingAlgorithm.NAME;
-        return automatic(Operation.ALL_REDUCE, name, AllReduceAlgorithm.class);
+        return automatic(Operation.ALL_REDUCE, name, AllReduceAlgorithm.class, worldSize, bytes);
     }
 
     AllGatherAlgorithm allGather(final int worldSize, final long bytes)
@@ -108,7 +112,7 @@ final class AlgorithmSelector
         }
         final String name = halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME :
             bytes <= BRUCK_MAX_BYTES ? BruckAllGatherAlgorithm.NAME : RingAlgorithm.NAME;
-        return automatic(Operation.ALL_GATHER, name, AllGatherAlgorithm.class);
+        return automatic(Operation.ALL_GATHER, name, AllGatherAlgorithm.class, worldSize, bytes);
     }
 
     ReduceScatterAlgorithm reduceScatter(final int worldSize, final long bytes)
@@ -119,7 +123,7 @@ final class AlgorithmSelector
             return forced;
         }
         final String name = halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME : RingAlgorithm.NAME;
-        return automatic(Operation.REDUCE_SCATTER, name, ReduceScatterAlgorithm.class);
+        return automatic(Operation.REDUCE_SCATTER, name, ReduceScatterAlgorithm.class, worldSize, bytes);
     }
 
     BroadcastAlgorithm broadcast(final int worldSize, final long bytes)
@@ -131,7 +135,7 @@ final class AlgorithmSelector
         }
         final String name = worldSize <= 2 || bytes < TREE_BROADCAST_MAX_BYTES ? BinomialTreeAlgorithm.NAME :
             RingAlgorithm.NAME;
-        return automatic(Operation.BROADCAST, name, BroadcastAlgorithm.class);
+        return automatic(Operation.BROADCAST, name, BroadcastAlgorithm.class, worldSize, bytes);
     }
 
     /** Halving-doubling's fold doubles the traffic of the ranks beyond a power of two; at two ranks it is the ring. */
@@ -143,21 +147,22 @@ final class AlgorithmSelector
     ReduceAlgorithm reduce(final int worldSize, final long bytes)
     {
         final ReduceAlgorithm forced = forced(Operation.REDUCE, ReduceAlgorithm.class);
-        return forced != null ? forced : automatic(Operation.REDUCE, BinomialTreeAlgorithm.NAME, ReduceAlgorithm.class);
+        return forced != null ? forced :
+            automatic(Operation.REDUCE, BinomialTreeAlgorithm.NAME, ReduceAlgorithm.class, worldSize, bytes);
     }
 
     AllToAllAlgorithm allToAll(final int worldSize, final long bytes)
     {
         final AllToAllAlgorithm forced = forced(Operation.ALL_TO_ALL, AllToAllAlgorithm.class);
         return forced != null ? forced :
-            automatic(Operation.ALL_TO_ALL, PairwiseAllToAllAlgorithm.NAME, AllToAllAlgorithm.class);
+            automatic(Operation.ALL_TO_ALL, PairwiseAllToAllAlgorithm.NAME, AllToAllAlgorithm.class, worldSize, bytes);
     }
 
-    BarrierAlgorithm barrier()
+    BarrierAlgorithm barrier(final int worldSize)
     {
         final BarrierAlgorithm forced = forced(Operation.BARRIER, BarrierAlgorithm.class);
         return forced != null ? forced :
-            automatic(Operation.BARRIER, DisseminationBarrierAlgorithm.NAME, BarrierAlgorithm.class);
+            automatic(Operation.BARRIER, DisseminationBarrierAlgorithm.NAME, BarrierAlgorithm.class, worldSize, 0);
     }
 
     // The V collectives, scatter and gather have one algorithm each so far: HCCL_ALGO can name it, nothing to choose.
@@ -166,41 +171,42 @@ final class AlgorithmSelector
     {
         final AllGatherVAlgorithm forced = forced(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class);
         return forced != null ? forced : automatic(Operation.ALL_GATHER_V, RingVAlgorithm.NAME,
-            AllGatherVAlgorithm.class);
+            AllGatherVAlgorithm.class, worldSize, bytes);
     }
 
     ReduceScatterVAlgorithm reduceScatterV(final int worldSize, final long bytes)
     {
         final ReduceScatterVAlgorithm forced = forced(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class);
         return forced != null ? forced : automatic(Operation.REDUCE_SCATTER_V, RingVAlgorithm.NAME,
-            ReduceScatterVAlgorithm.class);
+            ReduceScatterVAlgorithm.class, worldSize, bytes);
     }
 
     AllToAllVAlgorithm allToAllV(final int worldSize, final long bytes)
     {
         final AllToAllVAlgorithm forced = forced(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class);
         return forced != null ? forced : automatic(Operation.ALL_TO_ALL_V, PairwiseAllToAllVAlgorithm.NAME,
-            AllToAllVAlgorithm.class);
+            AllToAllVAlgorithm.class, worldSize, bytes);
     }
 
     ScatterAlgorithm scatter(final int worldSize, final long bytes)
     {
         final ScatterAlgorithm forced = forced(Operation.SCATTER, ScatterAlgorithm.class);
         return forced != null ? forced : automatic(Operation.SCATTER, BinomialScatterGatherAlgorithm.NAME,
-            ScatterAlgorithm.class);
+            ScatterAlgorithm.class, worldSize, bytes);
     }
 
     GatherAlgorithm gather(final int worldSize, final long bytes)
     {
         final GatherAlgorithm forced = forced(Operation.GATHER, GatherAlgorithm.class);
         return forced != null ? forced : automatic(Operation.GATHER, BinomialScatterGatherAlgorithm.NAME,
-            GatherAlgorithm.class);
+            GatherAlgorithm.class, worldSize, bytes);
     }
 
     @Override
     public String toString()
     {
-        return "algorithms " + override + (multiNode ? " (level1 decides: several nodes)" : " (level0 decides: one node)") +
+        return "algorithms " + override +
+            (multiNode ? " (level1 decides: several nodes)" : " (level0 decides: one node)") +
             (deterministic ? ", deterministic" : "");
     }
 
@@ -219,13 +225,43 @@ final class AlgorithmSelector
         }
         if (LOG.isDebugEnabled())
         {
-            LOG.debug("{}: {} (forced by HCCL_ALGO)", op.displayName(), name);
+            LOG.debug("{}: {}, forced by HCCL_ALGO", op.displayName(), name);
         }
         return algorithm;
     }
 
-    private static <T> T automatic(final Operation op, final String name, final Class<T> role)
+    private <T> T automatic(
+        final Operation op, final String name, final Class<T> role, final int worldSize, final long bytes)
     {
-        return CATALOG.find(op, name, role);
+        final T algorithm = CATALOG.find(op, name, role);
+        // Once per operation and power-of-two size, so that DEBUG tells why without a line per call.
+        if (LOG.isDebugEnabled() && explained.add(op.ordinal() * 64L + (63 - Long.numberOfLeadingZeros(bytes))))
+        {
+            LOG.debug("{} of {} bytes over {} ranks: {}, by the size thresholds; {}", op.displayName(), bytes,
+                worldSize, name, explain(op, worldSize, bytes));
+        }
+        return algorithm;
+    }
+
+    /**
+     * What each algorithm of an operation would cost by its alpha-beta-gamma formula with the loopback parameters,
+     * for the DEBUG account of a choice: {@code "predicted: ring 123.4 us, H-D_R 98.7 us"}.
+     */
+    static String explain(final Operation op, final int worldSize, final long bytes)
+    {
+        final StringBuilder sb = new StringBuilder("predicted with ").append(CostParameters.LOOPBACK_TCP).append(':');
+        String separator = " ";
+        for (final Object algorithm : CATALOG.algorithmsFor(op))
+        {
+            if (algorithm instanceof CostedAlgorithm)
+            {
+                final double seconds = ((CostedAlgorithm)algorithm).predictSeconds(op, Math.max(1, worldSize),
+                    Math.max(0, bytes), CostParameters.LOOPBACK_TCP);
+                sb.append(separator).append(CATALOG.nameOf(op, algorithm))
+                    .append(String.format(java.util.Locale.ROOT, " %.1f us", seconds * 1e6));
+                separator = ", ";
+            }
+        }
+        return sb.toString();
     }
 }

@@ -484,7 +484,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private CommFuture barrier(final boolean blocking)
     {
         return submit(blocking, new OpDescriptor(Operation.BARRIER, null, null, OpDescriptor.NO_ROOT, 0),
-            ctx -> algorithms.barrier().barrier(ctx));
+            ctx -> algorithms.barrier(worldSize()).barrier(ctx));
     }
 
     // ---------------------------------------------------------------- array conveniences

@@ -43,7 +43,7 @@ class AlgorithmSelectorTest
             case BROADCAST -> selector.broadcast(4, bytes);
             case REDUCE -> selector.reduce(4, bytes);
             case ALL_TO_ALL -> selector.allToAll(4, bytes);
-            case BARRIER -> selector.barrier();
+            case BARRIER -> selector.barrier(4);
             default -> throw new IllegalArgumentException(op.toString());
         };
     }
@@ -125,5 +125,16 @@ class AlgorithmSelectorTest
         assertEquals("fullmesh", acrossNodes.allReduce(4, 4096).name());
         assertEquals("hierarchical", acrossNodes.allReduce(4, 4097).name());
         assertEquals("hierarchical", acrossNodes.allReduce(6, 64 * mib).name());
+    }
+
+    @Test
+    void theDebugAccountOfAChoiceGivesEveryCostedCandidatesPrediction()
+    {
+        final String text = AlgorithmSelector.explain(Operation.ALL_REDUCE, 4, 1 << 20);
+        for (final String name : CATALOG.namesFor(Operation.ALL_REDUCE))
+        {
+            assertEquals(true, text.contains(name + " "), name + " missing from: " + text);
+        }
+        assertEquals(true, text.matches(".*ring \\d+\\.\\d us.*"), text);
     }
 }
