@@ -153,6 +153,7 @@ class FailureTest
             try (Communicator comm = Hccl.init((rank == 1 ? b.algo("allreduce = RING") : b.algo("allreduce=ring"))
                 .deterministic(rank == 1).conclude()))
             {
+                comm.barrier(); // only if init wrongly succeeded: the assertions below then fail
                 return null;
             }
             catch (final HcclException ex)

@@ -310,7 +310,7 @@ final class CallerDrivenEventLoop extends AbstractScheduledEventExecutor impleme
         @Override
         public long deadlineNanos()
         {
-            final long now = getCurrentTimeNanos();
+            final long now = ticker().nanoTime();
             final long next = nextScheduledTaskDeadlineNanos();
             final long wait = Math.max(0, maxBlockingNanos);
             return (next == -1 || next - now > wait) ? now + wait : next;
