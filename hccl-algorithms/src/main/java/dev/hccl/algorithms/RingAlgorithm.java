@@ -69,15 +69,23 @@ public final class RingAlgorithm
         return NAME;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The ring runs through each node's ranks in turn (ranks ordered by node, then rank), so that it crosses between
+     * nodes once per node whatever the rank numbering: with nodes {@code [0, 1, 0, 1]} the ring {@code 0 2 1 3}
+     * crosses twice where {@code 0 1 2 3} would cross four times. The result is the same on every rank either way.
+     */
     @Override
     public void allReduce(
-        final PeerGroup group,
+        final PeerGroup whole,
         final ByteBuffer send,
         final ByteBuffer recv,
         final int count,
         final DataType type,
         final Reducer reducer)
     {
+        final PeerGroup group = SubGroup.byNode(whole);
         final int n = group.size();
         if (LocalCases.allReduceDone(group, send, recv, count, count * type.size()))
         {

@@ -41,6 +41,40 @@ final class SubGroup implements PeerGroup
         this.rank = mine;
     }
 
+    /**
+     * The group with its ranks ordered by node, then by rank, so that a ring through it visits each node's ranks
+     * one after another; the group itself when its ranks already come so.
+     *
+     * @param group the whole group.
+     * @return a view in node order, or {@code group}.
+     */
+    static PeerGroup byNode(final PeerGroup group)
+    {
+        final int n = group.size();
+        boolean ordered = true;
+        for (int r = 1; r < n && ordered; r++)
+        {
+            ordered = group.node(r) >= group.node(r - 1);
+        }
+        if (ordered)
+        {
+            return group;
+        }
+        final Integer[] members = new Integer[n];
+        for (int r = 0; r < n; r++)
+        {
+            members[r] = r;
+        }
+        java.util.Arrays.sort(members, (a, b) -> group.node(a) != group.node(b) ?
+            Integer.compare(group.node(a), group.node(b)) : Integer.compare(a, b));
+        final int[] order = new int[n];
+        for (int i = 0; i < n; i++)
+        {
+            order[i] = members[i];
+        }
+        return new SubGroup(group, order);
+    }
+
     @Override
     public int rank()
     {

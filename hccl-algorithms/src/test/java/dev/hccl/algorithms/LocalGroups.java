@@ -36,6 +36,8 @@ final class LocalGroups implements AutoCloseable
     /** Each rank's node, as {@link PeerGroup#node(int)} reports it; all 0 for one node. */
     private final int[] nodeOfRank;
     private final Random jitter;
+    /** Messages sent between ranks of different nodes, over every run. */
+    private final AtomicInteger crossNode = new AtomicInteger();
     private final Mailbox[] boxes;
     private final ExecutorService ranks;
     private final ScheduledExecutorService delayer;
@@ -121,6 +123,12 @@ final class LocalGroups implements AutoCloseable
         return results;
     }
 
+    /** Messages sent so far between ranks of different nodes. */
+    int crossNodeMessages()
+    {
+        return crossNode.get();
+    }
+
     @Override
     public void close()
     {
@@ -173,6 +181,10 @@ final class LocalGroups implements AutoCloseable
             final byte[] copy = new byte[length];
             src.get(offset, copy, 0, length);
             final Request request = new Request(peer, true, tag);
+            if (nodeOfRank[rank] != nodeOfRank[peer])
+            {
+                crossNode.incrementAndGet();
+            }
             deliver(rank, peer, tag, copy);
             request.complete();
             return request;
