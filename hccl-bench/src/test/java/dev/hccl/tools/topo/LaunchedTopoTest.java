@@ -1,5 +1,6 @@
 package dev.hccl.tools.topo;
 
+import dev.hccl.tools.ScriptCheckout;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hccl.tools.launch.HcclRun;
@@ -8,18 +9,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -36,7 +33,6 @@ class LaunchedTopoTest
 {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final String CLASS_PATH = System.getProperty("java.class.path");
-    private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
 
     @TempDir
     Path tmp;
@@ -76,48 +72,10 @@ class LaunchedTopoTest
     @Test
     void theScriptIsFoundByNameThroughHcclrun() throws Exception
     {
-        // A scratch checkout: the real scripts, a stub jar, and a `java` that runs the real JVM on the test class
-        // path instead of the stub (so no package phase is needed).
-        final Path root = Files.createDirectories(tmp.resolve("repo")).toRealPath();
-        final Path bin = Files.createDirectories(root.resolve("bin"));
-        for (final String script : List.of("hcclrun", "hccl-topo"))
-        {
-            Files.copy(REPO.resolve("bin").resolve(script), bin.resolve(script));
-            Files.setPosixFilePermissions(bin.resolve(script), PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
-        final Path jar = root.resolve("hccl-bench/target/hccl-bench-all.jar");
-        Files.createDirectories(jar.getParent());
-        Files.write(jar, new byte[]{'P', 'K'});
-        final Path fakeBin = Files.createDirectories(tmp.resolve("fakebin"));
-        final Path java = fakeBin.resolve("java");
-        Files.writeString(java, String.join("\n",
-            "#!/usr/bin/env bash",
-            "args=()",
-            "while [ $# -gt 0 ]; do",
-            "  if [ \"$1\" = -cp ]; then shift 2; continue; fi",
-            "  args+=(\"$1\"); shift",
-            "done",
-            "exec \"$REAL_JAVA\" -cp \"$TEST_CLASS_PATH\" \"${args[@]}\"",
-            ""));
-        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
-
-        final ProcessBuilder pb = new ProcessBuilder(bin.resolve("hcclrun").toString(), "-np", "2", "hccl-topo");
-        // Without bin/ on this PATH: the launcher must find hccl-topo through the PATH that hcclrun exports.
-        pb.environment().put("PATH", fakeBin + File.pathSeparator + System.getenv("PATH"));
-        pb.environment().put("REAL_JAVA", JAVA);
-        pb.environment().put("TEST_CLASS_PATH", CLASS_PATH);
-        pb.environment().remove("HCCL_LAUNCHER_JAVA_OPTS");
-        pb.environment().remove("CLASSPATH");
-        final Path stdout = tmp.resolve("out.txt");
-        final Path stderr = tmp.resolve("err.txt");
-        pb.redirectOutput(stdout.toFile()).redirectError(stderr.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        final Process p = pb.start();
-        assertTrue(p.waitFor(100, TimeUnit.SECONDS), "hcclrun did not finish");
-
-        final String text = Files.readString(stdout, StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), () -> text + "\nstderr:\n" + read(stderr));
-        final List<String> lines = fromRankZero(text);
+        // The real scripts, as a user runs them: the launcher must find hccl-topo through the PATH it exports.
+        final ScriptCheckout.Run run = ScriptCheckout.hcclrun(tmp, "hccl-topo", "-np", "2", "hccl-topo");
+        assertEquals(0, run.status(), () -> run.stdout() + "\nstderr:\n" + run.stderr());
+        final List<String> lines = fromRankZero(run.stdout());
         assertEquals("hccl-topo: 2 ranks on 1 node", lines.get(0));
         assertOneNodeMatrix(lines, 2);
     }
@@ -147,18 +105,6 @@ class LaunchedTopoTest
             {
                 assertEquals(from == to ? "X" : "LOC", cells[1 + to], lines.get(head + 1 + from));
             }
-        }
-    }
-
-    private static String read(final Path file)
-    {
-        try
-        {
-            return Files.readString(file, StandardCharsets.UTF_8);
-        }
-        catch (final IOException ex)
-        {
-            return ex.toString();
         }
     }
 }

@@ -1,0 +1,107 @@
+package dev.hccl.tools;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Test support: runs the project's real launcher scripts as a user would ({@code bin/hcclrun -np 2 hccl-bench ...}),
+ * from a scratch checkout holding the scripts, a stub jar, and a {@code java} that runs the real JVM on the test class
+ * path instead of the stub, so that no package phase is needed. The scratch {@code bin/} is not on the PATH: the
+ * launcher must find the tool through the PATH it exports.
+ */
+public final class ScriptCheckout
+{
+    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String CLASS_PATH = System.getProperty("java.class.path");
+    private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
+    private static final long WAIT_SECONDS = 100;
+
+    private ScriptCheckout()
+    {
+    }
+
+    /**
+     * What a run printed.
+     *
+     * @param status the launcher's exit status.
+     * @param stdout its standard output.
+     * @param stderr its standard error.
+     */
+    public record Run(int status, String stdout, String stderr)
+    {
+    }
+
+    /**
+     * Runs {@code bin/hcclrun} with the given arguments from a scratch checkout under {@code tmp}.
+     *
+     * @param tmp         a fresh directory.
+     * @param tool        the script besides {@code hcclrun} to copy, such as {@code hccl-bench}.
+     * @param hcclrunArgs the launcher's arguments.
+     * @return what it printed.
+     * @throws Exception when the scratch checkout cannot be made or the run does not finish.
+     */
+    public static Run hcclrun(final Path tmp, final String tool, final String... hcclrunArgs) throws Exception
+    {
+        final Path root = Files.createDirectories(tmp.resolve("repo")).toRealPath();
+        final Path bin = Files.createDirectories(root.resolve("bin"));
+        for (final String script : List.of("hcclrun", tool))
+        {
+            Files.copy(REPO.resolve("bin").resolve(script), bin.resolve(script));
+            Files.setPosixFilePermissions(bin.resolve(script), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        final Path jar = root.resolve("hccl-bench/target/hccl-bench-all.jar");
+        Files.createDirectories(jar.getParent());
+        Files.write(jar, new byte[]{'P', 'K'});
+        final Path fakeBin = Files.createDirectories(tmp.resolve("fakebin"));
+        final Path java = fakeBin.resolve("java");
+        Files.writeString(java, String.join("\n",
+            "#!/usr/bin/env bash",
+            "args=()",
+            "while [ $# -gt 0 ]; do",
+            "  if [ \"$1\" = -cp ]; then shift 2; continue; fi",
+            "  args+=(\"$1\"); shift",
+            "done",
+            "exec \"$REAL_JAVA\" -cp \"$TEST_CLASS_PATH\" \"${args[@]}\"",
+            ""));
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        final List<String> command = new ArrayList<>();
+        command.add(bin.resolve("hcclrun").toString());
+        command.addAll(List.of(hcclrunArgs));
+        final ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("PATH", fakeBin + File.pathSeparator + System.getenv("PATH"));
+        pb.environment().put("REAL_JAVA", JAVA);
+        pb.environment().put("TEST_CLASS_PATH", CLASS_PATH);
+        pb.environment().remove("HCCL_LAUNCHER_JAVA_OPTS");
+        pb.environment().remove("CLASSPATH");
+        final Path stdout = tmp.resolve("out.txt");
+        final Path stderr = tmp.resolve("err.txt");
+        pb.redirectOutput(stdout.toFile()).redirectError(stderr.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        final Process p = pb.start();
+        assertTrue(p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "hcclrun did not finish within " + WAIT_SECONDS + " s");
+        return new Run(p.exitValue(), read(stdout), read(stderr));
+    }
+
+    private static String read(final Path file)
+    {
+        try
+        {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        }
+        catch (final IOException ex)
+        {
+            return ex.toString();
+        }
+    }
+}
