@@ -33,6 +33,22 @@ public record CostParameters(double alpha, double beta, double gamma)
     }
 
     /**
+     * The parameters of this link when {@code flows} transfers share it at once, each at {@code 1/flows} of its
+     * bandwidth: the ranks of one node sending through the node's one network link.
+     *
+     * @param flows transfers at once, at least 1.
+     * @return the parameters each transfer sees.
+     */
+    public CostParameters sharedBy(final int flows)
+    {
+        if (flows < 1)
+        {
+            throw new IllegalArgumentException("flows must be at least 1, got " + flows);
+        }
+        return flows == 1 ? this : new CostParameters(alpha, beta * flows, gamma);
+    }
+
+    /**
      * For logs: {@code "10.0 us per message, 1.20 GB/s, reduction 3.00 GB/s"}.
      *
      * @return the parameters in the units people quote.

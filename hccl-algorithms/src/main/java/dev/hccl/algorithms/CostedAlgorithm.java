@@ -20,4 +20,26 @@ public interface CostedAlgorithm
      * @throws IllegalArgumentException when this algorithm does not implement {@code operation}.
      */
     double predictSeconds(Operation operation, int worldSize, long bytes, CostParameters cost);
+
+    /**
+     * The predicted time of one operation on a layout of nodes, with a link class for each level.
+     * <p>
+     * On one node, the local links' time. Across nodes, unless the algorithm knows its traffic better: every step
+     * at the network's latency, and all the ranks of a node sending through its network link at once, so each at
+     * {@code 1/ranksPerNode} of its bandwidth. That fits schedules whose every step pairs ranks of different nodes
+     * (halving-doubling, trees, the one-shot exchange); the ring and the hierarchical algorithm override it.
+     *
+     * @param operation the operation; one this algorithm implements.
+     * @param shape     the layout.
+     * @param bytes     as for {@link #predictSeconds(Operation, int, long, CostParameters)}.
+     * @param links     the parameters of each link class.
+     * @return seconds.
+     * @throws IllegalArgumentException when this algorithm does not implement {@code operation}.
+     */
+    default double predictSeconds(
+        final Operation operation, final ClusterShape shape, final long bytes, final LinkCosts links)
+    {
+        return shape.nodes() == 1 ? predictSeconds(operation, shape.worldSize(), bytes, links.local()) :
+            predictSeconds(operation, shape.worldSize(), bytes, links.network().sharedBy(shape.ranksPerNode()));
+    }
 }

@@ -179,6 +179,26 @@ public final class RingAlgorithm
     }
 
     /**
+     * {@inheritDoc}
+     * <p>
+     * Across nodes each step waits for its slowest link, a network one. The all-reduce runs through each node's ranks
+     * in turn, and so do the others when each node's ranks are consecutive: then only one ring edge leaves each node,
+     * and it has the node's network link to itself. Otherwise as many edges as the node has ranks may share it.
+     */
+    @Override
+    public double predictSeconds(
+        final Operation operation, final ClusterShape shape, final long bytes, final LinkCosts links)
+    {
+        if (shape.nodes() == 1)
+        {
+            return predictSeconds(operation, shape.worldSize(), bytes, links.local());
+        }
+        final boolean oneEdgePerNode = operation == Operation.ALL_REDUCE || shape.contiguous();
+        return predictSeconds(operation, shape.worldSize(), bytes,
+            oneEdgePerNode ? links.network() : links.network().sharedBy(shape.ranksPerNode()));
+    }
+
+    /**
      * Reduce-scatter within {@code work}: afterwards chunk {@code rank} holds the reduction over all ranks.
      */
     static void reduceScatterInPlace(

@@ -61,6 +61,19 @@ public interface Communicator extends AutoCloseable
     Topology topology();
 
     /**
+     * Which algorithm this communicator runs for an operation of a given size, and why; the same answer on every
+     * rank. {@code hccl-bench} prints it; DEBUG logging gives it once per operation and size class as it happens.
+     *
+     * @param operation a collective: all-reduce, all-gather, reduce-scatter, broadcast, reduce, all-to-all,
+     *                  barrier, or a V collective, scatter or gather.
+     * @param bytes     the size as nccl-tests reports it: the buffer for all-reduce, broadcast and reduce, the
+     *                  whole output of all-gather, the whole input of reduce-scatter; not negative.
+     * @return the choice, with each candidate's predicted time when the cost model made it.
+     * @throws IllegalArgumentException for send, recv, split or init, or negative bytes.
+     */
+    AlgorithmChoice algorithmFor(Operation operation, long bytes);
+
+    /**
      * Reduces {@code count} elements across all ranks; every rank receives the result.
      *
      * @param send  this rank's input, {@code count} elements.

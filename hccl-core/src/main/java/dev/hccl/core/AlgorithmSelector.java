@@ -1,19 +1,12 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
-import dev.hccl.algorithms.BinomialScatterGatherAlgorithm;
-import dev.hccl.algorithms.BinomialTreeAlgorithm;
-import dev.hccl.algorithms.BruckAllGatherAlgorithm;
-import dev.hccl.algorithms.CostParameters;
+import dev.hccl.algorithms.ClusterShape;
 import dev.hccl.algorithms.CostedAlgorithm;
-import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
 import dev.hccl.algorithms.FullMeshAlgorithm;
-import dev.hccl.algorithms.HalvingDoublingAlgorithm;
 import dev.hccl.algorithms.HierarchicalAllReduceAlgorithm;
-import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
-import dev.hccl.algorithms.PairwiseAllToAllVAlgorithm;
-import dev.hccl.algorithms.RingAlgorithm;
-import dev.hccl.algorithms.RingVAlgorithm;
+import dev.hccl.algorithms.LinkCosts;
+import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllGatherVAlgorithm;
@@ -30,238 +23,279 @@ import dev.hccl.api.spi.ScatterAlgorithm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
- * Which algorithm runs an operation of a given size: the one {@code HCCL_ALGO} forces, else the automatic choice by
- * size, with the thresholds measured on loopback TCP that {@code docs/ALGORITHMS.md} records.
+ * Which algorithm runs an operation of a given size: the one {@code HCCL_ALGO} forces, else the cheapest by the
+ * cost model.
+ * <p>
+ * <b>The cost model.</b> Every algorithm of the catalog that implements the operation predicts its time from its
+ * alpha-beta-gamma formula ({@link CostedAlgorithm#predictSeconds(Operation, ClusterShape, long, LinkCosts)}) for
+ * the communicator's layout of nodes and the parameters of each link class: the local links within a node, the
+ * network between nodes. The cheapest wins; a tie goes to the earlier in catalog order. The link parameters are the
+ * defaults ({@link LinkCosts#DEFAULTS}, with the loopback figures measured where {@code docs/ALGORITHMS.md} checked
+ * the crossovers) until the topology probe gives measured ones ({@link #linkCosts(LinkCosts)}).
  * <p>
  * <b>Determinism.</b> Every algorithm of the catalog reduces each element in an order fixed by the ranks alone,
  * never by the order in which messages arrive, and distributes one result, so all ranks hold the same bits and a
- * repetition gives them again. The automatic choice depends only on the operation, the size and the world size, so
- * the same call always takes the same algorithm. {@code HCCL_DETERMINISTIC=true} is therefore what this class does
- * today; it is recorded here so that a choice informed by measured link speeds (the topology issue's cost model),
- * which could differ between runs, is never made under it.
+ * repetition gives them again. The choice depends on the operation, the size, the layout and the link parameters;
+ * every rank holds the same of each (measured ones are rank 0's, sent to all), so all ranks choose alike. Under
+ * {@code HCCL_DETERMINISTIC=true} measured parameters are refused, so that the same call takes the same algorithm in
+ * every run.
  */
 final class AlgorithmSelector
 {
     /** The algorithms, shared: they hold no state of their own. */
     static final AlgorithmCatalog CATALOG = AlgorithmCatalog.standard();
 
-    /** All-reduce up to this many bytes takes the one-shot exchange: one latency instead of the ring's 2(n-1). */
+    /**
+     * The one-shot exchange is a candidate up to this many bytes. The model prices its {@code n-1} whole-buffer
+     * messages as sent one after another; measured on loopback TCP they cost more than that once they are larger
+     * than a few KiB (each rank takes in {@code n-1} buffers at once: at two ranks 16-64 KiB took 130-230 us against
+     * the ring's 31-49 us, ALGORITHMS.md), so the measurement caps what the formula would allow.
+     */
     static final int FULL_MESH_MAX_BYTES = 4 * 1024;
-    /**
-     * With a power-of-two world size of 4 or more, all-reduce, all-gather and reduce-scatter up to this many bytes
-     * take halving-doubling: {@code log2 n} steps instead of the ring's {@code n-1}, the same bytes on the wire.
-     * Measured at np = 4: 0.6x the ring's time at 256 KiB to 2 MiB, even at 16 MiB.
-     */
-    static final long HALVING_DOUBLING_MAX_BYTES = 8L << 20;
-    /** Other world sizes' all-gather up to this many bytes takes Bruck's {@code ceil(log2 n)} steps, then the ring. */
-    static final long BRUCK_MAX_BYTES = 256 * 1024;
-    /**
-     * Broadcast below this many bytes takes the binomial tree ({@code log2 n} hops of the whole message), from it on
-     * scatter + ring all-gather (each byte crosses a link about twice, whatever n); at two ranks always the tree,
-     * which then sends once. The model puts the crossover at {@code 6 alpha / beta}, about 72 KB at n = 4.
-     */
-    static final long TREE_BROADCAST_MAX_BYTES = 64 * 1024;
 
     private static final Logger LOG = LoggerFactory.getLogger(AlgorithmSelector.class);
 
+    /** An algorithm the cost model may choose for an operation. */
+    private record Candidate(String name, Object algorithm, CostedAlgorithm costed)
+    {
+    }
+
     private final AlgoOverride override;
-    private final boolean multiNode;
+    private final ClusterShape shape;
     private final boolean deterministic;
-    /** The (operation, size bucket) pairs whose automatic choice DEBUG has explained. */
-    private final java.util.Set<Long> explained = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Map<Operation, Candidate[]> candidates = new EnumMap<>(Operation.class);
+    private volatile LinkCosts links = LinkCosts.DEFAULTS;
+    /** The (operation, size class) pairs whose choice DEBUG has explained. */
+    private final Set<Long> explained = ConcurrentHashMap.newKeySet();
 
     /**
      * @param override      what the user forces.
-     * @param multiNode     whether the communicator spans more than one node: then level1 of the override decides.
+     * @param shape         the communicator's layout: with more than one node, level1 of the override decides.
      * @param deterministic {@code HCCL_DETERMINISTIC}: never let a measurement sway the choice.
      */
-    AlgorithmSelector(final AlgoOverride override, final boolean multiNode, final boolean deterministic)
+    AlgorithmSelector(final AlgoOverride override, final ClusterShape shape, final boolean deterministic)
     {
         this.override = override;
-        this.multiNode = multiNode;
+        this.shape = shape;
         this.deterministic = deterministic;
-    }
-
-    AllReduceAlgorithm allReduce(final int worldSize, final long bytes)
-    {
-        final AllReduceAlgorithm forced = forced(Operation.ALL_REDUCE, AllReduceAlgorithm.class);
-        if (forced != null && (!(forced instanceof FullMeshAlgorithm) || FullMeshAlgorithm.fits(worldSize, bytes)))
+        for (final Operation op : Operation.values())
         {
-            return forced;
+            final List<Candidate> list = new ArrayList<>();
+            for (final Object algorithm : CATALOG.algorithmsFor(op))
+            {
+                final String name = CATALOG.nameOf(op, algorithm);
+                // On one node the hierarchical algorithm is its inter-node algorithm alone: nothing to choose.
+                if (algorithm instanceof CostedAlgorithm costed &&
+                    (shape.nodes() > 1 || !HierarchicalAllReduceAlgorithm.NAME.equals(name)))
+                {
+                    list.add(new Candidate(name, algorithm, costed));
+                }
+            }
+            candidates.put(op, list.toArray(new Candidate[0]));
         }
-        if (forced != null)
+    }
+
+    /**
+     * Takes measured link parameters for the choices from now on, unless deterministic.
+     *
+     * @param measured the probe's figures, the same on every rank.
+     * @return whether they are used.
+     */
+    boolean linkCosts(final LinkCosts measured)
+    {
+        if (deterministic)
         {
-            LOG.warn("HCCL_ALGO forces {} for an all-reduce of {} bytes over {} ranks, more than its scratch of n " +
-                "inputs can hold; taking the automatic choice", FullMeshAlgorithm.NAME, bytes, worldSize);
+            return false;
         }
-        // Across nodes, anything beyond the one-shot sizes goes through the nodes' local links first, so that the
-        // links between nodes carry each byte once per node rather than once per rank.
-        final String name = bytes <= FULL_MESH_MAX_BYTES ? FullMeshAlgorithm.NAME :
-            multiNode ? HierarchicalAllReduceAlgorithm.NAME :
-            halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME : RingAlgorithm.NAME;
-        return automatic(Operation.ALL_REDUCE, name, AllReduceAlgorithm.class, worldSize, bytes);
+        links = measured;
+        return true;
     }
 
-    AllGatherAlgorithm allGather(final int worldSize, final long bytes)
+    /**
+     * @return the link parameters the cost model uses now.
+     */
+    LinkCosts linkCosts()
     {
-        final AllGatherAlgorithm forced = forced(Operation.ALL_GATHER, AllGatherAlgorithm.class);
-        if (forced != null)
+        return links;
+    }
+
+    AllReduceAlgorithm allReduce(final long bytes)
+    {
+        return select(Operation.ALL_REDUCE, AllReduceAlgorithm.class, bytes);
+    }
+
+    AllGatherAlgorithm allGather(final long bytes)
+    {
+        return select(Operation.ALL_GATHER, AllGatherAlgorithm.class, bytes);
+    }
+
+    ReduceScatterAlgorithm reduceScatter(final long bytes)
+    {
+        return select(Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class, bytes);
+    }
+
+    BroadcastAlgorithm broadcast(final long bytes)
+    {
+        return select(Operation.BROADCAST, BroadcastAlgorithm.class, bytes);
+    }
+
+    ReduceAlgorithm reduce(final long bytes)
+    {
+        return select(Operation.REDUCE, ReduceAlgorithm.class, bytes);
+    }
+
+    AllToAllAlgorithm allToAll(final long bytes)
+    {
+        return select(Operation.ALL_TO_ALL, AllToAllAlgorithm.class, bytes);
+    }
+
+    BarrierAlgorithm barrier()
+    {
+        return select(Operation.BARRIER, BarrierAlgorithm.class, 0);
+    }
+
+    AllGatherVAlgorithm allGatherV(final long bytes)
+    {
+        return select(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class, bytes);
+    }
+
+    ReduceScatterVAlgorithm reduceScatterV(final long bytes)
+    {
+        return select(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class, bytes);
+    }
+
+    AllToAllVAlgorithm allToAllV(final long bytes)
+    {
+        return select(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class, bytes);
+    }
+
+    ScatterAlgorithm scatter(final long bytes)
+    {
+        return select(Operation.SCATTER, ScatterAlgorithm.class, bytes);
+    }
+
+    GatherAlgorithm gather(final long bytes)
+    {
+        return select(Operation.GATHER, GatherAlgorithm.class, bytes);
+    }
+
+    /**
+     * The choice for an operation and size, with its reason, as {@link dev.hccl.api.Communicator#algorithmFor}
+     * gives it.
+     *
+     * @param op    a collective.
+     * @param bytes not negative.
+     * @return the choice.
+     */
+    AlgorithmChoice choice(final Operation op, final long bytes)
+    {
+        final Candidate[] list = candidates.get(op);
+        if (bytes < 0 || list.length == 0)
         {
-            return forced;
+            throw new IllegalArgumentException(bytes < 0 ? "bytes must not be negative, got " + bytes :
+                op.displayName() + " is not a collective with an algorithm");
         }
-        final String name = halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME :
-            bytes <= BRUCK_MAX_BYTES ? BruckAllGatherAlgorithm.NAME : RingAlgorithm.NAME;
-        return automatic(Operation.ALL_GATHER, name, AllGatherAlgorithm.class, worldSize, bytes);
-    }
-
-    ReduceScatterAlgorithm reduceScatter(final int worldSize, final long bytes)
-    {
-        final ReduceScatterAlgorithm forced = forced(Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class);
-        if (forced != null)
+        final String forced = forcedName(op, bytes);
+        final Map<String, Double> predicted = new LinkedHashMap<>();
+        if (forced == null)
         {
-            return forced;
+            final LinkCosts costs = links;
+            for (final Candidate c : list)
+            {
+                if (eligible(c, bytes))
+                {
+                    predicted.put(c.name(), c.costed().predictSeconds(op, shape, bytes, costs));
+                }
+            }
         }
-        final String name = halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME : RingAlgorithm.NAME;
-        return automatic(Operation.REDUCE_SCATTER, name, ReduceScatterAlgorithm.class, worldSize, bytes);
-    }
-
-    BroadcastAlgorithm broadcast(final int worldSize, final long bytes)
-    {
-        final BroadcastAlgorithm forced = forced(Operation.BROADCAST, BroadcastAlgorithm.class);
-        if (forced != null)
-        {
-            return forced;
-        }
-        final String name = worldSize <= 2 || bytes < TREE_BROADCAST_MAX_BYTES ? BinomialTreeAlgorithm.NAME :
-            RingAlgorithm.NAME;
-        return automatic(Operation.BROADCAST, name, BroadcastAlgorithm.class, worldSize, bytes);
-    }
-
-    /** Halving-doubling's fold doubles the traffic of the ranks beyond a power of two; at two ranks it is the ring. */
-    private static boolean halvingDoublingPays(final int worldSize, final long bytes)
-    {
-        return worldSize >= 4 && Integer.bitCount(worldSize) == 1 && bytes <= HALVING_DOUBLING_MAX_BYTES;
-    }
-
-    ReduceAlgorithm reduce(final int worldSize, final long bytes)
-    {
-        final ReduceAlgorithm forced = forced(Operation.REDUCE, ReduceAlgorithm.class);
-        return forced != null ? forced :
-            automatic(Operation.REDUCE, BinomialTreeAlgorithm.NAME, ReduceAlgorithm.class, worldSize, bytes);
-    }
-
-    AllToAllAlgorithm allToAll(final int worldSize, final long bytes)
-    {
-        final AllToAllAlgorithm forced = forced(Operation.ALL_TO_ALL, AllToAllAlgorithm.class);
-        return forced != null ? forced :
-            automatic(Operation.ALL_TO_ALL, PairwiseAllToAllAlgorithm.NAME, AllToAllAlgorithm.class, worldSize, bytes);
-    }
-
-    BarrierAlgorithm barrier(final int worldSize)
-    {
-        final BarrierAlgorithm forced = forced(Operation.BARRIER, BarrierAlgorithm.class);
-        return forced != null ? forced :
-            automatic(Operation.BARRIER, DisseminationBarrierAlgorithm.NAME, BarrierAlgorithm.class, worldSize, 0);
-    }
-
-    // The V collectives, scatter and gather have one algorithm each so far: HCCL_ALGO can name it, nothing to choose.
-
-    AllGatherVAlgorithm allGatherV(final int worldSize, final long bytes)
-    {
-        final AllGatherVAlgorithm forced = forced(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class);
-        return forced != null ? forced : automatic(Operation.ALL_GATHER_V, RingVAlgorithm.NAME,
-            AllGatherVAlgorithm.class, worldSize, bytes);
-    }
-
-    ReduceScatterVAlgorithm reduceScatterV(final int worldSize, final long bytes)
-    {
-        final ReduceScatterVAlgorithm forced = forced(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class);
-        return forced != null ? forced : automatic(Operation.REDUCE_SCATTER_V, RingVAlgorithm.NAME,
-            ReduceScatterVAlgorithm.class, worldSize, bytes);
-    }
-
-    AllToAllVAlgorithm allToAllV(final int worldSize, final long bytes)
-    {
-        final AllToAllVAlgorithm forced = forced(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class);
-        return forced != null ? forced : automatic(Operation.ALL_TO_ALL_V, PairwiseAllToAllVAlgorithm.NAME,
-            AllToAllVAlgorithm.class, worldSize, bytes);
-    }
-
-    ScatterAlgorithm scatter(final int worldSize, final long bytes)
-    {
-        final ScatterAlgorithm forced = forced(Operation.SCATTER, ScatterAlgorithm.class);
-        return forced != null ? forced : automatic(Operation.SCATTER, BinomialScatterGatherAlgorithm.NAME,
-            ScatterAlgorithm.class, worldSize, bytes);
-    }
-
-    GatherAlgorithm gather(final int worldSize, final long bytes)
-    {
-        final GatherAlgorithm forced = forced(Operation.GATHER, GatherAlgorithm.class);
-        return forced != null ? forced : automatic(Operation.GATHER, BinomialScatterGatherAlgorithm.NAME,
-            GatherAlgorithm.class, worldSize, bytes);
+        final String name = forced != null ? forced : list[cheapest(op, list, bytes, links)].name();
+        return new AlgorithmChoice(op, bytes, name, forced != null, predicted, shape + ", " + links);
     }
 
     @Override
     public String toString()
     {
-        return "algorithms " + override +
-            (multiNode ? " (level1 decides: several nodes)" : " (level0 decides: one node)") +
+        return "algorithms " + override + " on " + shape +
+            (shape.nodes() > 1 ? " (level1 decides)" : " (level0 decides)") +
             (deterministic ? ", deterministic" : "");
     }
 
-    private <T> T forced(final Operation op, final Class<T> role)
+    private <T> T select(final Operation op, final Class<T> role, final long bytes)
     {
-        final String name = override.forced(op, multiNode, CATALOG);
+        final String forced = forcedName(op, bytes);
+        if (forced != null)
+        {
+            final T algorithm = CATALOG.find(op, forced, role);
+            if (algorithm == null)
+            {
+                // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
+                throw new IllegalStateException("HCCL_ALGO names " + forced + " for " + op.displayName() +
+                    ", not found");
+            }
+            return algorithm;
+        }
+        final Candidate[] list = candidates.get(op);
+        final LinkCosts costs = links;
+        final Candidate best = list[cheapest(op, list, bytes, costs)];
+        // Once per operation and power-of-two size, so that DEBUG tells why without a line per call.
+        if (LOG.isDebugEnabled() && explained.add(op.ordinal() * 64L + (63 - Long.numberOfLeadingZeros(bytes))))
+        {
+            LOG.debug("{} of {} bytes on {}: {}", op.displayName(), bytes, shape,
+                choice(op, bytes).describe() + " with " + costs);
+        }
+        return role.cast(best.algorithm());
+    }
+
+    /** The index of the cheapest eligible candidate; the first on a tie. No allocation: this runs on every call. */
+    private int cheapest(final Operation op, final Candidate[] list, final long bytes, final LinkCosts costs)
+    {
+        int best = -1;
+        double bestSeconds = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < list.length; i++)
+        {
+            if (!eligible(list[i], bytes))
+            {
+                continue;
+            }
+            final double seconds = list[i].costed().predictSeconds(op, shape, bytes, costs);
+            if (best < 0 || seconds < bestSeconds)
+            {
+                best = i;
+                bestSeconds = seconds;
+            }
+        }
+        return best;
+    }
+
+    /** The one-shot exchange only up to its measured limit, which its scratch of n inputs always holds. */
+    private static boolean eligible(final Candidate candidate, final long bytes)
+    {
+        return !(candidate.algorithm() instanceof FullMeshAlgorithm) || bytes <= FULL_MESH_MAX_BYTES;
+    }
+
+    /** The name HCCL_ALGO forces for this operation and size, or null for the cost model's choice. */
+    private String forcedName(final Operation op, final long bytes)
+    {
+        final String name = override.forced(op, shape.nodes() > 1, CATALOG);
         if (name == null)
         {
             return null;
         }
-        final T algorithm = CATALOG.find(op, name, role);
-        if (algorithm == null)
+        if (FullMeshAlgorithm.NAME.equalsIgnoreCase(name) && !FullMeshAlgorithm.fits(shape.worldSize(), bytes))
         {
-            // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
-            throw new IllegalStateException("HCCL_ALGO names " + name + " for " + op.displayName() + ", not found");
+            LOG.warn("HCCL_ALGO forces {} for an all-reduce of {} bytes over {} ranks, more than its scratch of n " +
+                "inputs can hold; taking the cost model's choice", FullMeshAlgorithm.NAME, bytes, shape.worldSize());
+            return null;
         }
-        if (LOG.isDebugEnabled())
-        {
-            LOG.debug("{}: {}, forced by HCCL_ALGO", op.displayName(), name);
-        }
-        return algorithm;
-    }
-
-    private <T> T automatic(
-        final Operation op, final String name, final Class<T> role, final int worldSize, final long bytes)
-    {
-        final T algorithm = CATALOG.find(op, name, role);
-        // Once per operation and power-of-two size, so that DEBUG tells why without a line per call.
-        if (LOG.isDebugEnabled() && explained.add(op.ordinal() * 64L + (63 - Long.numberOfLeadingZeros(bytes))))
-        {
-            LOG.debug("{} of {} bytes over {} ranks: {}, by the size thresholds; {}", op.displayName(), bytes,
-                worldSize, name, explain(op, worldSize, bytes));
-        }
-        return algorithm;
-    }
-
-    /**
-     * What each algorithm of an operation would cost by its alpha-beta-gamma formula with the loopback parameters,
-     * for the DEBUG account of a choice: {@code "predicted: ring 123.4 us, H-D_R 98.7 us"}.
-     */
-    static String explain(final Operation op, final int worldSize, final long bytes)
-    {
-        final StringBuilder sb = new StringBuilder("predicted with ").append(CostParameters.LOOPBACK_TCP).append(':');
-        String separator = " ";
-        for (final Object algorithm : CATALOG.algorithmsFor(op))
-        {
-            if (algorithm instanceof CostedAlgorithm)
-            {
-                final double seconds = ((CostedAlgorithm)algorithm).predictSeconds(op, Math.max(1, worldSize),
-                    Math.max(0, bytes), CostParameters.LOOPBACK_TCP);
-                sb.append(separator).append(CATALOG.nameOf(op, algorithm))
-                    .append(String.format(java.util.Locale.ROOT, " %.1f us", seconds * 1e6));
-                separator = ", ";
-            }
-        }
-        return sb.toString();
+        return name;
     }
 }

@@ -1,8 +1,10 @@
 package dev.hccl.core;
 
+import dev.hccl.algorithms.ClusterShape;
 import dev.hccl.algorithms.RingAlgorithm;
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.algorithms.kernel.Reducers;
+import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.Communicator;
@@ -97,7 +99,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             topology.ranksOnNode(topology.nodeOf(rank)).size();
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG),
-            topology.nodeCount() > 1, config.deterministic());
+            shapeOf(topology), config.deterministic());
         if (rank == 0 && LOG.isInfoEnabled())
         {
             LOG.info("rank 0: {}", algorithms);
@@ -123,6 +125,17 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.mailbox = fabric.dispatcher().mailbox(commId);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
         mailbox.attach(globalRanks, this);
+    }
+
+    /** The layout the cost model sees: each rank's node. */
+    private static ClusterShape shapeOf(final Topology topology)
+    {
+        final int[] nodeOfRank = new int[topology.worldSize()];
+        for (int r = 0; r < nodeOfRank.length; r++)
+        {
+            nodeOfRank[r] = topology.nodeOf(r);
+        }
+        return ClusterShape.of(nodeOfRank);
     }
 
     private boolean isRoot()
@@ -152,6 +165,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public int localSize()
     {
         return localSize;
+    }
+
+    @Override
+    public AlgorithmChoice algorithmFor(final Operation operation, final long bytes)
+    {
+        return algorithms.choice(operation, bytes);
     }
 
     @Override
@@ -230,7 +249,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final Reducer reducer = Reducers.of(type, op);
         return submit(blocking, new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count), ctx ->
         {
-            final AllReduceAlgorithm algorithm = algorithms.allReduce(worldSize(), bytes);
+            final AllReduceAlgorithm algorithm = algorithms.allReduce(bytes);
             algorithm.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
             if (op == ReduceOp.AVG)
             {
@@ -262,7 +281,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final boolean inPlace = Checks.isBlock(in, out, rank, bytes);
         final OpDescriptor desc = new OpDescriptor(Operation.ALL_GATHER, type, null, OpDescriptor.NO_ROOT, sendCount);
         return submit(blocking, desc, ctx ->
-            algorithms.allGather(worldSize(), (long)bytes * worldSize())
+            algorithms.allGather((long)bytes * worldSize())
                 .allGather(ctx, inPlace ? in : inputFor(in, out, bytes), out, (int)sendCount, type));
     }
 
@@ -294,7 +313,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return submit(blocking, desc, ctx ->
         {
             // The ring reduces in scratch and writes recv last, so recv may overlap send.
-            algorithms.reduceScatter(worldSize(), (long)bytes * worldSize())
+            algorithms.reduceScatter((long)bytes * worldSize())
                 .reduceScatter(ctx, in, out, (int)recvCount, type, reducer);
             if (op == ReduceOp.AVG)
             {
@@ -323,7 +342,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         Checks.rank("root", root, worldSize());
         final ByteBuffer data = Checks.region("buf", buf, bytes, type, rank != root);
         return submit(blocking, new OpDescriptor(Operation.BROADCAST, type, null, root, count), ctx ->
-            algorithms.broadcast(worldSize(), bytes).broadcast(ctx, data, (int)count, type, root));
+            algorithms.broadcast(bytes).broadcast(ctx, data, (int)count, type, root));
     }
 
     @Override
@@ -354,7 +373,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final Reducer reducer = Reducers.of(type, op);
         return submit(blocking, new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
         {
-            algorithms.reduce(worldSize(), bytes)
+            algorithms.reduce(bytes)
                 .reduce(ctx, out == null ? in : inputFor(in, out, bytes), out, (int)count, type, reducer, root);
             if (op == ReduceOp.AVG && out != null)
             {
@@ -388,7 +407,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             // Blocks land in recv while send is still being read: overlapping memory needs its own copy first.
             final ByteBuffer source = Checks.overlap(in, out) ? stage(in, bytes) : in;
-            algorithms.allToAll(worldSize(), bytes).allToAll(ctx, source, out, (int)countPerRank, type);
+            algorithms.allToAll(bytes).allToAll(ctx, source, out, (int)countPerRank, type);
         });
     }
 
@@ -484,7 +503,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private CommFuture barrier(final boolean blocking)
     {
         return submit(blocking, new OpDescriptor(Operation.BARRIER, null, null, OpDescriptor.NO_ROOT, 0),
-            ctx -> algorithms.barrier(worldSize()).barrier(ctx));
+            ctx -> algorithms.barrier().barrier(ctx));
     }
 
     // ---------------------------------------------------------------- array conveniences
@@ -618,7 +637,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final long total = Checks.total("recvCounts", counts, type);
         final OpDescriptor desc = new OpDescriptor(Operation.ALL_GATHER_V, type, null, OpDescriptor.NO_ROOT, total);
         return submit(blocking, desc, ctx ->
-            algorithms.allGatherV(n, total * type.size()).allGatherV(ctx, in, out, counts, displs, type));
+            algorithms.allGatherV(total * type.size()).allGatherV(ctx, in, out, counts, displs, type));
     }
 
     @Override
@@ -660,7 +679,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final OpDescriptor desc = new OpDescriptor(Operation.REDUCE_SCATTER_V, type, op, OpDescriptor.NO_ROOT, total);
         return submit(blocking, desc, ctx ->
         {
-            algorithms.reduceScatterV(n, total * type.size())
+            algorithms.reduceScatterV(total * type.size())
                 .reduceScatterV(ctx, in, counts, displs, out, type, reducer);
             if (op == ReduceOp.AVG)
             {
@@ -713,7 +732,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             // Blocks land in recv while send is still being read: overlapping memory needs its own copy first.
             final ByteBuffer source = Checks.overlap(in, out) ? stage(in, sendExtent) : in;
-            algorithms.allToAllV(n, sent * type.size())
+            algorithms.allToAllV(sent * type.size())
                 .allToAllV(ctx, source, sCounts, sDispls, out, rCounts, rDispls, type);
         });
     }
@@ -748,7 +767,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final ByteBuffer out = Checks.region("recv", recv, bytes, type, true);
         final OpDescriptor desc = new OpDescriptor(Operation.SCATTER, type, null, root, recvCount);
         return submit(blocking, desc, ctx ->
-            algorithms.scatter(n, sendBytes).scatter(ctx, in, out, (int)recvCount, type, root));
+            algorithms.scatter(sendBytes).scatter(ctx, in, out, (int)recvCount, type, root));
     }
 
     @Override
@@ -781,7 +800,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final ByteBuffer out = rank == root ? Checks.region("recv", recv, recvBytes, type, true) : null;
         final OpDescriptor desc = new OpDescriptor(Operation.GATHER, type, null, root, sendCount);
         return submit(blocking, desc, ctx ->
-            algorithms.gather(n, recvBytes).gather(ctx, in, out, (int)sendCount, type, root));
+            algorithms.gather(recvBytes).gather(ctx, in, out, (int)sendCount, type, root));
     }
 
     // ---------------------------------------------------------------- split

@@ -1,6 +1,10 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.ClusterShape;
+import dev.hccl.algorithms.CostParameters;
+import dev.hccl.algorithms.LinkCosts;
+import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
@@ -27,23 +31,30 @@ class AlgorithmSelectorTest
     private static final AlgorithmCatalog CATALOG = AlgorithmSelector.CATALOG;
     private static final List<Operation> OPERATIONS = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
         Operation.REDUCE_SCATTER, Operation.BROADCAST, Operation.REDUCE, Operation.ALL_TO_ALL, Operation.BARRIER);
+    private static final long MIB = 1 << 20;
+    private static final ClusterShape TWO_BY_TWO = new ClusterShape(4, 2, 2, true, true);
 
-    private static AlgorithmSelector forcing(final String spec, final boolean multiNode)
+    private static AlgorithmSelector forcing(final String spec, final ClusterShape shape)
     {
-        return new AlgorithmSelector(AlgoOverride.parse(spec, CATALOG), multiNode, false);
+        return new AlgorithmSelector(AlgoOverride.parse(spec, CATALOG), shape, false);
+    }
+
+    private static AlgorithmSelector automatic(final int worldSize)
+    {
+        return forcing(null, ClusterShape.singleNode(worldSize));
     }
 
     private static Object chosen(final AlgorithmSelector selector, final Operation op, final long bytes)
     {
         return switch (op)
         {
-            case ALL_REDUCE -> selector.allReduce(4, bytes);
-            case ALL_GATHER -> selector.allGather(4, bytes);
-            case REDUCE_SCATTER -> selector.reduceScatter(4, bytes);
-            case BROADCAST -> selector.broadcast(4, bytes);
-            case REDUCE -> selector.reduce(4, bytes);
-            case ALL_TO_ALL -> selector.allToAll(4, bytes);
-            case BARRIER -> selector.barrier(4);
+            case ALL_REDUCE -> selector.allReduce(bytes);
+            case ALL_GATHER -> selector.allGather(bytes);
+            case REDUCE_SCATTER -> selector.reduceScatter(bytes);
+            case BROADCAST -> selector.broadcast(bytes);
+            case REDUCE -> selector.reduce(bytes);
+            case ALL_TO_ALL -> selector.allToAll(bytes);
+            case BARRIER -> selector.barrier();
             default -> throw new IllegalArgumentException(op.toString());
         };
     }
@@ -74,67 +85,111 @@ class AlgorithmSelectorTest
             {
                 final Object expected = CATALOG.find(op, name, role(op));
                 final String perOp = op.displayName().toLowerCase(Locale.ROOT) + "=" + name;
-                for (final long bytes : new long[] {0, 8, 4096, 1 << 20, 64L << 20})
+                for (final long bytes : new long[] {0, 8, 4096, 1 << 20})
                 {
-                    assertSame(expected, chosen(forcing(perOp, false), op, bytes), perOp + " at " + bytes);
-                    assertSame(expected, chosen(forcing(name, false), op, bytes), name + " at " + bytes);
-                    assertSame(expected, chosen(forcing("level0:NA;level1:" + name, true), op, bytes),
+                    final ClusterShape one = ClusterShape.singleNode(4);
+                    assertSame(expected, chosen(forcing(perOp, one), op, bytes), perOp + " at " + bytes);
+                    assertSame(expected, chosen(forcing(name, one), op, bytes), name + " at " + bytes);
+                    assertSame(expected, chosen(forcing("level0:NA;level1:" + name, TWO_BY_TWO), op, bytes),
                         "level1 across nodes: " + name);
+                    final AlgorithmChoice choice = forcing(name, one).choice(op, bytes);
+                    assertEquals(true, choice.forced(), choice.toString());
+                    assertEquals(CATALOG.nameOf(op, expected), choice.algorithm());
                 }
             }
         }
     }
 
     @Test
-    void theAutomaticChoiceIsACatalogAlgorithmOfTheOperationAtEverySize()
+    void theChoiceIsTheCandidateWithTheLeastPredictedTimeForEveryShapeAndSize()
     {
-        final AlgorithmSelector automatic = forcing(null, false);
-        for (final Operation op : OPERATIONS)
+        final ClusterShape[] shapes = {ClusterShape.singleNode(1), ClusterShape.singleNode(2),
+            ClusterShape.singleNode(3), ClusterShape.singleNode(4), ClusterShape.singleNode(8), TWO_BY_TWO,
+            new ClusterShape(8, 2, 4, true, true), ClusterShape.of(new int[] {0, 1, 0, 1, 1}),
+            new ClusterShape(16, 4, 4, true, true)};
+        for (final ClusterShape shape : shapes)
         {
-            for (final long bytes : new long[] {0, 8, 4096, 4097, 1 << 20, 64L << 20})
+            final AlgorithmSelector selector = forcing(null, shape);
+            for (final Operation op : OPERATIONS)
             {
-                final Object algorithm = chosen(automatic, op, bytes);
-                assertEquals(true, CATALOG.algorithmsFor(op).contains(algorithm), op + " at " + bytes);
+                for (long bytes = 0; bytes <= 256 * MIB; bytes = bytes == 0 ? 1 : bytes * 4)
+                {
+                    final Object algorithm = chosen(selector, op, bytes);
+                    assertEquals(true, CATALOG.algorithmsFor(op).contains(algorithm), op + " at " + bytes);
+                    final AlgorithmChoice choice = selector.choice(op, bytes);
+                    assertEquals(CATALOG.nameOf(op, algorithm), choice.algorithm(), shape + " " + choice);
+                    assertFalse(choice.forced());
+                    final double best = choice.predictedSeconds().get(choice.algorithm());
+                    for (final double other : choice.predictedSeconds().values())
+                    {
+                        assertEquals(true, best <= other, shape + ": " + choice.describe());
+                    }
+                }
             }
         }
     }
 
     @Test
-    void theAutomaticChoiceFollowsTheMeasuredThresholdsOfAlgorithmsMd()
+    void onOneNodeTheModelKeepsTheCrossoversMeasuredInAlgorithmsMd()
     {
-        final AlgorithmSelector automatic = forcing(null, false);
-        final long mib = 1 << 20;
-        assertEquals("fullmesh", automatic.allReduce(4, 4096).name());
-        assertEquals("H-D_R", automatic.allReduce(4, 4097).name());
-        assertEquals("H-D_R", automatic.allReduce(8, 8 * mib).name());
-        assertEquals("ring", automatic.allReduce(4, 8 * mib + 1).name());
-        assertEquals("ring", automatic.allReduce(3, 4097).name(), "not a power of two");
-        assertEquals("ring", automatic.allReduce(2, mib).name(), "two ranks");
-        assertEquals("H-D_R", automatic.allGather(4, mib).name());
-        assertEquals("NB", automatic.allGather(3, 256 * 1024).name());
-        assertEquals("ring", automatic.allGather(3, 256 * 1024 + 1).name());
-        assertEquals("NB", automatic.allGather(2, 1000).name());
-        assertEquals("H-D_R", automatic.reduceScatter(16, mib).name());
-        assertEquals("ring", automatic.reduceScatter(6, mib).name());
-        assertEquals("tree", automatic.broadcast(4, 64 * 1024 - 1).name());
-        assertEquals("ring", automatic.broadcast(4, 64 * 1024).name());
-        assertEquals("tree", automatic.broadcast(2, 64 * mib).name(), "two ranks: the tree sends once");
-        assertEquals("tree", automatic.reduce(4, 64 * mib).name());
-        assertEquals("pairwise", automatic.allToAll(4, mib).name());
-        final AlgorithmSelector acrossNodes = forcing(null, true);
-        assertEquals("fullmesh", acrossNodes.allReduce(4, 4096).name());
-        assertEquals("hierarchical", acrossNodes.allReduce(4, 4097).name());
-        assertEquals("hierarchical", acrossNodes.allReduce(6, 64 * mib).name());
+        assertEquals("fullmesh", automatic(4).allReduce(4096).name());
+        assertEquals("H-D_R", automatic(4).allReduce(4097).name());
+        assertEquals("H-D_R", automatic(8).allReduce(8 * MIB).name());
+        assertEquals("ring", automatic(3).allReduce(4097).name(), "not a power of two: the fold costs twice more");
+        assertEquals("ring", automatic(3).allReduce(16 * MIB).name());
+        assertEquals("ring", automatic(2).allReduce(MIB).name(), "two ranks");
+        assertEquals("H-D_R", automatic(4).allGather(MIB).name());
+        assertEquals("NB", automatic(5).allGather(64 * 1024).name(), "3 steps instead of 4");
+        assertEquals("ring", automatic(3).allGather(2 * MIB).name());
+        assertEquals("H-D_R", automatic(16).reduceScatter(MIB).name());
+        assertEquals("ring", automatic(6).reduceScatter(MIB).name());
+        assertEquals("ring", automatic(3).reduceScatter(16 * MIB).name());
+        assertEquals("tree", automatic(4).broadcast(512).name());
+        assertEquals("ring", automatic(3).broadcast(16 * MIB).name());
+        assertEquals("tree", automatic(2).broadcast(64 * MIB).name(), "two ranks: the tree sends once");
+        assertEquals("tree", automatic(4).reduce(64 * MIB).name());
+        assertEquals("pairwise", automatic(4).allToAll(MIB).name());
+        assertEquals("dissemination", automatic(4).barrier().name());
     }
 
     @Test
-    void theDebugAccountOfAChoiceGivesEveryCostedCandidatesPrediction()
+    void measuredLinkCostsMoveTheChoiceUnlessDeterministic()
     {
-        final String text = AlgorithmSelector.explain(Operation.ALL_REDUCE, 4, 1 << 20);
+        // A 4 KiB+ broadcast on 4 ranks: the tree's 2 hops of the whole buffer against scatter + ring's 5 latencies.
+        final long bytes = 32 * 1024;
+        final LinkCosts slowMessages = new LinkCosts(new CostParameters(1e-3, 1 / 1.2e9, 1 / 3e9),
+            LinkCosts.ETHERNET_10G, "measured");
+        final LinkCosts fastMessages = new LinkCosts(new CostParameters(1e-7, 1 / 1.2e9, 1 / 3e9),
+            LinkCosts.ETHERNET_10G, "measured");
+        final AlgorithmSelector selector = automatic(4);
+        assertEquals(true, selector.linkCosts(slowMessages));
+        assertEquals("tree", selector.broadcast(bytes).name());
+        assertEquals(true, selector.linkCosts(fastMessages));
+        assertEquals("ring", selector.broadcast(bytes).name());
+        assertEquals(true, selector.choice(Operation.BROADCAST, bytes).model().contains("measured"));
+
+        final AlgorithmSelector pinned =
+            new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), ClusterShape.singleNode(4), true);
+        final String before = pinned.broadcast(bytes).name();
+        assertFalse(pinned.linkCosts(slowMessages));
+        assertFalse(pinned.linkCosts(fastMessages));
+        assertSame(LinkCosts.DEFAULTS, pinned.linkCosts());
+        assertEquals(before, pinned.broadcast(bytes).name());
+    }
+
+    @Test
+    void theAccountOfAChoiceGivesEveryCostedCandidatesPrediction()
+    {
+        final AlgorithmChoice choice = automatic(4).choice(Operation.ALL_REDUCE, MIB);
+        final String text = choice.describe();
         for (final String name : CATALOG.namesFor(Operation.ALL_REDUCE))
         {
-            assertEquals(true, text.contains(name + " "), name + " missing from: " + text);
+            final boolean candidate = !name.equals("hierarchical") && !name.equals("fullmesh");
+            assertEquals(candidate, text.contains(name + " "), name + " in: " + text);
         }
-        assertEquals(true, text.matches(".*ring \\d+\\.\\d us.*"), text);
+        assertEquals(true, text.startsWith("H-D_R (cost model: "), text);
+        assertEquals(true, text.matches(".*ring \\d+\\.\\d+ (us|ms).*"), text);
+        assertEquals(true, choice.model().contains("1 node x 4 ranks"), choice.model());
+        assertEquals(true, choice.model().contains("defaults"), choice.model());
     }
 }
