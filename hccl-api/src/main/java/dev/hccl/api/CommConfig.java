@@ -60,6 +60,14 @@ public final class CommConfig
     /** Whether results must be bitwise reproducible. */
     public static final String DETERMINISTIC_ENV = "HCCL_DETERMINISTIC";
     /**
+     * Whether the communicator measures its links at creation for the cost model ({@link TopoProbe}): {@code auto}
+     * (the default) when it spans more than one node, {@code 1} always, {@code 0} never. The measurement takes one
+     * pair of ranks within a node and one across nodes, 60 round trips and 4 transfers of 1 MiB each: a few
+     * milliseconds on a 10 Gbit/s network. Ignored under {@link #DETERMINISTIC_ENV}, whose choices never depend on
+     * a measurement.
+     */
+    public static final String TOPO_PROBE_ENV = "HCCL_TOPO_PROBE";
+    /**
      * The network interface this rank listens on and advertises, in NCCL's {@code NCCL_SOCKET_IFNAME} grammar: a
      * comma-separated list of name prefixes ({@code eth,ib}), {@code ^} in front to exclude instead
      * ({@code ^docker,lo}), {@code =} in front for exact names ({@code =eth0,eth1}). When it matches no interface
@@ -109,6 +117,7 @@ public final class CommConfig
     private final int segmentBytes;
     private final String algo;
     private final boolean deterministic;
+    private final TopoProbe topoProbe;
     private final String socketIfname;
     private final String ifIp;
     private final String jobToken;
@@ -131,6 +140,7 @@ public final class CommConfig
         segmentBytes = b.segmentBytes;
         algo = b.algo;
         deterministic = b.deterministic;
+        topoProbe = b.topoProbe;
         socketIfname = b.socketIfname;
         ifIp = b.ifIp;
         jobToken = b.jobToken;
@@ -280,6 +290,16 @@ public final class CommConfig
     }
 
     /**
+     * Whether the links are measured at creation.
+     *
+     * @return the setting; {@link TopoProbe#AUTO} unless set.
+     */
+    public TopoProbe topoProbe()
+    {
+        return topoProbe;
+    }
+
+    /**
      * Interface selection, in HCCL_SOCKET_IFNAME's grammar.
      *
      * @return the selection, or null.
@@ -365,6 +385,7 @@ public final class CommConfig
         private Integer explicitSegmentBytes;
         private String explicitAlgo;
         private Boolean explicitDeterministic;
+        private TopoProbe explicitTopoProbe;
         private String explicitSocketIfname;
         private String explicitIfIp;
         private String explicitJobToken;
@@ -384,6 +405,7 @@ public final class CommConfig
         private int segmentBytes;
         private String algo;
         private boolean deterministic;
+        private TopoProbe topoProbe;
         private String socketIfname;
         private String ifIp;
         private String jobToken;
@@ -563,6 +585,18 @@ public final class CommConfig
         }
 
         /**
+         * Whether the links are measured at creation ({@link #TOPO_PROBE_ENV}).
+         *
+         * @param topoProbe the setting.
+         * @return this.
+         */
+        public Builder topoProbe(final TopoProbe topoProbe)
+        {
+            explicitTopoProbe = topoProbe;
+            return this;
+        }
+
+        /**
          * Interface selection, in HCCL_SOCKET_IFNAME's grammar.
          *
          * @param socketIfname the selection.
@@ -660,6 +694,9 @@ public final class CommConfig
             require("true".equalsIgnoreCase(det) || "false".equalsIgnoreCase(det),
                 DETERMINISTIC_ENV + " must be true or false, got '" + det + "'");
             deterministic = Boolean.parseBoolean(det);
+            final String probe = stringValue(sources, explicitTopoProbe == null ? null :
+                explicitTopoProbe.name().toLowerCase(java.util.Locale.ROOT), TOPO_PROBE_ENV, "auto");
+            topoProbe = TopoProbe.parse(probe);
             socketIfname = stringValue(sources, explicitSocketIfname, SOCKET_IFNAME_ENV, null);
             ifIp = stringValue(sources, explicitIfIp, IF_IP_ENV, null);
             jobToken = explicitJobToken != null ? explicitJobToken : emptyToNull(env.get(JOB_TOKEN_ENV));

@@ -60,10 +60,30 @@ class CommConfigTest
             () -> CommConfig.builder().environment(Map.of("HCCL_CONNECT_TIMEOUT", "-1")).conclude());
         assertMessage("HCCL_DETERMINISTIC must be true or false",
             () -> CommConfig.builder().environment(Map.of("HCCL_DETERMINISTIC", "yes")).conclude());
+        assertMessage("HCCL_TOPO_PROBE must be auto, on (1, true) or off (0, false), got 'sometimes'",
+            () -> CommConfig.builder().environment(Map.of("HCCL_TOPO_PROBE", "sometimes")).conclude());
         assertMessage("segmentBytes must be a multiple of 8",
             () -> CommConfig.builder().environment(Map.of()).segmentBytes(1001).conclude());
         assertMessage("masterPort must be in [0, 65535]",
             () -> CommConfig.builder().environment(Map.of("MASTER_PORT", "70000")).conclude());
+    }
+
+    @Test
+    void topologyProbeIsAutomaticUnlessSetAndReadsTheUsualSpellings()
+    {
+        assertEquals(TopoProbe.AUTO, CommConfig.builder().environment(Map.of()).conclude().topoProbe());
+        for (final String on : new String[] {"1", "on", "TRUE"})
+        {
+            assertEquals(TopoProbe.ON,
+                CommConfig.builder().environment(Map.of("HCCL_TOPO_PROBE", on)).conclude().topoProbe());
+        }
+        for (final String off : new String[] {"0", "Off", "false"})
+        {
+            assertEquals(TopoProbe.OFF,
+                CommConfig.builder().environment(Map.of("HCCL_TOPO_PROBE", off)).conclude().topoProbe());
+        }
+        assertEquals(TopoProbe.ON, CommConfig.builder().environment(Map.of("HCCL_TOPO_PROBE", "0"))
+            .topoProbe(TopoProbe.ON).conclude().topoProbe(), "the builder wins over the environment");
     }
 
     private static void assertMessage(final String fragment, final org.junit.jupiter.api.function.Executable call)

@@ -1,6 +1,7 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.ClusterShape;
+import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.algorithms.RingAlgorithm;
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.algorithms.kernel.Reducers;
@@ -13,6 +14,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.TopoProbe;
 import dev.hccl.api.Topology;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.Link;
@@ -23,6 +25,7 @@ import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.Tags;
 import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.Mailbox;
+import dev.hccl.core.topology.LinkProbe;
 import dev.hccl.core.topology.StaticTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,6 +128,35 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.mailbox = fabric.dispatcher().mailbox(commId);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
         mailbox.attach(globalRanks, this);
+    }
+
+    /**
+     * Measures the links for the cost model when {@code HCCL_TOPO_PROBE} asks ({@code auto}: when the communicator
+     * spans more than one node), unless deterministic. Every rank calls it before the communicator is handed out.
+     */
+    void probeLinks()
+    {
+        final TopoProbe probe = config.topoProbe();
+        if (probe == TopoProbe.OFF || (probe == TopoProbe.AUTO && topology.nodeCount() == 1))
+        {
+            return;
+        }
+        if (config.deterministic())
+        {
+            if (rank == 0)
+            {
+                LOG.info("rank 0: {} ignored under {}: the cost model keeps its defaults",
+                    CommConfig.TOPO_PROBE_ENV, CommConfig.DETERMINISTIC_ENV);
+            }
+            return;
+        }
+        final long start = System.nanoTime();
+        final LinkCosts measured = LinkProbe.measure(this, algorithms.linkCosts());
+        algorithms.linkCosts(measured);
+        if (rank == 0)
+        {
+            LOG.info("rank 0: links probed in {} ms: {}", (System.nanoTime() - start) / 1_000_000, measured);
+        }
     }
 
     /** The layout the cost model sees: each rank's node. */
@@ -850,7 +882,11 @@ final class CommunicatorImpl implements Communicator, FaultListener
         fabric.retain();
         try
         {
-            return new CommunicatorImpl(config, fabric, subId, newRank, subGlobal, topology.subset(subRanks));
+            final CommunicatorImpl sub =
+                new CommunicatorImpl(config, fabric, subId, newRank, subGlobal, topology.subset(subRanks));
+            // The links are the parent's: measured once, at the parent's creation.
+            sub.algorithms.linkCosts(algorithms.linkCosts());
+            return sub;
         }
         catch (final RuntimeException ex)
         {

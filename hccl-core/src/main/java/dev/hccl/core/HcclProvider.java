@@ -113,6 +113,15 @@ public final class HcclProvider implements CommunicatorProvider
             final int[] ranks = identity(config.worldSize());
             final Fabric fabric = new Fabric(transport, dispatcher, topology, null);
             final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank, ranks, topology);
+            try
+            {
+                comm.probeLinks();
+            }
+            catch (final RuntimeException ex)
+            {
+                comm.close();
+                throw ex;
+            }
             LOG.info("rank {}: communicator ready: {} over {}; topology {}", rank, comm, transport.name(), topology);
             return comm;
         }

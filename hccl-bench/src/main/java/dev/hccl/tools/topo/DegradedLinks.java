@@ -1,5 +1,7 @@
 package dev.hccl.tools.topo;
 
+import dev.hccl.core.topology.PairMeasurement;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -90,13 +92,6 @@ public final class DegradedLinks
      */
     public static double median(final double[] values)
     {
-        if (values.length == 0)
-        {
-            throw new IllegalArgumentException("median of no values");
-        }
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        final int mid = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+        return PairMeasurement.median(values);
     }
 }

@@ -2,6 +2,7 @@ package dev.hccl.tools.topo;
 
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
+import dev.hccl.core.topology.PairMeasurement;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,23 +19,11 @@ import java.nio.ByteOrder;
  */
 public final class PairProbe
 {
-    /** Bytes of a latency message and of an acknowledgement. */
-    static final int SMALL_BYTES = 8;
-
-    /** Untimed round trips before a pair's latency is timed, so that the JIT has compiled the path. */
-    private static final int LATENCY_WARMUP = 10;
-
-    /** Untimed transfers before a pair's bandwidth is timed. */
-    private static final int BANDWIDTH_WARMUP = 1;
-
-    private static final double NANOS_PER_MICRO = 1_000.0;
-
     private final Communicator comm;
     private final int bytes;
     private final int latencyIters;
     private final int bandwidthIters;
-    private final ByteBuffer small = ByteBuffer.allocateDirect(SMALL_BYTES).order(ByteOrder.nativeOrder());
-    private final ByteBuffer large;
+    private final PairMeasurement pair;
 
     /**
      * A probe over a communicator.
@@ -50,7 +39,7 @@ public final class PairProbe
         this.bytes = bytes;
         this.latencyIters = latencyIters;
         this.bandwidthIters = bandwidthIters;
-        this.large = ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
+        this.pair = new PairMeasurement(comm, bytes);
     }
 
     /**
@@ -121,47 +110,12 @@ public final class PairProbe
 
     private double latencyUs(final int peer)
     {
-        for (int i = 0; i < LATENCY_WARMUP; i++)
-        {
-            roundTrip(peer);
-        }
-        final double[] nanos = new double[latencyIters];
-        for (int i = 0; i < latencyIters; i++)
-        {
-            final long start = System.nanoTime();
-            roundTrip(peer);
-            nanos[i] = System.nanoTime() - start;
-        }
-        return DegradedLinks.median(nanos) / 2 / NANOS_PER_MICRO;
+        return PairMeasurement.median(pair.roundTripSeconds(peer, latencyIters)) / 2 * 1e6;
     }
 
     private double bandwidthGBps(final int peer)
     {
-        for (int i = 0; i < BANDWIDTH_WARMUP; i++)
-        {
-            transfer(peer);
-        }
-        final double[] nanos = new double[bandwidthIters];
-        for (int i = 0; i < bandwidthIters; i++)
-        {
-            final long start = System.nanoTime();
-            transfer(peer);
-            nanos[i] = System.nanoTime() - start;
-        }
-        // Bytes per nanosecond are GB/s; a clock too coarse to see the transfer is held to one nanosecond.
-        return bytes / Math.max(DegradedLinks.median(nanos), 1.0);
-    }
-
-    private void roundTrip(final int peer)
-    {
-        comm.send(small, SMALL_BYTES, DataType.INT8, peer);
-        comm.recv(small, SMALL_BYTES, DataType.INT8, peer);
-    }
-
-    private void transfer(final int peer)
-    {
-        comm.send(large, bytes, DataType.INT8, peer);
-        comm.recv(small, SMALL_BYTES, DataType.INT8, peer);
+        return bytes / PairMeasurement.median(pair.transferSeconds(peer, bandwidthIters)) / 1e9;
     }
 
     /**
@@ -169,15 +123,7 @@ public final class PairProbe
      */
     private void answer(final int peer)
     {
-        for (int i = 0; i < LATENCY_WARMUP + latencyIters; i++)
-        {
-            comm.recv(small, SMALL_BYTES, DataType.INT8, peer);
-            comm.send(small, SMALL_BYTES, DataType.INT8, peer);
-        }
-        for (int i = 0; i < BANDWIDTH_WARMUP + bandwidthIters; i++)
-        {
-            comm.recv(large, bytes, DataType.INT8, peer);
-            comm.send(small, SMALL_BYTES, DataType.INT8, peer);
-        }
+        pair.answer(peer, latencyIters, bandwidthIters);
     }
+
 }

@@ -141,7 +141,8 @@ public final class Rendezvous implements AutoCloseable
                     // Ranks that ran different algorithms would wait for messages that never come, until
                     // HCCL_EXEC_TIMEOUT: say so now.
                     throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        CommConfig.ALGO_ENV + "/" + CommConfig.DETERMINISTIC_ENV + " differ: rank 0 uses '" + algo +
+                        CommConfig.ALGO_ENV + "/" + CommConfig.DETERMINISTIC_ENV + "/" + CommConfig.TOPO_PROBE_ENV +
+                        " differ: rank 0 uses '" + algo +
                         "', this rank '" + algoKey(config) + "'; every rank must choose algorithms the same way",
                         null);
                 }
@@ -173,11 +174,15 @@ public final class Rendezvous implements AutoCloseable
         }
     }
 
-    /** HCCL_ALGO and HCCL_DETERMINISTIC as every rank must agree on them: case and blanks do not matter. */
+    /**
+     * HCCL_ALGO, HCCL_DETERMINISTIC and HCCL_TOPO_PROBE as every rank must agree on them (a rank that probes waits for
+     * peers that do not): case and blanks do not matter.
+     */
     private static String algoKey(final CommConfig config)
     {
         final String algo = config.algo() == null ? "" : config.algo().replaceAll("\\s", "").toLowerCase(Locale.ROOT);
-        return algo + ";deterministic=" + config.deterministic();
+        return algo + ";deterministic=" + config.deterministic() + ";probe=" +
+            config.topoProbe().name().toLowerCase(Locale.ROOT);
     }
 
     private static String awaitKey(final StoreClient client, final String key, final int rank, final long deadline)
