@@ -49,6 +49,26 @@ public enum BenchOp
     }
 
     /**
+     * The library's operation, whose algorithm {@link dev.hccl.api.Communicator#algorithmFor} explains.
+     *
+     * @return the operation, or null for sendrecv, which has no algorithm to choose.
+     */
+    public dev.hccl.api.Operation operation()
+    {
+        return switch (this)
+        {
+            case ALL_REDUCE -> dev.hccl.api.Operation.ALL_REDUCE;
+            case ALL_GATHER -> dev.hccl.api.Operation.ALL_GATHER;
+            case REDUCE_SCATTER -> dev.hccl.api.Operation.REDUCE_SCATTER;
+            case BROADCAST -> dev.hccl.api.Operation.BROADCAST;
+            case REDUCE -> dev.hccl.api.Operation.REDUCE;
+            case ALLTOALL -> dev.hccl.api.Operation.ALL_TO_ALL;
+            case BARRIER -> dev.hccl.api.Operation.BARRIER;
+            case SENDRECV -> null;
+        };
+    }
+
+    /**
      * Whether the operation takes a reduction ({@code -o} applies).
      *
      * @return true for all_reduce, reduce_scatter and reduce.

@@ -1,6 +1,8 @@
 package dev.hccl.tools.bench;
 
+import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Communicator;
+import dev.hccl.api.Operation;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -91,6 +93,7 @@ final class BenchSession
                     {
                         table.println("# Algorithm: " + algo + " (CommConfig.algo)");
                     }
+                    choices(comm).forEach(table::println);
                     Table.header().forEach(table::println);
                     table.flush();
                 }
@@ -119,6 +122,37 @@ final class BenchSession
             }
         }
         return status;
+    }
+
+    /**
+     * Which algorithm runs at each size of the sweep and why ({@link Communicator#algorithmFor}), as comment lines
+     * above the table: the cost model's layout and link figures once, then a line at each size where the choice
+     * changes, with every candidate's predicted time there.
+     */
+    List<String> choices(final Communicator comm)
+    {
+        final List<String> lines = new ArrayList<>();
+        final Operation op = options.op().operation();
+        if (op == null)
+        {
+            return lines;
+        }
+        String previous = null;
+        for (final long size : options.sizes())
+        {
+            final AlgorithmChoice choice = comm.algorithmFor(op, size);
+            if (lines.isEmpty())
+            {
+                lines.add("# Cost model: " + choice.model());
+            }
+            final String reason = (choice.forced() ? "forced " : "") + choice.algorithm();
+            if (!reason.equals(previous))
+            {
+                lines.add(String.format(Locale.ROOT, "# from %d B: %s", size, choice.describe()));
+                previous = reason;
+            }
+        }
+        return lines;
     }
 
     /**
