@@ -155,7 +155,8 @@ final class LocalGroups implements AutoCloseable
     private final class Group implements PeerGroup
     {
         private final int rank;
-        private final ByteBuffer[] scratch = new ByteBuffer[2];
+        /** Slots 0 to 2, as {@link PeerGroup#scratch} numbers them. */
+        private final ByteBuffer[] scratch = new ByteBuffer[3];
 
         Group(final int rank)
         {
