@@ -9,7 +9,7 @@ import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.DisseminationBarrierAlgorithm;
 import dev.hccl.algorithms.FullMeshAlgorithm;
 import dev.hccl.algorithms.HalvingDoublingAlgorithm;
-import dev.hccl.algorithms.HierarchicalAllReduceAlgorithm;
+import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.PairwiseAllToAllAlgorithm;
 import dev.hccl.algorithms.PairwiseAllToAllVAlgorithm;
 import dev.hccl.algorithms.RingAlgorithm;
@@ -98,7 +98,7 @@ final class AlgorithmSelector
         // Across nodes, anything beyond the one-shot sizes goes through the nodes' local links first, so that the
         // links between nodes carry each byte once per node rather than once per rank.
         final String name = bytes <= FULL_MESH_MAX_BYTES ? FullMeshAlgorithm.NAME :
-            multiNode ? HierarchicalAllReduceAlgorithm.NAME :
+            multiNode ? HierarchicalAlgorithm.NAME :
             halvingDoublingPays(worldSize, bytes) ? HalvingDoublingAlgorithm.NAME : RingAlgorithm.NAME;
         return automatic(Operation.ALL_REDUCE, name, AllReduceAlgorithm.class, worldSize, bytes);
     }
