@@ -54,7 +54,7 @@ public final class AlgorithmCatalog
         catalog.add(BinomialTreeAlgorithm.NAME, new BinomialTreeAlgorithm());
         catalog.add(DoubleBinaryTreeAlgorithm.NAME, new DoubleBinaryTreeAlgorithm());
         catalog.add(HalvingDoublingAlgorithm.NAME, new HalvingDoublingAlgorithm());
-        catalog.add(HierarchicalAllReduceAlgorithm.NAME, new HierarchicalAllReduceAlgorithm(new RingAlgorithm()));
+        catalog.add(HierarchicalAlgorithm.NAME, HierarchicalAlgorithm.overRing());
         catalog.add(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm());
         catalog.add(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm());
         catalog.add(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm());

@@ -291,6 +291,19 @@ class AlgorithmMatrixTest
         final int n, final int segmentBytes, final Long jitterSeed, final List<Supplier<CollectiveCase>> cases,
         final Outcome outcome) throws Exception
     {
+        runCases(new int[n], segmentBytes, jitterSeed, cases, outcome);
+    }
+
+    /**
+     * Runs cases as {@link #runCases(int, int, Long, List, Outcome)} does, on ranks spread over simulated nodes.
+     *
+     * @param nodeOfRank each rank's node, as {@link LocalGroups} takes it.
+     */
+    static void runCases(
+        final int[] nodeOfRank, final int segmentBytes, final Long jitterSeed,
+        final List<Supplier<CollectiveCase>> cases, final Outcome outcome) throws Exception
+    {
+        final int n = nodeOfRank.length;
         final CollectiveCase[] current = new CollectiveCase[1];
         final byte[][][] outputs = new byte[1][][];
         final int[] next = { 0 };
@@ -304,7 +317,7 @@ class AlgorithmMatrixTest
             outputs[0] = new byte[n][];
         });
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (LocalGroups groups = new LocalGroups(n, segmentBytes, jitterSeed))
+        try (LocalGroups groups = new LocalGroups(nodeOfRank, segmentBytes, jitterSeed))
         {
             groups.run(group ->
             {

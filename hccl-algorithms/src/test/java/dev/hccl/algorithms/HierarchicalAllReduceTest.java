@@ -51,7 +51,8 @@ class HierarchicalAllReduceTest
     {
         final AllReduceAlgorithm acrossNodes = across.equals(RingAlgorithm.NAME) ?
             new RingAlgorithm() : new HalvingDoublingAlgorithm();
-        final HierarchicalAllReduceAlgorithm algorithm = new HierarchicalAllReduceAlgorithm(acrossNodes);
+        final RingAlgorithm ring = new RingAlgorithm();
+        final HierarchicalAlgorithm algorithm = new HierarchicalAlgorithm(acrossNodes, ring, ring, ring);
         final int n = nodeOfRank.length;
         final Random random = new Random(Arrays.hashCode(nodeOfRank) * 31L + across.hashCode());
         try (LocalGroups groups = new LocalGroups(nodeOfRank, SEGMENT_BYTES, random.nextLong()))

@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Test support: {@code n} ranks as threads, each with a {@link PeerGroup} over memory, so that an algorithm can be
@@ -38,6 +39,8 @@ final class LocalGroups implements AutoCloseable
     private final Random jitter;
     /** Messages sent between ranks of different nodes, over every run. */
     private final AtomicInteger crossNode = new AtomicInteger();
+    /** Their payload bytes. */
+    private final AtomicLong crossNodeBytes = new AtomicLong();
     private final Mailbox[] boxes;
     private final ExecutorService ranks;
     private final ScheduledExecutorService delayer;
@@ -129,6 +132,12 @@ final class LocalGroups implements AutoCloseable
         return crossNode.get();
     }
 
+    /** Payload bytes sent so far between ranks of different nodes. */
+    long crossNodeBytes()
+    {
+        return crossNodeBytes.get();
+    }
+
     @Override
     public void close()
     {
@@ -155,7 +164,8 @@ final class LocalGroups implements AutoCloseable
     private final class Group implements PeerGroup
     {
         private final int rank;
-        private final ByteBuffer[] scratch = new ByteBuffer[2];
+        /** Slots 0 to 2, as {@link PeerGroup#scratch} numbers them. */
+        private final ByteBuffer[] scratch = new ByteBuffer[3];
 
         Group(final int rank)
         {
@@ -184,6 +194,7 @@ final class LocalGroups implements AutoCloseable
             if (nodeOfRank[rank] != nodeOfRank[peer])
             {
                 crossNode.incrementAndGet();
+                crossNodeBytes.addAndGet(length);
             }
             deliver(rank, peer, tag, copy);
             request.complete();

@@ -4,7 +4,7 @@ import dev.hccl.algorithms.AlgorithmCatalog;
 import dev.hccl.algorithms.ClusterShape;
 import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.FullMeshAlgorithm;
-import dev.hccl.algorithms.HierarchicalAllReduceAlgorithm;
+import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Operation;
@@ -95,7 +95,7 @@ final class AlgorithmSelector
                 final String name = CATALOG.nameOf(op, algorithm);
                 // On one node the hierarchical algorithm is its inter-node algorithm alone: nothing to choose.
                 if (algorithm instanceof CostedAlgorithm costed &&
-                    (shape.nodes() > 1 || !HierarchicalAllReduceAlgorithm.NAME.equals(name)))
+                    (shape.nodes() > 1 || !HierarchicalAlgorithm.NAME.equals(name)))
                 {
                     list.add(new Candidate(name, algorithm, costed));
                 }

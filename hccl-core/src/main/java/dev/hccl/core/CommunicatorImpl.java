@@ -48,7 +48,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
-    private static final int STAGING_SLOT = 2;
+    private static final int STAGING_SLOT = 3;
 
     private final CommConfig config;
     private final Fabric fabric;
@@ -79,8 +79,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final CountDownLatch peersTold = new CountDownLatch(1);
     /** The operation the stream runs, for naming it in faults that come from transport threads; null when idle. */
     private volatile RunningOp running;
-    /** Slots 0 and 1 belong to algorithms ({@link dev.hccl.api.spi.PeerGroup#scratch}); slot 2 to staging here. */
-    private final ByteBuffer[] scratch = new ByteBuffer[3];
+    /** Slots 0 to 2 belong to algorithms ({@link dev.hccl.api.spi.PeerGroup#scratch}); slot 3 to staging here. */
+    private final ByteBuffer[] scratch = new ByteBuffer[4];
 
     CommunicatorImpl(
         final CommConfig config,

@@ -178,6 +178,35 @@ class AlgorithmSelectorTest
     }
 
     @Test
+    void acrossNodesTheHierarchyWinsWhenTheNetworkIsSlowerThanTheNodesOwnLinks()
+    {
+        // 1 Gbit/s between nodes, loopback within: the simulated cluster of PERFORMANCE.md.
+        final LinkCosts slowNetwork = new LinkCosts(CostParameters.LOOPBACK_TCP,
+            new CostParameters(100e-6, 1 / 0.125e9, CostParameters.LOOPBACK_TCP.gamma()), "measured");
+        for (final ClusterShape shape : new ClusterShape[] {TWO_BY_TWO, new ClusterShape(8, 2, 4, true, true)})
+        {
+            final AlgorithmSelector selector = forcing(null, shape);
+            selector.linkCosts(slowNetwork);
+            assertEquals("fullmesh", selector.allReduce(8).name(), shape.toString());
+            for (final long bytes : new long[] {64 * 1024, MIB, 32 * MIB})
+            {
+                assertEquals("hierarchical", selector.allReduce(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.allGather(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.reduceScatter(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.broadcast(bytes).name(), shape + " " + bytes);
+            }
+        }
+        // A network as fast as the links within a node: the flat ring, which leaves each node once, is cheaper at
+        // large sizes than two levels that each move the buffer.
+        final AlgorithmSelector fast = forcing(null, TWO_BY_TWO);
+        fast.linkCosts(new LinkCosts(CostParameters.LOOPBACK_TCP, CostParameters.LOOPBACK_TCP, "measured"));
+        assertEquals("ring", fast.allReduce(32 * MIB).name());
+        assertEquals("ring", fast.allGather(32 * MIB).name());
+        // On one node the hierarchical algorithm is never a candidate: it would be its level1 alone.
+        assertFalse(automatic(4).choice(Operation.ALL_REDUCE, 32 * MIB).predictedSeconds().containsKey("hierarchical"));
+    }
+
+    @Test
     void theAccountOfAChoiceGivesEveryCostedCandidatesPrediction()
     {
         final AlgorithmChoice choice = automatic(4).choice(Operation.ALL_REDUCE, MIB);

@@ -97,9 +97,11 @@ public interface PeerGroup
 
     /**
      * A direct scratch buffer owned by the communicator, valid for the current operation. Two calls with different
-     * slots return buffers that do not overlap, and the communicator itself never uses these two slots.
+     * slots return buffers that do not overlap, and the communicator itself never uses these three slots. Slots 0 and
+     * 1 are any algorithm's; slot 2 is reserved for composed algorithms such as hierarchical, which hold it across
+     * calls into the algorithms they are made of: an algorithm that may run inside another never takes it.
      *
-     * @param slot  0 or 1.
+     * @param slot  0, 1 or 2.
      * @param bytes the size needed.
      * @return a buffer with at least {@code bytes} capacity, position 0.
      */
