@@ -62,8 +62,10 @@ import java.nio.ByteBuffer;
  * within a node {@code (alpha0, beta0)}, between nodes {@code (alpha1, beta1)}, reduction {@code gamma}, with rings at
  * both levels (each level's own formula, {@code m/L} bytes per rail across nodes):
  * <ul>
- * <li>all-reduce: {@code 2(L-1)(alpha0 + m/L beta0) + 2(N-1)(alpha1 + m/(N L) beta1)}
- * {@code + (L-1)/L m gamma + (N-1)/(N L) m gamma};</li>
+ * <li>all-reduce: {@code T0 + T1} with {@code T0 = 2(L-1)(alpha0 + m/L beta0) + (L-1)/L m gamma} within the node
+ * and {@code T1 = 2(N-1)(alpha1 + m/(N L) beta1) + (N-1)/(N L) m gamma} between nodes; from 8 MiB, where the levels
+ * are pipelined over 4 pieces (a rail thread all-reduces one piece across nodes while the caller reduces the next
+ * within the node), {@code max(T0, T1) + min(T0, T1) / 4};</li>
  * <li>all-gather: {@code (N-1)(alpha1 + m/(N L) beta1) + (L-1)(alpha0 + m/L beta0)};</li>
  * <li>reduce-scatter: {@code (L-1)(alpha0 + m/L (beta0 + gamma)) + (N-1)(alpha1 + m/(N L) (beta1 + gamma))};</li>
  * <li>broadcast: {@code (ceil(log2 N) + N - 1) alpha1 + 2(N-1)/N m beta1}, then within the node
@@ -261,8 +263,16 @@ public final class HierarchicalAlgorithm implements
         switch (operation)
         {
             case ALL_REDUCE:
-                return ring.predictSeconds(operation, perNode, bytes, level0) +
-                    across(allReduceAcross, operation, nodes, perRail, level1);
+            {
+                final double within = ring.predictSeconds(operation, perNode, bytes, level0);
+                final double between = across(allReduceAcross, operation, nodes, perRail, level1);
+                if (bytes < HierarchicalAllReduce.PIPELINE_MIN_BYTES || nodes == 1 || perNode == 1)
+                {
+                    return within + between;
+                }
+                // Pipelined: the slower level's time, plus the faster level's share of the piece that cannot overlap.
+                return Math.max(within, between) + Math.min(within, between) / HierarchicalAllReduce.PIPELINE_PIECES;
+            }
             case ALL_GATHER:
                 return ring.predictSeconds(operation, perNode, bytes, level0) +
                     across(allGatherAcross, operation, nodes, perRail, level1);

@@ -10,13 +10,22 @@ import java.nio.ByteBuffer;
  * Some ranks of a group, seen as a group of their own: rank {@code i} here is {@code members[i]} of the parent. A
  * hierarchical algorithm runs a flat one within each node and another across nodes through such views. Messages keep
  * their tags: the views a hierarchical algorithm uses at once never share a pair of ranks (one holds ranks of this
- * node, the other ranks of other nodes), so a flat algorithm's tags cannot meet themselves.
+ * node, the other ranks of other nodes), so a flat algorithm's tags cannot meet themselves. A view can also mark
+ * its tags ({@link #SubGroup(PeerGroup, int[], int)}), so that the same flat algorithm run on several pieces of a
+ * buffer at once between the same ranks keeps each piece's messages apart.
  */
 final class SubGroup implements PeerGroup
 {
+    /** The largest tag mark. */
+    static final int MAX_MARK = 0xFF;
+    /** The mark's place in a tag: the top byte of {@link dev.hccl.api.spi.Tags}' 24-bit step field. */
+    private static final int MARK_SHIFT = 48;
+
     private final PeerGroup parent;
     private final int[] members;
     private final int rank;
+    /** XORed into every tag: a mark in the step field's top byte, which no flat algorithm's step reaches. */
+    private final long tagMark;
 
     /**
      * @param parent  the whole group.
@@ -24,6 +33,23 @@ final class SubGroup implements PeerGroup
      */
     SubGroup(final PeerGroup parent, final int[] members)
     {
+        this(parent, members, 0);
+    }
+
+    /**
+     * A view whose messages carry a mark of their own in their tags.
+     *
+     * @param parent  the whole group.
+     * @param members the parent ranks that form this view, in their order here; the parent's own rank among them.
+     * @param mark    0 to 255; 0 leaves tags as they are.
+     */
+    SubGroup(final PeerGroup parent, final int[] members, final int mark)
+    {
+        if (mark < 0 || mark > MAX_MARK)
+        {
+            throw new IllegalArgumentException("mark must be 0 to " + MAX_MARK + ", got " + mark);
+        }
+        this.tagMark = (long)mark << MARK_SHIFT;
         this.parent = parent;
         this.members = members.clone();
         int mine = -1;
@@ -90,20 +116,20 @@ final class SubGroup implements PeerGroup
     @Override
     public Request send(final int peer, final long tag, final ByteBuffer src, final int offset, final int length)
     {
-        return parent.send(members[peer], tag, src, offset, length);
+        return parent.send(members[peer], tag ^ tagMark, src, offset, length);
     }
 
     @Override
     public Request recv(final int peer, final long tag, final ByteBuffer dst, final int offset, final int length)
     {
-        return parent.recv(members[peer], tag, dst, offset, length);
+        return parent.recv(members[peer], tag ^ tagMark, dst, offset, length);
     }
 
     @Override
     public Request recvReduce(
         final int peer, final long tag, final ByteBuffer dst, final int offset, final int length, final Reducer reducer)
     {
-        return parent.recvReduce(members[peer], tag, dst, offset, length, reducer);
+        return parent.recvReduce(members[peer], tag ^ tagMark, dst, offset, length, reducer);
     }
 
     @Override
@@ -111,7 +137,7 @@ final class SubGroup implements PeerGroup
         final int peer, final long tag, final ByteBuffer dst, final int offset, final int length, final Reducer reducer,
         final ByteBuffer left, final int leftOffset)
     {
-        return parent.recvReduce(members[peer], tag, dst, offset, length, reducer, left, leftOffset);
+        return parent.recvReduce(members[peer], tag ^ tagMark, dst, offset, length, reducer, left, leftOffset);
     }
 
     @Override

@@ -99,6 +99,74 @@ class HierarchicalAllReduceTest
         }
     }
 
+    static Stream<Arguments> pipelinedLayouts()
+    {
+        final List<Arguments> cases = new ArrayList<>();
+        final int[][] layouts = {{0, 0, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1}, {0, 1, 0, 1}, {0, 0, 0, 1, 1, 1, 2, 2, 2}};
+        for (final int[] layout : layouts)
+        {
+            for (final String across : new String[] {RingAlgorithm.NAME, HalvingDoublingAlgorithm.NAME})
+            {
+                cases.add(Arguments.of(Arrays.toString(layout), layout, across));
+            }
+        }
+        return cases.stream();
+    }
+
+    /**
+     * From {@link HierarchicalAllReduce#PIPELINE_MIN_BYTES} even layouts overlap the levels with a rail thread: the
+     * same result, whatever the pieces' sizes (counts that 4 does not divide, pieces that the ranks of a node do not
+     * divide), in place and out of place.
+     */
+    @ParameterizedTest(name = "nodes {0}, across nodes {2}")
+    @MethodSource("pipelinedLayouts")
+    void largeBuffersOverlapTheLevelsAndHoldTheSameReduction(
+        final String name, final int[] nodeOfRank, final String across) throws Exception
+    {
+        final AllReduceAlgorithm acrossNodes = across.equals(RingAlgorithm.NAME) ?
+            new RingAlgorithm() : new HalvingDoublingAlgorithm();
+        final RingAlgorithm ring = new RingAlgorithm();
+        final HierarchicalAlgorithm algorithm = new HierarchicalAlgorithm(acrossNodes, ring, ring, ring);
+        final int n = nodeOfRank.length;
+        final Random random = new Random(Arrays.hashCode(nodeOfRank) * 17L + across.hashCode());
+        try (LocalGroups groups = new LocalGroups(nodeOfRank, 256 * 1024, random.nextLong()))
+        {
+            final Object[][] cases = {
+                {DataType.FP32, ReduceOp.SUM, (int)(HierarchicalAllReduce.PIPELINE_MIN_BYTES / 4) + 13, true},
+                {DataType.INT8, ReduceOp.MAX, (int)HierarchicalAllReduce.PIPELINE_MIN_BYTES + 3, false}};
+            for (final Object[] c : cases)
+            {
+                final DataType type = (DataType)c[0];
+                final ReduceOp op = (ReduceOp)c[1];
+                final int count = (Integer)c[2];
+                final boolean inPlace = (Boolean)c[3];
+                final byte[][] inputs = new byte[n][];
+                for (int r = 0; r < n; r++)
+                {
+                    inputs[r] = Elements.inputs(type, op, count, random, true);
+                }
+                final byte[] expected = Elements.reduce(type, op, inputs, 0, count);
+                final List<byte[]> results = groups.run(group ->
+                {
+                    final ByteBuffer send = direct(inputs[group.rank()]);
+                    final ByteBuffer recv = inPlace ? send :
+                        ByteBuffer.allocateDirect(count * type.size()).order(ByteOrder.nativeOrder());
+                    algorithm.allReduce(group, send, recv, count, type, Reducers.of(type, op));
+                    final byte[] out = new byte[count * type.size()];
+                    recv.get(0, out);
+                    return out;
+                });
+                for (int r = 0; r < n; r++)
+                {
+                    final int rank = r;
+                    final int at = Elements.firstDifference(type, expected, results.get(r));
+                    assertEquals(-1, at, () -> name + " " + type + " " + op + " x " + count + ": rank " + rank +
+                        " differs at element " + at);
+                }
+            }
+        }
+    }
+
     private static ByteBuffer direct(final byte[] bytes)
     {
         final ByteBuffer b = ByteBuffer.allocateDirect(bytes.length).order(ByteOrder.nativeOrder());

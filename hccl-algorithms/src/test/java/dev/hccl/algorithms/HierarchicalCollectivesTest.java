@@ -255,7 +255,7 @@ class HierarchicalCollectivesTest
         final CostParameters level0 = new CostParameters(1e-6, 1e-10, 1e-10);
         final CostParameters level1 = new CostParameters(1e-5, 1e-9, 1e-10);
         final HierarchicalAlgorithm hierarchical = HierarchicalAlgorithm.overRing();
-        final double m = 8e6;
+        final double m = 16e6;
         final int nodes = 2;
         final int perNode = 4;
         final double within = (perNode - 1) * (level0.alpha() + m / perNode * level0.beta());
@@ -265,9 +265,18 @@ class HierarchicalCollectivesTest
         assertEquals(within + across + (perNode - 1) * m / perNode * level0.gamma() +
             (nodes - 1) * m / (nodes * perNode) * level1.gamma(),
             hierarchical.predictSeconds(Operation.REDUCE_SCATTER, nodes, perNode, (long)m, level0, level1), 1e-12);
-        assertEquals(2 * within + 2 * across + (perNode - 1) * m / perNode * level0.gamma() +
-            (nodes - 1) * m / (nodes * perNode) * level1.gamma(),
+        // From 8 MiB the all-reduce's levels are pipelined over 4 pieces: the slower level, plus a quarter of the other.
+        final double withinAllReduce = 2 * within + (perNode - 1) * m / perNode * level0.gamma();
+        final double acrossAllReduce = 2 * across + (nodes - 1) * m / (nodes * perNode) * level1.gamma();
+        assertEquals(Math.max(withinAllReduce, acrossAllReduce) + Math.min(withinAllReduce, acrossAllReduce) / 4,
             hierarchical.predictSeconds(Operation.ALL_REDUCE, nodes, perNode, (long)m, level0, level1), 1e-12);
+        final double small = 1e6;
+        assertEquals(2 * (perNode - 1) * (level0.alpha() + small / perNode * level0.beta()) +
+            (perNode - 1) * small / perNode * level0.gamma() +
+            2 * (nodes - 1) * (level1.alpha() + small / (nodes * perNode) * level1.beta()) +
+            (nodes - 1) * small / (nodes * perNode) * level1.gamma(),
+            hierarchical.predictSeconds(Operation.ALL_REDUCE, nodes, perNode, (long)small, level0, level1), 1e-12,
+            "below 8 MiB the levels run one after the other");
         // The flat ring pays the slow links' beta on the same share of m with one rank per step crossing them.
         assertTrue(hierarchical.predictSeconds(Operation.ALL_GATHER, nodes, perNode, (long)m, level0, level1) <
             new RingAlgorithm().predictSeconds(Operation.ALL_GATHER, nodes * perNode, (long)m, level1));
