@@ -5,8 +5,10 @@ import dev.hccl.tools.launch.HcclRun;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -23,6 +25,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -30,19 +34,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Two simulated nodes of two ranks each: network namespaces made by {@code tools/netns-cluster.sh}, joined by a
+ * Two simulated nodes of two and of four ranks each: network namespaces made by {@code tools/netns-cluster.sh}, joined by a
  * bridge over 1 Gbit/s links, the ranks started in them by {@code hcclrun --netns}. Needs root and iproute2; without
  * them it is skipped with a message saying how to run it, unless {@code HCCL_TEST_NETNS=required} (set by
  * {@code .ci/run}, which runs as root): then it fails, since a skipped proof proves nothing.
  */
-@Timeout(300)
+@Timeout(900)
 class SimulatedClusterTest
 {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final String CLASS_PATH = System.getProperty("java.class.path");
     private static final int NODES = 2;
-    private static final int RANKS_PER_NODE = 2;
-    private static final int RANKS = NODES * RANKS_PER_NODE;
     private static final String SCRIPT = "tools/netns-cluster.sh";
     /** Set to {@code required} (as .ci/run does) to fail rather than skip where root or iproute2 is missing. */
     static final String REQUIRED_ENV = "HCCL_TEST_NETNS";
@@ -80,10 +82,12 @@ class SimulatedClusterTest
         }
     }
 
-    @Test
-    void everyRankSeesTwoNodesWithLocalRanksZeroAndOne()
+    @ParameterizedTest(name = "2 nodes x {0}")
+    @ValueSource(ints = {2, 4})
+    void everyRankSeesTwoNodesAndItsLocalRank(final int perNode)
     {
-        final String stdout = launch(TopologyReport.class.getName());
+        final int ranks = NODES * perNode;
+        final String stdout = launch(perNode, List.of(), TopologyReport.class.getName());
         final Pattern line = Pattern.compile("\\[(\\d+)] TOPOLOGY rank (\\d+) of (\\d+): nodes (\\d+), node (\\d+), " +
             "topology local rank (\\d+), ranks on node \\[(.*)], communicator local rank (\\d+) of (\\d+)");
         final Map<Integer, Matcher> byRank = new HashMap<>();
@@ -96,42 +100,56 @@ class SimulatedClusterTest
                 byRank.put(Integer.parseInt(m.group(2)), m);
             }
         }
-        assertEquals(RANKS, byRank.size(), "one TOPOLOGY line per rank in:\n" + stdout);
-        for (int r = 0; r < RANKS; r++)
+        assertEquals(ranks, byRank.size(), "one TOPOLOGY line per rank in:\n" + stdout);
+        for (int r = 0; r < ranks; r++)
         {
             final Matcher m = byRank.get(r);
-            final int node = r / RANKS_PER_NODE;
+            final int node = r / perNode;
             final String seen = "rank " + r + " saw: " + m.group();
-            assertEquals(Integer.toString(RANKS), m.group(3), seen);
+            assertEquals(Integer.toString(ranks), m.group(3), seen);
             assertEquals(Integer.toString(NODES), m.group(4), "node count, " + seen);
             assertEquals(Integer.toString(node), m.group(5), "node of the rank, " + seen);
-            assertEquals(Integer.toString(r % RANKS_PER_NODE), m.group(6), "local rank from node identity, " + seen);
-            assertEquals(node * RANKS_PER_NODE + ", " + (node * RANKS_PER_NODE + 1), m.group(7),
-                "ranks on the node, " + seen);
-            assertEquals(Integer.toString(r % RANKS_PER_NODE), m.group(8), "communicator local rank, " + seen);
-            assertEquals(Integer.toString(RANKS_PER_NODE), m.group(9), "communicator local size, " + seen);
+            assertEquals(Integer.toString(r % perNode), m.group(6), "local rank from node identity, " + seen);
+            final int first = node * perNode;
+            assertEquals(IntStream.range(first, first + perNode).mapToObj(Integer::toString)
+                .collect(Collectors.joining(", ")), m.group(7), "ranks on the node, " + seen);
+            assertEquals(Integer.toString(r % perNode), m.group(8), "communicator local rank, " + seen);
+            assertEquals(Integer.toString(perNode), m.group(9), "communicator local size, " + seen);
         }
     }
 
-    @Test
-    void everyCollectiveIsRightAcrossTheSimulatedNodes()
+    /**
+     * SelfCheck's every operation, type, reduction and count, with the cost model's choice (which takes the
+     * hierarchical algorithms across these nodes from a few hundred bytes) and with the hierarchy forced at every size.
+     */
+    @ParameterizedTest(name = "2 nodes x {0}, HCCL_ALGO={1}")
+    @CsvSource({"2, NA", "2, hierarchical", "4, NA", "4, hierarchical"})
+    void everyCollectiveIsRightAcrossTheSimulatedNodes(final int perNode, final String algo)
     {
-        final String stdout = launch(SelfCheck.class.getName(), "0", "1", "7", "1000", "65537");
-        for (int r = 0; r < RANKS; r++)
+        final int ranks = NODES * perNode;
+        final String stdout = launch(perNode, List.of("env", "HCCL_ALGO=" + algo), SelfCheck.class.getName(),
+            "0", "1", "7", "1000", "65537");
+        for (int r = 0; r < ranks; r++)
         {
-            final String prefix = "[" + r + "] rank " + r + " of " + RANKS + ": ";
+            final String prefix = "[" + r + "] rank " + r + " of " + ranks + ": ";
             assertTrue(stdout.lines().anyMatch(l -> l.startsWith(prefix) && l.endsWith(" passed, 0 failed")),
                 "no passing summary from rank " + r + " in:\n" + stdout);
         }
         assertFalse(stdout.contains("WRONG"), stdout);
     }
 
-    /** Runs a main class as 2 nodes x 2 ranks through the launcher and returns what the ranks printed. */
-    private static String launch(final String mainClass, final String... args)
+    /**
+     * Runs a main class as 2 nodes x {@code perNode} ranks through the launcher, each rank's command after
+     * {@code prefix} (an {@code env} setting, say), and returns what the ranks printed.
+     */
+    private static String launch(final int perNode, final List<String> prefix, final String mainClass,
+        final String... args)
     {
-        final List<String> command = new ArrayList<>(List.of("-np", Integer.toString(RANKS),
-            "--netns", "hccl-node%d:" + RANKS_PER_NODE, "--", JAVA, "-Xmx256m",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, mainClass));
+        final List<String> command = new ArrayList<>(List.of("-np", Integer.toString(NODES * perNode),
+            "--netns", "hccl-node%d:" + perNode, "--"));
+        command.addAll(prefix);
+        command.addAll(List.of(JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH,
+            mainClass));
         command.addAll(List.of(args));
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();

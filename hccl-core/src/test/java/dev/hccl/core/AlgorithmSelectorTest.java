@@ -196,12 +196,15 @@ class AlgorithmSelectorTest
                 assertEquals("hierarchical", selector.broadcast(bytes).name(), shape + " " + bytes);
             }
         }
-        // A network as fast as the links within a node: the flat ring, which leaves each node once, is cheaper at
-        // large sizes than two levels that each move the buffer.
+        // A network as fast as the links within a node: the flat ring, which leaves each node once, is cheaper than
+        // two levels that each move the buffer one after the other; from 8 MiB the all-reduce's levels overlap on
+        // their separate links, and then the hierarchy is cheaper again.
         final AlgorithmSelector fast = forcing(null, TWO_BY_TWO);
         fast.linkCosts(new LinkCosts(CostParameters.LOOPBACK_TCP, CostParameters.LOOPBACK_TCP, "measured"));
-        assertEquals("ring", fast.allReduce(32 * MIB).name());
+        assertEquals("ring", fast.allReduce(4 * MIB).name());
         assertEquals("ring", fast.allGather(32 * MIB).name());
+        assertEquals("ring", fast.reduceScatter(32 * MIB).name());
+        assertEquals("hierarchical", fast.allReduce(32 * MIB).name());
         // On one node the hierarchical algorithm is never a candidate: it would be its level1 alone.
         assertFalse(automatic(4).choice(Operation.ALL_REDUCE, 32 * MIB).predictedSeconds().containsKey("hierarchical"));
     }
