@@ -60,11 +60,12 @@ public final class CommConfig
     /** Whether results must be bitwise reproducible. */
     public static final String DETERMINISTIC_ENV = "HCCL_DETERMINISTIC";
     /**
-     * Whether the communicator measures its links at creation for the cost model ({@link TopoProbe}): {@code auto}
-     * (the default) when it spans more than one node, {@code 1} always, {@code 0} never. The measurement takes one
-     * pair of ranks within a node and one across nodes, 60 round trips and 4 transfers of 1 MiB each: a few
-     * milliseconds on a 10 Gbit/s network. Ignored under {@link #DETERMINISTIC_ENV}, whose choices never depend on
-     * a measurement.
+     * Whether the communicator measures its links at creation for the cost model ({@link TopoProbe}): {@code 0} (the
+     * default) never, {@code auto} when it spans more than one node, {@code 1} always. The measurement takes one pair
+     * of ranks within a node and one across nodes, 60 round trips and 4 transfers of 1 MiB each. Off by default: at
+     * creation, with the JIT still cold, it took 0.3-0.5 s on the 2-vCPU VM of docs/PERFORMANCE.md (2 nodes of 2 and
+     * 4 ranks, 1 Gbit/s between them), where the defaults cost nothing. Ignored under {@link #DETERMINISTIC_ENV},
+     * whose choices never depend on a measurement.
      */
     public static final String TOPO_PROBE_ENV = "HCCL_TOPO_PROBE";
     /**
@@ -695,7 +696,7 @@ public final class CommConfig
                 DETERMINISTIC_ENV + " must be true or false, got '" + det + "'");
             deterministic = Boolean.parseBoolean(det);
             final String probe = stringValue(sources, explicitTopoProbe == null ? null :
-                explicitTopoProbe.name().toLowerCase(java.util.Locale.ROOT), TOPO_PROBE_ENV, "auto");
+                explicitTopoProbe.name().toLowerCase(java.util.Locale.ROOT), TOPO_PROBE_ENV, "0");
             topoProbe = TopoProbe.parse(probe);
             socketIfname = stringValue(sources, explicitSocketIfname, SOCKET_IFNAME_ENV, null);
             ifIp = stringValue(sources, explicitIfIp, IF_IP_ENV, null);

@@ -12,7 +12,7 @@ public enum TopoProbe
     AUTO,
     /** Measure, on one node too. */
     ON,
-    /** Never measure: the defaults. */
+    /** Never measure: the defaults. The default setting. */
     OFF;
 
     /**

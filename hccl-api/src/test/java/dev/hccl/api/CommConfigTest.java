@@ -69,9 +69,11 @@ class CommConfigTest
     }
 
     @Test
-    void topologyProbeIsAutomaticUnlessSetAndReadsTheUsualSpellings()
+    void topologyProbeIsOffUnlessSetAndReadsTheUsualSpellings()
     {
-        assertEquals(TopoProbe.AUTO, CommConfig.builder().environment(Map.of()).conclude().topoProbe());
+        assertEquals(TopoProbe.OFF, CommConfig.builder().environment(Map.of()).conclude().topoProbe());
+        assertEquals(TopoProbe.AUTO,
+            CommConfig.builder().environment(Map.of("HCCL_TOPO_PROBE", "Auto")).conclude().topoProbe());
         for (final String on : new String[] {"1", "on", "TRUE"})
         {
             assertEquals(TopoProbe.ON,

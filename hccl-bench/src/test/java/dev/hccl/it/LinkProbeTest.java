@@ -54,7 +54,8 @@ class LinkProbeTest
     void acrossNodesEveryRankMeasuresTheSameLinksAndChoosesAlike() throws Exception
     {
         final int port = TcpConformanceTest.freePort();
-        final List<AlgorithmChoice> choices = choices(4, rank -> tcp(rank, 4, port, "node" + rank / 2).conclude());
+        final List<AlgorithmChoice> choices = choices(4, rank -> tcp(rank, 4, port, "node" + rank / 2)
+            .topoProbe(TopoProbe.AUTO).conclude());
         for (final AlgorithmChoice choice : choices)
         {
             assertTrue(choice.model().startsWith("2 nodes x 2 ranks, measured: "), choice.model());
@@ -66,7 +67,8 @@ class LinkProbeTest
     void oneNodeMeasuresOnlyWhenAsked() throws Exception
     {
         final int port = TcpConformanceTest.freePort();
-        for (final AlgorithmChoice choice : choices(2, rank -> tcp(rank, 2, port, "same").conclude()))
+        for (final AlgorithmChoice choice : choices(2, rank -> tcp(rank, 2, port, "same")
+            .topoProbe(TopoProbe.AUTO).conclude()))
         {
             assertTrue(choice.model().contains("defaults"), choice.model());
         }
@@ -75,6 +77,16 @@ class LinkProbeTest
             choices(2, rank -> tcp(rank, 2, port2, "same").topoProbe(TopoProbe.ON).conclude());
         assertTrue(asked.get(0).model().startsWith("1 node x 2 ranks, measured: "), asked.get(0).model());
         assertEquals(asked.get(0), asked.get(1));
+    }
+
+    @Test
+    void byDefaultNothingIsMeasuredEvenAcrossNodes() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        for (final AlgorithmChoice choice : choices(4, rank -> tcp(rank, 4, port, "node" + rank / 2).conclude()))
+        {
+            assertTrue(choice.model().startsWith("2 nodes x 2 ranks, defaults: "), choice.model());
+        }
     }
 
     @Test

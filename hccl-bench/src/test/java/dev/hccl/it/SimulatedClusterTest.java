@@ -119,16 +119,17 @@ class SimulatedClusterTest
     }
 
     /**
-     * SelfCheck's every operation, type, reduction and count, with the cost model's choice (which takes the
-     * hierarchical algorithms across these nodes from a few hundred bytes) and with the hierarchy forced at every size.
+     * SelfCheck's every operation, type, reduction and count, with the cost model's choice on the links the probe
+     * measures ({@code HCCL_TOPO_PROBE=auto}: the hierarchical algorithms across these nodes from a few hundred
+     * bytes) and with the hierarchy forced at every size.
      */
     @ParameterizedTest(name = "2 nodes x {0}, HCCL_ALGO={1}")
     @CsvSource({"2, NA", "2, hierarchical", "4, NA", "4, hierarchical"})
     void everyCollectiveIsRightAcrossTheSimulatedNodes(final int perNode, final String algo)
     {
         final int ranks = NODES * perNode;
-        final String stdout = launch(perNode, List.of("env", "HCCL_ALGO=" + algo), SelfCheck.class.getName(),
-            "0", "1", "7", "1000", "65537");
+        final String stdout = launch(perNode, List.of("env", "HCCL_ALGO=" + algo, "HCCL_TOPO_PROBE=auto"),
+            SelfCheck.class.getName(), "0", "1", "7", "1000", "65537");
         for (int r = 0; r < ranks; r++)
         {
             final String prefix = "[" + r + "] rank " + r + " of " + ranks + ": ";

@@ -45,7 +45,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <b>Determinism.</b> Every algorithm of the catalog reduces each element in an order fixed by the ranks alone,
  * never by the order in which messages arrive, and distributes one result, so all ranks hold the same bits and a
  * repetition gives them again. The choice depends on the operation, the size, the layout and the link parameters;
- * every rank holds the same of each (measured ones are rank 0's, sent to all), so all ranks choose alike. Under
+ * every rank holds the same of each (measured figures are the measuring ranks', shared with all by the probe), so
+ * all ranks choose alike. Under
  * {@code HCCL_DETERMINISTIC=true} measured parameters are refused, so that the same call takes the same algorithm in
  * every run.
  */
