@@ -63,36 +63,7 @@ class HierarchicalAllReduceTest
                 {
                     for (final int count : new int[] {0, 1, n + 1, 1009, type == DataType.FP32 ? 30_011 : 97})
                     {
-                        final byte[][] inputs = new byte[n][];
-                        for (int r = 0; r < n; r++)
-                        {
-                            inputs[r] = Elements.inputs(type, op, count, random, true);
-                        }
-                        final byte[] expected = Elements.reduce(type, op, inputs, 0, count);
-                        final boolean inPlace = random.nextBoolean();
-                        final List<byte[]> results = groups.run(group ->
-                        {
-                            final ByteBuffer send = direct(inputs[group.rank()]);
-                            final ByteBuffer recv = inPlace ? send :
-                                ByteBuffer.allocateDirect(count * type.size()).order(ByteOrder.nativeOrder());
-                            algorithm.allReduce(group, send, recv, count, type, Reducers.of(type, op));
-                            final byte[] out = new byte[count * type.size()];
-                            recv.get(0, out);
-                            if (!inPlace)
-                            {
-                                final byte[] in = new byte[out.length];
-                                send.get(0, in);
-                                assertArrayEquals(inputs[group.rank()], in, "the input must not change");
-                            }
-                            return out;
-                        });
-                        for (int r = 0; r < n; r++)
-                        {
-                            final int rank = r;
-                            final int at = Elements.firstDifference(type, expected, results.get(r));
-                            assertEquals(-1, at, () -> name + " " + type + " " + op + " x " + count +
-                                (inPlace ? " in place" : "") + ": rank " + rank + " differs at element " + at);
-                        }
+                        checkAllReduce(groups, n, algorithm, name, type, op, count, random.nextBoolean(), random);
                     }
                 }
             }
@@ -140,30 +111,48 @@ class HierarchicalAllReduceTest
                 final ReduceOp op = (ReduceOp)c[1];
                 final int count = (Integer)c[2];
                 final boolean inPlace = (Boolean)c[3];
-                final byte[][] inputs = new byte[n][];
-                for (int r = 0; r < n; r++)
-                {
-                    inputs[r] = Elements.inputs(type, op, count, random, true);
-                }
-                final byte[] expected = Elements.reduce(type, op, inputs, 0, count);
-                final List<byte[]> results = groups.run(group ->
-                {
-                    final ByteBuffer send = direct(inputs[group.rank()]);
-                    final ByteBuffer recv = inPlace ? send :
-                        ByteBuffer.allocateDirect(count * type.size()).order(ByteOrder.nativeOrder());
-                    algorithm.allReduce(group, send, recv, count, type, Reducers.of(type, op));
-                    final byte[] out = new byte[count * type.size()];
-                    recv.get(0, out);
-                    return out;
-                });
-                for (int r = 0; r < n; r++)
-                {
-                    final int rank = r;
-                    final int at = Elements.firstDifference(type, expected, results.get(r));
-                    assertEquals(-1, at, () -> name + " " + type + " " + op + " x " + count + ": rank " + rank +
-                        " differs at element " + at);
-                }
+                checkAllReduce(groups, n, algorithm, name, type, op, count, inPlace, random);
             }
+        }
+    }
+
+    /**
+     * Runs one all-reduce on every rank of the groups, random inputs, and checks every rank's result against the
+     * reference, and out of place that the input is left as it was.
+     */
+    private static void checkAllReduce(
+        final LocalGroups groups, final int n, final HierarchicalAlgorithm algorithm, final String name,
+        final DataType type, final ReduceOp op, final int count, final boolean inPlace, final Random random)
+        throws Exception
+    {
+        final byte[][] inputs = new byte[n][];
+        for (int r = 0; r < n; r++)
+        {
+            inputs[r] = Elements.inputs(type, op, count, random, true);
+        }
+        final byte[] expected = Elements.reduce(type, op, inputs, 0, count);
+        final List<byte[]> results = groups.run(group ->
+        {
+            final ByteBuffer send = direct(inputs[group.rank()]);
+            final ByteBuffer recv = inPlace ? send :
+                ByteBuffer.allocateDirect(count * type.size()).order(ByteOrder.nativeOrder());
+            algorithm.allReduce(group, send, recv, count, type, Reducers.of(type, op));
+            final byte[] out = new byte[count * type.size()];
+            recv.get(0, out);
+            if (!inPlace)
+            {
+                final byte[] in = new byte[out.length];
+                send.get(0, in);
+                assertArrayEquals(inputs[group.rank()], in, "the input must not change");
+            }
+            return out;
+        });
+        for (int r = 0; r < n; r++)
+        {
+            final int rank = r;
+            final int at = Elements.firstDifference(type, expected, results.get(r));
+            assertEquals(-1, at, () -> name + " " + type + " " + op + " x " + count +
+                (inPlace ? " in place" : "") + ": rank " + rank + " differs at element " + at);
         }
     }
 
