@@ -112,12 +112,27 @@ public final class RingAlgorithm
         final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int sendCount, final DataType type)
     {
         final int blockBytes = sendCount * type.size();
-        Copies.copy(recv, group.rank() * blockBytes, send, 0, blockBytes);
-        if (group.size() == 1 || sendCount == 0)
+        final PeerGroup ring = SubGroup.byNode(group);
+        if (ring == group || sendCount == 0)
         {
+            Copies.copy(recv, group.rank() * blockBytes, send, 0, blockBytes);
+            if (group.size() > 1 && sendCount > 0)
+            {
+                allGatherInPlace(group, recv, Partition.blocks(sendCount, group.size(), type.size(),
+                    group.segmentBytes()));
+            }
             return;
         }
-        allGatherInPlace(group, recv, Partition.blocks(sendCount, group.size(), type.size(), group.segmentBytes()));
+        // Nodes with interleaved ranks: the ring goes through each node's ranks in turn, gathering in its own order
+        // in scratch, and the blocks then move to their ranks' places (one copy of the output).
+        final int n = group.size();
+        final ByteBuffer work = group.scratch(0, n * blockBytes);
+        Copies.copy(work, ring.rank() * blockBytes, send, 0, blockBytes);
+        allGatherInPlace(ring, work, Partition.blocks(sendCount, n, type.size(), group.segmentBytes()));
+        for (int p = 0; p < n; p++)
+        {
+            Copies.copy(recv, SubGroup.member(group, ring, p) * blockBytes, work, p * blockBytes, blockBytes);
+        }
     }
 
     @Override
@@ -136,12 +151,24 @@ public final class RingAlgorithm
             Copies.copy(recv, 0, send, 0, blockBytes);
             return;
         }
-        // The send buffer is read-only to us: reduce in a scratch copy, then hand out this rank's block.
+        // The send buffer is read-only to us: reduce in a scratch copy, then hand out this rank's block. The ring
+        // goes through each node's ranks in turn, so the copy puts the blocks in the ring's order.
+        final PeerGroup ring = SubGroup.byNode(group);
         final ByteBuffer work = group.scratch(0, n * blockBytes);
-        Copies.copy(work, 0, send, 0, n * blockBytes);
+        if (ring == group)
+        {
+            Copies.copy(work, 0, send, 0, n * blockBytes);
+        }
+        else
+        {
+            for (int p = 0; p < n; p++)
+            {
+                Copies.copy(work, p * blockBytes, send, SubGroup.member(group, ring, p) * blockBytes, blockBytes);
+            }
+        }
         final Partition blocks = Partition.blocks(recvCount, n, type.size(), group.segmentBytes());
-        reduceScatterInPlace(group, work, blocks, reducer);
-        Copies.copy(recv, 0, work, group.rank() * blockBytes, blockBytes);
+        reduceScatterInPlace(ring, work, blocks, reducer);
+        Copies.copy(recv, 0, work, ring.rank() * blockBytes, blockBytes);
     }
 
     @Override
@@ -181,9 +208,10 @@ public final class RingAlgorithm
     /**
      * {@inheritDoc}
      * <p>
-     * Across nodes each step waits for its slowest link, a network one. The all-reduce runs through each node's ranks
-     * in turn, and so do the others when each node's ranks are consecutive: then only one ring edge leaves each node,
-     * and it has the node's network link to itself. Otherwise as many edges as the node has ranks may share it.
+     * Across nodes each step waits for its slowest link, a network one. All-reduce, all-gather and reduce-scatter run
+     * through each node's ranks in turn, so only one ring edge leaves each node and it has the node's network link to
+     * itself. Broadcast's ring follows the rank order: when nodes' ranks are interleaved, as many of its edges as a
+     * node has ranks may share that link.
      */
     @Override
     public double predictSeconds(
@@ -193,7 +221,7 @@ public final class RingAlgorithm
         {
             return predictSeconds(operation, shape.worldSize(), bytes, links.local());
         }
-        final boolean oneEdgePerNode = operation == Operation.ALL_REDUCE || shape.contiguous();
+        final boolean oneEdgePerNode = operation != Operation.BROADCAST || shape.contiguous();
         return predictSeconds(operation, shape.worldSize(), bytes,
             oneEdgePerNode ? links.network() : links.network().sharedBy(shape.ranksPerNode()));
     }

@@ -101,6 +101,19 @@ final class SubGroup implements PeerGroup
         return new SubGroup(group, order);
     }
 
+    /**
+     * The rank of {@code group} behind rank {@code i} of the view {@link #byNode} made of it.
+     *
+     * @param group the group given to {@link #byNode}.
+     * @param view  what it returned: {@code group} itself, or a view of it.
+     * @param i     a rank of the view.
+     * @return the rank in {@code group}.
+     */
+    static int member(final PeerGroup group, final PeerGroup view, final int i)
+    {
+        return view == group ? i : ((SubGroup)view).members[i];
+    }
+
     @Override
     public int rank()
     {

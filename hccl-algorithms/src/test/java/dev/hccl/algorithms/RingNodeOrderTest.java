@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The ring all-reduce runs through each node's ranks in turn, whatever the rank numbering: it crosses between nodes
- * once per node, and still gives every rank the reduction.
+ * The ring all-reduce, all-gather and reduce-scatter run through each node's ranks in turn, whatever the rank
+ * numbering: they cross between nodes once per node, and still give every rank its result.
  */
 @Timeout(120)
 class RingNodeOrderTest
@@ -69,4 +69,66 @@ class RingNodeOrderTest
                 "messages between nodes for " + Arrays.toString(nodeOfRank));
         }
     }
+
+    @ParameterizedTest(name = "nodes {0}")
+    @MethodSource("layouts")
+    void allGatherAndReduceScatterCrossBetweenNodesOncePerNode(final int[] nodeOfRank, final int crossingEdges)
+        throws Exception
+    {
+        final int n = nodeOfRank.length;
+        final int block = 16;
+        final Random random = new Random(Arrays.hashCode(nodeOfRank) + 1L);
+        final byte[][] inputs = new byte[n][];
+        for (int r = 0; r < n; r++)
+        {
+            inputs[r] = Elements.inputs(DataType.INT32, ReduceOp.SUM, n * block, random, true);
+        }
+        final byte[] reduced = Elements.reduce(DataType.INT32, ReduceOp.SUM, inputs, 0, n * block);
+        try (LocalGroups groups = new LocalGroups(nodeOfRank, 1 << 20, 7L))
+        {
+            final List<byte[]> gathered = groups.run(group ->
+            {
+                final ByteBuffer mine = ByteBuffer.allocateDirect(block * 4).order(ByteOrder.nativeOrder());
+                mine.put(0, inputs[group.rank()], 0, block * 4);
+                final ByteBuffer all = ByteBuffer.allocateDirect(n * block * 4).order(ByteOrder.nativeOrder());
+                new RingAlgorithm().allGather(group, mine, all, block, DataType.INT32);
+                final byte[] out = new byte[n * block * 4];
+                all.get(0, out);
+                return out;
+            });
+            for (int r = 0; r < n; r++)
+            {
+                for (int owner = 0; owner < n; owner++)
+                {
+                    assertArrayEquals(Arrays.copyOfRange(inputs[owner], 0, block * 4),
+                        Arrays.copyOfRange(gathered.get(r), owner * block * 4, (owner + 1) * block * 4),
+                        "rank " + r + ", block of rank " + owner);
+                }
+            }
+            assertEquals(crossingEdges * (n - 1), groups.crossNodeMessages(),
+                "all-gather messages between nodes for " + Arrays.toString(nodeOfRank));
+        }
+        try (LocalGroups groups = new LocalGroups(nodeOfRank, 1 << 20, 9L))
+        {
+            final List<byte[]> scattered = groups.run(group ->
+            {
+                final ByteBuffer all = ByteBuffer.allocateDirect(n * block * 4).order(ByteOrder.nativeOrder());
+                all.put(0, inputs[group.rank()]);
+                final ByteBuffer mine = ByteBuffer.allocateDirect(block * 4).order(ByteOrder.nativeOrder());
+                new RingAlgorithm().reduceScatter(group, all, mine, block, DataType.INT32,
+                    Reducers.of(DataType.INT32, ReduceOp.SUM));
+                final byte[] out = new byte[block * 4];
+                mine.get(0, out);
+                return out;
+            });
+            for (int r = 0; r < n; r++)
+            {
+                assertArrayEquals(Arrays.copyOfRange(reduced, r * block * 4, (r + 1) * block * 4), scattered.get(r),
+                    "rank " + r);
+            }
+            assertEquals(crossingEdges * (n - 1), groups.crossNodeMessages(),
+                "reduce-scatter messages between nodes for " + Arrays.toString(nodeOfRank));
+        }
+    }
+
 }
