@@ -112,6 +112,47 @@ public final class HierarchicalAlgorithm implements
     }
 
     /**
+     * The two-level algorithms with one operation's algorithm between nodes given, and the ring for the others: what
+     * {@code HCCL_ALGO=level0:NA;level1:NAME} asks for across nodes.
+     *
+     * @param operation all-reduce, all-gather, reduce-scatter or broadcast.
+     * @param acrossNodes an algorithm implementing that operation.
+     * @return a new instance.
+     * @throws IllegalArgumentException for another operation, or an algorithm that does not implement it.
+     */
+    public static HierarchicalAlgorithm withLevel1(final Operation operation, final Object acrossNodes)
+    {
+        final RingAlgorithm ring = new RingAlgorithm();
+        try
+        {
+            return switch (operation)
+            {
+                case ALL_REDUCE -> new HierarchicalAlgorithm((AllReduceAlgorithm)acrossNodes, ring, ring, ring);
+                case ALL_GATHER -> new HierarchicalAlgorithm(ring, (AllGatherAlgorithm)acrossNodes, ring, ring);
+                case REDUCE_SCATTER -> new HierarchicalAlgorithm(ring, ring, (ReduceScatterAlgorithm)acrossNodes, ring);
+                case BROADCAST -> new HierarchicalAlgorithm(ring, ring, ring, (BroadcastAlgorithm)acrossNodes);
+                default -> throw CostTerms.unsupported(NAME, operation);
+            };
+        }
+        catch (final ClassCastException ex)
+        {
+            throw new IllegalArgumentException(acrossNodes + " does not implement " + operation.displayName(), ex);
+        }
+    }
+
+    /**
+     * The algorithm this instance runs between nodes for an operation.
+     *
+     * @param operation all-reduce, all-gather, reduce-scatter or broadcast.
+     * @return the level1 algorithm.
+     * @throws IllegalArgumentException for another operation.
+     */
+    public Object level1(final Operation operation)
+    {
+        return acrossFor(operation);
+    }
+
+    /**
      * The two-level algorithms with the ring between nodes for every operation (scatter + ring for broadcast): the
      * bandwidth-optimal choice for the large messages that a hierarchy pays for.
      *

@@ -51,8 +51,9 @@ public final class CommConfig
     /** Default of {@link #SEGMENT_SIZE_ENV}: 512 KiB. */
     public static final int SEGMENT_SIZE_DEFAULT = 512 * 1024;
     /**
-     * Algorithm override: a bare name ({@code ring}: that algorithm for every operation it implements, automatic for
-     * the rest), per level ({@code level0:NA;level1:ring}: level0 within a node, level1 across nodes), or per
+     * Algorithm override: a bare name ({@code ring}: that algorithm for every operation it implements, over all
+     * ranks, automatic for the rest), per level ({@code level0:NA;level1:ring}: level0 decides on one node; across
+     * nodes the levels compose as in HCCL, the hierarchical schedule with the level1 algorithm between nodes), or per
      * operation ({@code allreduce=level0:NA;level1:H-D_R/allgather=ring}). {@code NA} is the automatic choice. An
      * unknown name fails {@code Hccl.init} with the list of valid ones; {@code docs/ALGORITHMS.md} lists them.
      */

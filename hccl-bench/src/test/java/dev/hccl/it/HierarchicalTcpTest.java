@@ -8,7 +8,7 @@ import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * The hierarchical algorithms over real TCP, ranks as threads on two "nodes" by {@code HCCL_NODE_ID}: the pipelined
  * all-reduce, whose rail thread's messages are driven by the caller's thread, with the transport driven by its callers
- * and with an I/O thread; and all-gather, reduce-scatter and broadcast through the two levels.
+ * and with an I/O thread; all-gather, reduce-scatter and broadcast through the two levels; and HCCL's level form,
+ * which composes the levels with the algorithm it names between nodes.
  */
 @Timeout(300)
 class HierarchicalTcpTest
@@ -30,19 +31,23 @@ class HierarchicalTcpTest
     /** Above the size from which the all-reduce pipelines its levels, and not a multiple of the pieces. */
     private static final int COUNT = (8 << 20) / Float.BYTES + 13;
 
-    @ParameterizedTest(name = "I/O threads {0}")
-    @ValueSource(ints = {0, 1})
-    void everyCollectiveOfTheHierarchyIsExactOverTcp(final int ioThreads) throws Exception
+    @ParameterizedTest(name = "I/O threads {0}, HCCL_ALGO={1}")
+    @CsvSource({"0, hierarchical", "1, hierarchical", "0, level0:NA;level1:H-D_R"})
+    void everyCollectiveOfTheHierarchyIsExactOverTcp(final int ioThreads, final String algo) throws Exception
     {
         final int port = TcpConformanceTest.freePort();
         final List<String> outcomes = Ranks.run(RANKS, 240, rank ->
         {
             try (Communicator comm = Hccl.init(CommConfig.builder().environment(Map.of())
                 .rank(rank).worldSize(RANKS).masterAddr("127.0.0.1").masterPort(port)
-                .nodeId("node" + rank / 2).algo("hierarchical").ioThreads(ioThreads)
+                .nodeId("node" + rank / 2).algo(algo).ioThreads(ioThreads)
                 .connectTimeout(Duration.ofSeconds(60)).execTimeout(Duration.ofSeconds(120)).conclude()))
             {
-                assertEquals("hierarchical", comm.algorithmFor(Operation.ALL_REDUCE, COUNT * 4L).algorithm());
+                final String chosen = comm.algorithmFor(Operation.ALL_REDUCE, COUNT * 4L).algorithm();
+                if (!chosen.equals(algo.equals("hierarchical") ? "hierarchical" : "hierarchical with level1 H-D_R"))
+                {
+                    return "ran " + chosen;
+                }
                 final ByteBuffer buf = floats(COUNT);
                 for (int repeat = 0; repeat < 3; repeat++)
                 {

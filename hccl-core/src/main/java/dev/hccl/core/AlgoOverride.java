@@ -35,8 +35,8 @@ final class AlgoOverride
         this.perOperation = perOperation;
     }
 
-    /** The forced names of one scope: null for automatic. */
-    private record Levels(String level0, String level1)
+    /** The forced names of one scope: null for automatic; {@code levelForm} when given as level0/level1. */
+    private record Levels(String level0, String level1, boolean levelForm)
     {
         String at(final boolean multiNode)
         {
@@ -104,6 +104,19 @@ final class AlgoOverride
         return name != null && catalog.namesFor(op).stream().anyMatch(n -> n.equalsIgnoreCase(name)) ? name : null;
     }
 
+    /**
+     * Whether the name forced for an operation was given per level ({@code level0:X;level1:Y}) rather than bare: across
+     * nodes HCCL then composes the levels, level0 within each node and level1 between nodes.
+     *
+     * @param op the operation.
+     * @return true for the level form.
+     */
+    boolean levelForm(final Operation op)
+    {
+        final Levels own = perOperation.get(op);
+        return own != null ? own.levelForm() : everyOperation != null && everyOperation.levelForm();
+    }
+
     @Override
     public String toString()
     {
@@ -134,7 +147,7 @@ final class AlgoOverride
         if (!text.contains(":"))
         {
             final String name = name(text, op, catalog, spec);
-            return new Levels(name, name);
+            return new Levels(name, name, false);
         }
         String level0 = null;
         String level1 = null;
@@ -172,7 +185,7 @@ final class AlgoOverride
                 level1 = name;
             }
         }
-        return new Levels(level0, level1);
+        return new Levels(level0, level1, true);
     }
 
     /** A checked algorithm name in its catalog spelling, or null for NA / empty. */

@@ -74,6 +74,9 @@ final class AlgorithmSelector
     private final ClusterShape shape;
     private final boolean deterministic;
     private final Map<Operation, Candidate[]> candidates = new EnumMap<>(Operation.class);
+    /** What HCCL_ALGO forces per operation, with the name reported for it. */
+    private final Map<Operation, Object> forcedAlgorithms = new EnumMap<>(Operation.class);
+    private final Map<Operation, String> forcedNames = new EnumMap<>(Operation.class);
     private volatile LinkCosts links = LinkCosts.DEFAULTS;
     /** The (operation, size class) pairs whose choice DEBUG has explained. */
     private final Set<Long> explained = ConcurrentHashMap.newKeySet();
@@ -102,7 +105,33 @@ final class AlgorithmSelector
                 }
             }
             candidates.put(op, list.toArray(new Candidate[0]));
+            force(op);
         }
+    }
+
+    /**
+     * Resolves what HCCL_ALGO forces for an operation, once. Across nodes the level form composes the levels as HCCL
+     * does: {@code level1:X} runs the hierarchical schedule with X between nodes, for the operations the hierarchy
+     * has; a bare name forces that algorithm over all ranks.
+     */
+    private void force(final Operation op)
+    {
+        final String name = override.forced(op, shape.nodes() > 1, CATALOG);
+        if (name == null)
+        {
+            return;
+        }
+        final Object algorithm = CATALOG.find(op, name, Object.class);
+        if (algorithm == null)
+        {
+            // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
+            throw new IllegalStateException("HCCL_ALGO names " + name + " for " + op.displayName() + ", not found");
+        }
+        final boolean compose = shape.nodes() > 1 && override.levelForm(op) &&
+            !(algorithm instanceof HierarchicalAlgorithm) && CATALOG.find(op, HierarchicalAlgorithm.NAME,
+            Object.class) != null;
+        forcedAlgorithms.put(op, compose ? HierarchicalAlgorithm.withLevel1(op, algorithm) : algorithm);
+        forcedNames.put(op, compose ? HierarchicalAlgorithm.NAME + " with level1 " + name : name);
     }
 
     /**
@@ -218,7 +247,7 @@ final class AlgorithmSelector
                 }
             }
         }
-        final String name = forced != null ? forced : list[cheapest(op, list, bytes, links)].name();
+        final String name = forced != null ? forcedNames.get(op) : list[cheapest(op, list, bytes, links)].name();
         return new AlgorithmChoice(op, bytes, name, forced != null, predicted, shape + ", " + links);
     }
 
@@ -232,17 +261,9 @@ final class AlgorithmSelector
 
     private <T> T select(final Operation op, final Class<T> role, final long bytes)
     {
-        final String forced = forcedName(op, bytes);
-        if (forced != null)
+        if (forcedName(op, bytes) != null)
         {
-            final T algorithm = CATALOG.find(op, forced, role);
-            if (algorithm == null)
-            {
-                // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
-                throw new IllegalStateException("HCCL_ALGO names " + forced + " for " + op.displayName() +
-                    ", not found");
-            }
-            return algorithm;
+            return role.cast(forcedAlgorithms.get(op));
         }
         final Candidate[] list = candidates.get(op);
         final LinkCosts costs = links;
@@ -286,7 +307,7 @@ final class AlgorithmSelector
     /** The name HCCL_ALGO forces for this operation and size, or null for the cost model's choice. */
     private String forcedName(final Operation op, final long bytes)
     {
-        final String name = override.forced(op, shape.nodes() > 1, CATALOG);
+        final String name = forcedNames.get(op);
         if (name == null)
         {
             return null;

@@ -3,6 +3,7 @@ package dev.hccl.core;
 import dev.hccl.algorithms.AlgorithmCatalog;
 import dev.hccl.algorithms.ClusterShape;
 import dev.hccl.algorithms.CostParameters;
+import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Operation;
@@ -33,6 +34,8 @@ class AlgorithmSelectorTest
         Operation.REDUCE_SCATTER, Operation.BROADCAST, Operation.REDUCE, Operation.ALL_TO_ALL, Operation.BARRIER);
     private static final long MIB = 1 << 20;
     private static final ClusterShape TWO_BY_TWO = new ClusterShape(4, 2, 2, true, true);
+    private static final List<Operation> HIERARCHY = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
+        Operation.REDUCE_SCATTER, Operation.BROADCAST);
 
     private static AlgorithmSelector forcing(final String spec, final ClusterShape shape)
     {
@@ -90,8 +93,20 @@ class AlgorithmSelectorTest
                     final ClusterShape one = ClusterShape.singleNode(4);
                     assertSame(expected, chosen(forcing(perOp, one), op, bytes), perOp + " at " + bytes);
                     assertSame(expected, chosen(forcing(name, one), op, bytes), name + " at " + bytes);
-                    assertSame(expected, chosen(forcing("level0:NA;level1:" + name, TWO_BY_TWO), op, bytes),
-                        "level1 across nodes: " + name);
+                    // Across nodes a bare name forces that algorithm over all ranks; the level form composes the
+                    // levels as HCCL does, for the operations the hierarchy has.
+                    assertSame(expected, chosen(forcing(name, TWO_BY_TWO), op, bytes), "bare across nodes: " + name);
+                    final Object levels = chosen(forcing("level0:NA;level1:" + name, TWO_BY_TWO), op, bytes);
+                    if (HIERARCHY.contains(op) && !name.equals("hierarchical"))
+                    {
+                        assertSame(expected, ((HierarchicalAlgorithm)levels).level1(op), "level1 across nodes: " + name);
+                        assertEquals("hierarchical with level1 " + name,
+                            forcing("level0:NA;level1:" + name, TWO_BY_TWO).choice(op, bytes).algorithm());
+                    }
+                    else
+                    {
+                        assertSame(expected, levels, "level1 across nodes: " + name);
+                    }
                     final AlgorithmChoice choice = forcing(name, one).choice(op, bytes);
                     assertEquals(true, choice.forced(), choice.toString());
                     assertEquals(CATALOG.nameOf(op, expected), choice.algorithm());
