@@ -17,7 +17,8 @@ import java.util.Map;
  *     above; an operation not named keeps the automatic choice.</li>
  * </ul>
  * {@code NA} (or an empty value) asks for the automatic choice. On a single node level0 decides, across nodes
- * level1 does. Names and operation names match whatever their case; operation names may have underscores
+ * level1 does: a bare name over all ranks, the level form composed with the hierarchy where the operation has it
+ * ({@link #levelForm}; {@code AlgorithmSelector} builds the composition). Names and operation names match whatever their case; operation names may have underscores
  * ({@code all_reduce}). A name no operation knows, or one that the operation it is given for does not implement,
  * is refused with the list of valid names.
  */
