@@ -16,6 +16,12 @@ import java.nio.ByteBuffer;
  * operations in issue order on its own execution stream; a blocking call is its asynchronous twin plus
  * {@link CommFuture#join()}. Point-to-point {@link #send}/{@link #recv} between two ranks match in issue order.
  * <p>
+ * <b>Interrupts.</b> A blocking call is not interruptible, as {@code join()} is not: an operation abandoned half-way
+ * would leave the other ranks without its data. An interrupt neither ends the wait nor is lost: the call completes,
+ * and the thread's interrupt status is set when it returns. A wait is bounded by {@code HCCL_EXEC_TIMEOUT}; a thread
+ * that must not wait that long issues the asynchronous twin and waits with
+ * {@link CommFuture#get(long, java.util.concurrent.TimeUnit)}.
+ * <p>
  * <b>Errors.</b> Argument problems are raised by the calling method before anything goes on the wire, and leave the
  * communicator usable. Failures on the wire (a dead peer, a timeout, ranks issuing different collectives) fail the
  * communicator: the failed operation and every pending and later one complete with an {@link HcclException} that

@@ -134,17 +134,36 @@ public final class Request
      * Waits until the transfer finishes or the deadline passes, as Agrona's back-off idle strategy does: spins
      * briefly, then yields its core for about a loopback round trip (so that this process's I/O thread, which
      * completes the transfer, can run on it without a wake-up), then parks.
+     * <p>
+     * Not interruptible, as {@code CompletableFuture.join()} is not: an interrupt neither ends the wait nor is lost;
+     * the thread's interrupt status is set again when this returns. A transfer abandoned half-way would leave the
+     * peers' operation without its data, and a status kept during the wait would make every park return at once.
      *
      * @param deadlineNanos a {@link System#nanoTime()} value.
      * @return true when finished, false when the deadline passed first.
      */
     public boolean await(final long deadlineNanos)
     {
+        boolean interrupted = false;
+        try
+        {
+            interrupted = awaitParked(deadlineNanos);
+            return done;
+        }
+        finally
+        {
+            restore(interrupted);
+        }
+    }
+
+    /** {@link #await(long)} with the interrupt status held aside: returns whether the thread was interrupted. */
+    private boolean awaitParked(final long deadlineNanos)
+    {
         for (int i = 0; i < SPIN_ITERATIONS; i++)
         {
             if (done)
             {
-                return true;
+                return false;
             }
             Thread.onSpinWait();
         }
@@ -153,6 +172,7 @@ public final class Request
         {
             Thread.yield();
         }
+        boolean interrupted = Thread.interrupted();
         waiter = Thread.currentThread();
         try
         {
@@ -161,11 +181,12 @@ public final class Request
                 final long left = deadlineNanos - System.nanoTime();
                 if (left <= 0)
                 {
-                    return false;
+                    return interrupted;
                 }
                 LockSupport.parkNanos(this, left);
+                interrupted |= Thread.interrupted();
             }
-            return true;
+            return interrupted;
         }
         finally
         {
@@ -177,7 +198,7 @@ public final class Request
      * Waits until the transfer finishes or the deadline passes, performing the transport's I/O meanwhile when no
      * other thread does: polls without pause while messages come, then yields its core between polls, then sleeps
      * in the kernel until one comes. While another thread drives, waits as {@link #await(long)} does and comes back
-     * to drive if that thread stops first.
+     * to drive if that thread stops first. Not interruptible either, as {@link #await(long)}.
      *
      * @param deadlineNanos a {@link System#nanoTime()} value.
      * @param engine        the transport's engine, or null when it completes transfers on threads of its own.
@@ -192,34 +213,53 @@ public final class Request
         {
             return await(deadlineNanos);
         }
-        while (!done)
+        // Held aside for the whole wait: a selector, like a park, returns at once on an interrupted thread.
+        boolean interrupted = Thread.interrupted();
+        try
         {
-            if (engine.enter())
+            while (!done)
             {
-                try
+                if (engine.enter())
                 {
-                    return drive(deadlineNanos, engine, spinNanos);
+                    try
+                    {
+                        interrupted |= drive(deadlineNanos, engine, spinNanos);
+                        return done;
+                    }
+                    finally
+                    {
+                        engine.exit();
+                    }
                 }
-                finally
+                // An engine may give up entering because of an interrupt that came meanwhile.
+                interrupted |= Thread.interrupted();
+                final long now = System.nanoTime();
+                if (now - deadlineNanos >= 0)
                 {
-                    engine.exit();
+                    return false;
                 }
+                interrupted |= awaitParked(Math.min(deadlineNanos, now + DRIVE_RETRY_NANOS));
             }
-            final long now = System.nanoTime();
-            if (now - deadlineNanos >= 0)
-            {
-                return false;
-            }
-            if (await(Math.min(deadlineNanos, now + DRIVE_RETRY_NANOS)))
-            {
-                return true;
-            }
+            return true;
         }
-        return true;
+        finally
+        {
+            restore(interrupted);
+        }
     }
 
+    private static void restore(final boolean interrupted)
+    {
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Drives until done or the deadline; returns whether the thread was interrupted meanwhile. */
     private boolean drive(final long deadlineNanos, final ProgressEngine engine, final long spinNanos)
     {
+        boolean interrupted = false;
         long idleSince = System.nanoTime();
         while (!done)
         {
@@ -232,7 +272,7 @@ public final class Request
             final long left = deadlineNanos - now;
             if (left <= 0)
             {
-                return done;
+                return interrupted;
             }
             final long idle = now - idleSince;
             if (idle < spinNanos)
@@ -246,9 +286,10 @@ public final class Request
             else
             {
                 engine.poll(Math.min(left, DRIVE_BLOCK_MAX_NANOS));
+                interrupted |= Thread.interrupted();
             }
         }
-        return true;
+        return interrupted;
     }
 
     @Override
