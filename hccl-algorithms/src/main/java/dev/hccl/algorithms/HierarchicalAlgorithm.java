@@ -24,7 +24,9 @@ import java.nio.ByteBuffer;
  * <li><b>All-reduce.</b> A ring reduce-scatter within each node cuts the buffer into {@code L} chunks: local rank
  * {@code j} ends with chunk {@code j} reduced over its node. Rail {@code j} then all-reduces chunk {@code j} with
  * level1: {@code L} independent all-reduces of {@code m/L} bytes. A ring all-gather within each node hands every chunk
- * to every local rank.</li>
+ * to every local rank. Up to 64 KiB, with more than two ranks per node, the buffer goes through one leader per node
+ * instead, as for uneven nodes below: a binomial tree's {@code 2 ceil(log2 L)} steps within the node cost less than
+ * the rings' {@code 2(L-1)} while latency dominates, and the node sends its whole buffer once either way.</li>
  * <li><b>All-gather.</b> Rail {@code j} all-gathers its ranks' own blocks with level1, so local rank {@code j} holds
  * the {@code N} blocks of its rail; a ring all-gather within each node passes those groups of {@code N} blocks around,
  * so every rank holds all {@code n}; a local reordering then moves each block to its rank's place. Everything happens
@@ -65,7 +67,9 @@ import java.nio.ByteBuffer;
  * <li>all-reduce: {@code T0 + T1} with {@code T0 = 2(L-1)(alpha0 + m/L beta0) + (L-1)/L m gamma} within the node
  * and {@code T1 = 2(N-1)(alpha1 + m/(N L) beta1) + (N-1)/(N L) m gamma} between nodes; from 8 MiB, where the levels
  * are pipelined over 4 pieces (a rail thread all-reduces one piece across nodes while the caller reduces the next
- * within the node), {@code max(T0, T1) + min(T0, T1) / 4};</li>
+ * within the node), {@code max(T0, T1) + min(T0, T1) / 4}; through the leaders (small buffers, uneven nodes) the
+ * binomial trees' reduce and broadcast within the node plus level1's all-reduce of {@code m} among the leaders,
+ * alone on their links;</li>
  * <li>all-gather: {@code (N-1)(alpha1 + m/(N L) beta1) + (L-1)(alpha0 + m/L beta0)};</li>
  * <li>reduce-scatter: {@code (L-1)(alpha0 + m/L (beta0 + gamma)) + (N-1)(alpha1 + m/(N L) (beta1 + gamma))};</li>
  * <li>broadcast: {@code (ceil(log2 N) + N - 1) alpha1 + 2(N-1)/N m beta1}, then within the node
@@ -228,9 +232,10 @@ public final class HierarchicalAlgorithm implements
      * <p>
      * With even nodes, the two-level formula: the local links within a node; between nodes, the network link of each
      * node shared by its {@code L} rails, which cross at once (broadcast's level1 has one rank per node, alone on
-     * it). Uneven nodes: all-reduce reduces to and broadcasts from one rank per node (binomial trees) around the
-     * leaders' all-reduce, alone on their links; all-gather and reduce-scatter are the flat ring through each node's
-     * ranks in turn. One rank per node is level1 alone; one node, the local formula.
+     * it). An all-reduce through the leaders (uneven nodes, or small buffers on nodes of more than two ranks) reduces
+     * to and broadcasts from one rank per node (binomial trees) around the leaders' all-reduce, alone on their links;
+     * uneven nodes' all-gather and reduce-scatter are the flat ring through each node's ranks in turn. One rank per
+     * node is level1 alone; one node, the local formula.
      */
     @Override
     public double predictSeconds(
@@ -245,15 +250,16 @@ public final class HierarchicalAlgorithm implements
         {
             return across(acrossFor(operation), operation, nodes, bytes, links.network());
         }
+        if (operation == Operation.ALL_REDUCE &&
+            HierarchicalAllReduce.throughLeaders(shape.even(), shape.ranksPerNode(), bytes))
+        {
+            final int most = shape.ranksPerNode();
+            return TREE.predictSeconds(Operation.REDUCE, most, bytes, links.local()) +
+                across(allReduceAcross, operation, nodes, bytes, links.network()) +
+                TREE.predictSeconds(Operation.BROADCAST, most, bytes, links.local());
+        }
         if (!shape.even() && operation != Operation.BROADCAST)
         {
-            if (operation == Operation.ALL_REDUCE)
-            {
-                final int most = shape.ranksPerNode();
-                return TREE.predictSeconds(Operation.REDUCE, most, bytes, links.local()) +
-                    across(allReduceAcross, operation, nodes, bytes, links.network()) +
-                    TREE.predictSeconds(Operation.BROADCAST, most, bytes, links.local());
-            }
             CostTerms.check(shape.worldSize(), bytes);
             return RING.predictSeconds(operation, shape.worldSize(), bytes, links.network());
         }

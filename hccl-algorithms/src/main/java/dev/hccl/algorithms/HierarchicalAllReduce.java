@@ -31,6 +31,12 @@ final class HierarchicalAllReduce
     static final long PIPELINE_MIN_BYTES = 8L << 20;
     /** Pieces of a pipelined buffer: the first piece's local reduction and the last one's gathering are not hidden. */
     static final int PIPELINE_PIECES = 4;
+    /**
+     * Even layouts of more than two ranks per node go through the node leaders up to this size
+     * ({@link #throughLeaders}). Measured on the simulated 2 x 4 cluster of PERFORMANCE.md (medians of 3 runs): from
+     * 128 B to 32 KiB the leaders took 183-291 us, the rails 402-521 us; at 128 KiB both 1.1 ms.
+     */
+    static final long LEADERS_MAX_BYTES = 64 << 10;
     /** How long a failed pipelined all-reduce waits for its rail thread to give up before it returns. */
     private static final long RAIL_STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -76,7 +82,7 @@ final class HierarchicalAllReduce
             pipelined(group, layout, recv, count, type, reducer, acrossNodes);
             return;
         }
-        if (layout.even())
+        if (!throughLeaders(layout.even(), layout.perNode(), bytes))
         {
             final int localRank = layout.localRank();
             final Partition chunks = new Partition(count, layout.perNode(), type.size(), group.segmentBytes());
@@ -99,6 +105,22 @@ final class HierarchicalAllReduce
             acrossNodes.allReduce(new SubGroup(group, layout.rail(0)), recv, recv, count, type, reducer);
         }
         tree.broadcast(local, recv, count, type, 0);
+    }
+
+    /**
+     * Whether a buffer goes through one leader per node (reduce to it, all-reduce among the leaders, broadcast from
+     * it) rather than through the rails: always for uneven nodes, whose chunks would not line up across them; for
+     * even nodes of more than two ranks, small buffers, where the binomial trees' {@code 2 log2 L} steps within a node
+     * cost less than the rings' {@code 2 (L-1)}, and the node sends its whole buffer once either way.
+     *
+     * @param even    whether every node has the same number of ranks.
+     * @param perNode ranks on each node (the most on any node when uneven).
+     * @param bytes   the buffer.
+     * @return true for the leaders' schedule.
+     */
+    static boolean throughLeaders(final boolean even, final int perNode, final long bytes)
+    {
+        return !even || (perNode > 2 && bytes <= LEADERS_MAX_BYTES);
     }
 
     /**
