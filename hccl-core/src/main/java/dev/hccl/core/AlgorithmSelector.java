@@ -63,6 +63,14 @@ final class AlgorithmSelector
      */
     static final int FULL_MESH_MAX_BYTES = 4 * 1024;
 
+    /**
+     * The one-shot exchange is a candidate on up to this many ranks. The model prices its {@code n-1} messages per
+     * rank as one latency, which holds while each rank has a core for its sends and receives; on the simulated
+     * 2 x 4 cluster of PERFORMANCE.md (8 ranks) it was 1.4-2.4x the tree from 8 B to 2 KiB, where on 4 ranks, one
+     * node or two, it was the fastest.
+     */
+    static final int FULL_MESH_MAX_RANKS = 4;
+
     private static final Logger LOG = LoggerFactory.getLogger(AlgorithmSelector.class);
 
     /** An algorithm the cost model may choose for an operation. */
@@ -298,10 +306,11 @@ final class AlgorithmSelector
         return best;
     }
 
-    /** The one-shot exchange only up to its measured limit, which its scratch of n inputs always holds. */
-    private static boolean eligible(final Candidate candidate, final long bytes)
+    /** The one-shot exchange only up to its measured limits, within which its scratch of n inputs always fits. */
+    private boolean eligible(final Candidate candidate, final long bytes)
     {
-        return !(candidate.algorithm() instanceof FullMeshAlgorithm) || bytes <= FULL_MESH_MAX_BYTES;
+        return !(candidate.algorithm() instanceof FullMeshAlgorithm) ||
+            (bytes <= FULL_MESH_MAX_BYTES && shape.worldSize() <= FULL_MESH_MAX_RANKS);
     }
 
     /** The name HCCL_ALGO forces for this operation and size, or null for the cost model's choice. */
