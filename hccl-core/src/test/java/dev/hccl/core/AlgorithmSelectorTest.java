@@ -227,6 +227,25 @@ class AlgorithmSelectorTest
     }
 
     @Test
+    void withTheDefaultsTwoNodesTakeTheHierarchyFromAFewKiB()
+    {
+        // What a user on a real cluster gets without asking: a server's loopback within the nodes, 10 GbE between.
+        for (final ClusterShape shape : new ClusterShape[] {TWO_BY_TWO, new ClusterShape(8, 2, 4, true, true),
+            new ClusterShape(16, 2, 8, true, true)})
+        {
+            final AlgorithmSelector selector = forcing(null, shape);
+            assertSame(LinkCosts.DEFAULTS, selector.linkCosts());
+            for (long bytes = 8 * 1024; bytes <= 64 * MIB; bytes *= 2)
+            {
+                assertEquals("hierarchical", selector.allReduce(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.allGather(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.reduceScatter(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.broadcast(bytes).name(), shape + " " + bytes);
+            }
+        }
+    }
+
+    @Test
     void theOneShotExchangeIsACandidateOnUpToFourRanks()
     {
         for (int n = 2; n <= 9; n++)

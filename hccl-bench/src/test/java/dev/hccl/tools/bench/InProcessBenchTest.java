@@ -185,7 +185,7 @@ class InProcessBenchTest
         final List<String> lines = table.lines().toList();
         final int model = lines.indexOf(lines.stream().filter(l -> l.startsWith("# Cost model: ")).findFirst()
             .orElseThrow(() -> new AssertionError("no cost model line in:\n" + table)));
-        assertTrue(lines.get(model).startsWith("# Cost model: 1 node x 4 ranks, defaults: local 10.0 us"), table);
+        assertTrue(lines.get(model).startsWith("# Cost model: 1 node x 4 ranks, defaults: local 4.0 us"), table);
         // One line where the choice changes, each with every candidate's prediction: one-shot to 4 KiB, then H-D_R.
         assertTrue(lines.get(model + 1).matches("# from 1024 B: fullmesh \\(cost model: ring [0-9.]+ us, fullmesh " +
             "[0-9.]+ us, tree [0-9.]+ us, H-D_R [0-9.]+ us\\)"), table);
@@ -218,8 +218,8 @@ class InProcessBenchTest
             "validation: 1 average: 1\n#\n# Using ranks\n#  Rank  0 Group  0 Pid "), table);
         assertTrue(table.contains("\n#  Rank  1 Group  0 Pid "), table);
         assertTrue(table.contains("\n# Algorithm: ring (CommConfig.algo)\n# Cost model: 1 node x 2 ranks, defaults: " +
-            "local 10.0 us per message, 1.20 GB/s, reduction 3.00 GB/s; network 30.0 us per message, 1.10 GB/s, " +
-            "reduction 3.00 GB/s\n# from 8 B: ring (forced by HCCL_ALGO)\n" + Table.header().get(0) + "\n"), table);
+            "local 4.0 us per message, 3.00 GB/s, reduction 7.50 GB/s; network 30.0 us per message, 1.10 GB/s, " +
+            "reduction 7.50 GB/s\n# from 8 B: ring (forced by HCCL_ALGO)\n" + Table.header().get(0) + "\n"), table);
         assertTrue(table.contains("\n# Algorithm: tree (CommConfig.algo)\n"), table);
         assertEquals(12, rows(table).size(), table);
         assertEquals(2, table.lines().filter("# Out of bounds values : 0 OK"::equals).count(), table);
