@@ -18,7 +18,8 @@ import java.nio.ByteBuffer;
  * <p>
  * <b>Interrupts.</b> A blocking call is not interruptible, as {@code join()} is not: an operation abandoned half-way
  * would leave the other ranks without its data. An interrupt neither ends the wait nor is lost: the call completes,
- * and the thread's interrupt status is set when it returns. A wait is bounded by {@code HCCL_EXEC_TIMEOUT}; a thread
+ * and the thread's interrupt status is set when it returns (except where the native epoll transport is missing:
+ * Netty's NIO selector clears an interrupt that wakes it, and the call then returns without it). A wait is bounded by {@code HCCL_EXEC_TIMEOUT}; a thread
  * that must not wait that long issues the asynchronous twin and waits with
  * {@link CommFuture#get(long, java.util.concurrent.TimeUnit)}.
  * <p>

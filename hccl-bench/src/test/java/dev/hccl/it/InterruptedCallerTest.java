@@ -16,12 +16,14 @@ import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A blocking operation on an interrupted thread behaves as {@code CompletableFuture.join()} does: it completes, its
@@ -53,6 +55,9 @@ class InterruptedCallerTest
 
     private static void runWith(final int ioThreads, final boolean interruptLater) throws Exception
     {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isCurrentThreadCpuTimeSupported() && threads.isThreadCpuTimeEnabled(),
+            "this JVM does not measure a thread's CPU time");
         final int port = TcpConformanceTest.freePort();
         final List<Communicator> comms = Ranks.run(2, 60, rank -> Hccl.init(CommConfig.builder()
             .environment(Map.of()).rank(rank).worldSize(2).masterAddr("127.0.0.1").masterPort(port)
@@ -63,11 +68,13 @@ class InterruptedCallerTest
         {
             // Both ranks have run one operation, so what follows is a wait, not a connection being made.
             Ranks.onEach(comms, 60, comm -> allReduce(comm));
-            final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            // Rank 1 starts its delay when rank 0 is about to call, so that rank 0 waits the whole delay.
+            final CountDownLatch calling = new CountDownLatch(1);
             final List<double[]> figures = Ranks.onEach(comms, 60, comm ->
             {
                 if (comm.rank() == 1)
                 {
+                    await(calling);
                     sleep(PEER_DELAY_MILLIS);
                     return new double[] {allReduce(comm), 0, 0, 0};
                 }
@@ -82,6 +89,7 @@ class InterruptedCallerTest
                 }
                 final long cpuStart = threads.getCurrentThreadCpuTime();
                 final long start = System.nanoTime();
+                calling.countDown();
                 final float value = allReduce(comm);
                 final long cpu = threads.getCurrentThreadCpuTime() - cpuStart;
                 final long wall = System.nanoTime() - start;
@@ -92,6 +100,7 @@ class InterruptedCallerTest
             assertEquals(3.0f, (float)waiter[0], "rank 0's result");
             assertEquals(3.0f, (float)figures.get(1)[0], "rank 1's result");
             assertEquals(1, waiter[1], "rank 0's interrupt status was cleared");
+            assertTrue(waiter[3] >= PEER_DELAY_MILLIS * 1e6 * 0.9, "rank 0 did not wait: " + waiter[3] / 1e6 + " ms");
             // A spinning waiter uses about all of its wait; one that blocks, a few milliseconds of it.
             assertTrue(waiter[2] < waiter[3] / 3, String.format(
                 "rank 0 used %.0f ms of CPU in a %.0f ms wait: it spun", waiter[2] / 1e6, waiter[3] / 1e6));
@@ -115,6 +124,18 @@ class InterruptedCallerTest
         }
         comm.allReduce(buffer, buffer, COUNT, DataType.FP32, ReduceOp.SUM);
         return buffer.getFloat((COUNT - 1) * 4);
+    }
+
+    private static void await(final CountDownLatch latch)
+    {
+        try
+        {
+            latch.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            throw new AssertionError(ex);
+        }
     }
 
     private static void sleep(final long millis)

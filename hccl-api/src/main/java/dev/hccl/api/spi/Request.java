@@ -29,6 +29,8 @@ public final class Request
     private volatile Thread waiter;
     private volatile boolean done;
     private volatile Throwable failure;
+    /** An interrupt taken off the waiting thread during a wait, set again when the wait returns; the waiter's alone. */
+    private boolean interruptHeld;
 
     /**
      * A transfer with a peer.
@@ -144,26 +146,25 @@ public final class Request
      */
     public boolean await(final long deadlineNanos)
     {
-        boolean interrupted = false;
         try
         {
-            interrupted = awaitParked(deadlineNanos);
+            awaitParked(deadlineNanos);
             return done;
         }
         finally
         {
-            restore(interrupted);
+            restoreInterrupt();
         }
     }
 
-    /** {@link #await(long)} with the interrupt status held aside: returns whether the thread was interrupted. */
-    private boolean awaitParked(final long deadlineNanos)
+    /** {@link #await(long)} with the interrupt status held aside, not set again. */
+    private void awaitParked(final long deadlineNanos)
     {
         for (int i = 0; i < SPIN_ITERATIONS; i++)
         {
             if (done)
             {
-                return false;
+                return;
             }
             Thread.onSpinWait();
         }
@@ -172,21 +173,16 @@ public final class Request
         {
             Thread.yield();
         }
-        boolean interrupted = Thread.interrupted();
+        holdInterrupt();
         waiter = Thread.currentThread();
         try
         {
-            while (!done)
+            long left;
+            while (!done && (left = deadlineNanos - System.nanoTime()) > 0)
             {
-                final long left = deadlineNanos - System.nanoTime();
-                if (left <= 0)
-                {
-                    return interrupted;
-                }
                 LockSupport.parkNanos(this, left);
-                interrupted |= Thread.interrupted();
+                holdInterrupt();
             }
-            return interrupted;
         }
         finally
         {
@@ -198,7 +194,9 @@ public final class Request
      * Waits until the transfer finishes or the deadline passes, performing the transport's I/O meanwhile when no
      * other thread does: polls without pause while messages come, then yields its core between polls, then sleeps
      * in the kernel until one comes. While another thread drives, waits as {@link #await(long)} does and comes back
-     * to drive if that thread stops first. Not interruptible either, as {@link #await(long)}.
+     * to drive if that thread stops first. Not interruptible either, as {@link #await(long)}; but Netty's NIO
+     * selector, where the native epoll transport is not available, clears an interrupt that wakes it, so there an
+     * interrupt that comes while this thread sleeps in the selector is lost.
      *
      * @param deadlineNanos a {@link System#nanoTime()} value.
      * @param engine        the transport's engine, or null when it completes transfers on threads of its own.
@@ -214,7 +212,7 @@ public final class Request
             return await(deadlineNanos);
         }
         // Held aside for the whole wait: a selector, like a park, returns at once on an interrupted thread.
-        boolean interrupted = Thread.interrupted();
+        holdInterrupt();
         try
         {
             while (!done)
@@ -223,7 +221,7 @@ public final class Request
                 {
                     try
                     {
-                        interrupted |= drive(deadlineNanos, engine, spinNanos);
+                        drive(deadlineNanos, engine, spinNanos);
                         return done;
                     }
                     finally
@@ -232,34 +230,43 @@ public final class Request
                     }
                 }
                 // An engine may give up entering because of an interrupt that came meanwhile.
-                interrupted |= Thread.interrupted();
+                holdInterrupt();
                 final long now = System.nanoTime();
                 if (now - deadlineNanos >= 0)
                 {
                     return false;
                 }
-                interrupted |= awaitParked(Math.min(deadlineNanos, now + DRIVE_RETRY_NANOS));
+                awaitParked(Math.min(deadlineNanos, now + DRIVE_RETRY_NANOS));
             }
             return true;
         }
         finally
         {
-            restore(interrupted);
+            restoreInterrupt();
         }
     }
 
-    private static void restore(final boolean interrupted)
+    /** Takes the thread's interrupt status off it, remembering it for {@link #restoreInterrupt()}. */
+    private void holdInterrupt()
     {
-        if (interrupted)
+        if (Thread.interrupted())
         {
+            interruptHeld = true;
+        }
+    }
+
+    private void restoreInterrupt()
+    {
+        if (interruptHeld)
+        {
+            interruptHeld = false;
             Thread.currentThread().interrupt();
         }
     }
 
-    /** Drives until done or the deadline; returns whether the thread was interrupted meanwhile. */
-    private boolean drive(final long deadlineNanos, final ProgressEngine engine, final long spinNanos)
+    /** Drives until done or the deadline, holding aside any interrupt that comes meanwhile. */
+    private void drive(final long deadlineNanos, final ProgressEngine engine, final long spinNanos)
     {
-        boolean interrupted = false;
         long idleSince = System.nanoTime();
         while (!done)
         {
@@ -272,7 +279,7 @@ public final class Request
             final long left = deadlineNanos - now;
             if (left <= 0)
             {
-                return interrupted;
+                return;
             }
             final long idle = now - idleSince;
             if (idle < spinNanos)
@@ -286,10 +293,9 @@ public final class Request
             else
             {
                 engine.poll(Math.min(left, DRIVE_BLOCK_MAX_NANOS));
-                interrupted |= Thread.interrupted();
+                holdInterrupt();
             }
         }
-        return interrupted;
     }
 
     @Override
