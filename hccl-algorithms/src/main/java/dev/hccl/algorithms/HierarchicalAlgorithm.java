@@ -284,7 +284,9 @@ public final class HierarchicalAlgorithm implements
      * The predicted time of one operation over {@code nodes} nodes of {@code perNode} ranks each, by the formulas of
      * the class description: the ring within each node (for broadcast the tree or scatter + ring, by size), and
      * across nodes the level1 algorithm's own prediction where it is a {@link CostedAlgorithm}, else the ring's, for
-     * {@code ceil(bytes / perNode)} bytes per rail (the whole buffer for broadcast).
+     * {@code ceil(bytes / perNode)} bytes per rail (the whole buffer for broadcast). All-reduce is priced as the
+     * rails' schedule at every size; {@link #predictSeconds(Operation, ClusterShape, long, LinkCosts)} knows when the
+     * leaders' runs instead.
      *
      * @param operation all-reduce, all-gather, reduce-scatter or broadcast.
      * @param nodes     the number of nodes, at least 1.

@@ -4,6 +4,8 @@ import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.AllReduceAlgorithm;
+import dev.hccl.api.Operation;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -19,6 +21,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The hierarchical all-reduce over simulated nodes: even and uneven nodes, nodes of non-consecutive ranks, one node,
@@ -154,6 +157,38 @@ class HierarchicalAllReduceTest
             assertEquals(-1, at, () -> name + " " + type + " " + op + " x " + count +
                 (inPlace ? " in place" : "") + ": rank " + rank + " differs at element " + at);
         }
+    }
+
+    @Test
+    void theModelPricesTheScheduleThatRunsAtEachSize()
+    {
+        // The code tries the pipeline first and the model the leaders first: they agree while the ranges are apart.
+        assertTrue(HierarchicalAllReduce.LEADERS_MAX_BYTES < HierarchicalAllReduce.PIPELINE_MIN_BYTES);
+        final HierarchicalAlgorithm algorithm = HierarchicalAlgorithm.overRing();
+        final RingAlgorithm ring = new RingAlgorithm();
+        final BinomialTreeAlgorithm tree = new BinomialTreeAlgorithm();
+        final CostParameters local = CostParameters.LOOPBACK_TCP;
+        final CostParameters network = LinkCosts.ETHERNET_10G;
+        final LinkCosts links = new LinkCosts(local, network, "test");
+        final Operation op = Operation.ALL_REDUCE;
+        final long small = HierarchicalAllReduce.LEADERS_MAX_BYTES;
+        final long large = small + 1;
+        // 2 x 4: small buffers through the leaders (trees within, the leaders alone on the network), larger ones on
+        // the rails (rings within, the network shared by 4).
+        final ClusterShape twoByFour = new ClusterShape(8, 2, 4, true, true);
+        assertEquals(tree.predictSeconds(Operation.REDUCE, 4, small, local) + ring.predictSeconds(op, 2, small, network) +
+            tree.predictSeconds(Operation.BROADCAST, 4, small, local),
+            algorithm.predictSeconds(op, twoByFour, small, links), 1e-12);
+        assertEquals(algorithm.predictSeconds(op, 2, 4, large, local, network.sharedBy(4)),
+            algorithm.predictSeconds(op, twoByFour, large, links), 1e-12);
+        // 2 x 2: the rails at every size, as the code runs them.
+        final ClusterShape twoByTwo = new ClusterShape(4, 2, 2, true, true);
+        assertEquals(algorithm.predictSeconds(op, 2, 2, small, local, network.sharedBy(2)),
+            algorithm.predictSeconds(op, twoByTwo, small, links), 1e-12);
+        assertTrue(HierarchicalAllReduce.throughLeaders(true, 4, small));
+        assertTrue(!HierarchicalAllReduce.throughLeaders(true, 4, large));
+        assertTrue(!HierarchicalAllReduce.throughLeaders(true, 2, small));
+        assertTrue(HierarchicalAllReduce.throughLeaders(false, 2, large));
     }
 
     private static ByteBuffer direct(final byte[] bytes)

@@ -39,8 +39,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * alpha-beta-gamma formula ({@link CostedAlgorithm#predictSeconds(Operation, ClusterShape, long, LinkCosts)}) for
  * the communicator's layout of nodes and the parameters of each link class: the local links within a node, the
  * network between nodes. The cheapest wins; a tie goes to the earlier in catalog order. The link parameters are the
- * defaults ({@link LinkCosts#DEFAULTS}, with the loopback figures measured where {@code docs/ALGORITHMS.md} checked
- * the crossovers) until the topology probe gives measured ones ({@link #linkCosts(LinkCosts)}).
+ * defaults ({@link LinkCosts#DEFAULTS}: a server's loopback, assumed from the figures measured where
+ * {@code docs/ALGORITHMS.md} checked the crossovers, and 10 GbE) until the topology probe gives measured ones
+ * ({@link #linkCosts(LinkCosts)}).
  * <p>
  * <b>Determinism.</b> Every algorithm of the catalog reduces each element in an order fixed by the ranks alone,
  * never by the order in which messages arrive, and distributes one result, so all ranks hold the same bits and a
