@@ -292,6 +292,7 @@ public final class Mailbox
     {
         String problem = null;
         MessageSink sink = null;
+        PostedRecv refused = null;
         synchronized (this)
         {
             if (failure != null)
@@ -327,6 +328,10 @@ public final class Mailbox
                             sink = p;
                             inflight.add(p);
                         }
+                        else
+                        {
+                            refused = p; // off the posted list: failing the communicator no longer reaches it
+                        }
                         break;
                     }
                 }
@@ -341,6 +346,10 @@ public final class Mailbox
         if (problem != null)
         {
             fault(ErrorCode.E_MISMATCH, from, problem);
+            if (refused != null)
+            {
+                refused.request.fail(failureOr(problem));
+            }
             return DISCARD;
         }
         return sink;
