@@ -14,7 +14,23 @@ import java.nio.ByteBuffer;
  * <p>
  * <b>Ordering.</b> Every rank issues the same collectives in the same order. Each communicator executes its
  * operations in issue order on its own execution stream; a blocking call is its asynchronous twin plus
- * {@link CommFuture#join()}. Point-to-point {@link #send}/{@link #recv} between two ranks match in issue order.
+ * {@link CommFuture#join()}. Point-to-point {@link #send}/{@link #recv} between two ranks match in issue order, per
+ * direction. Point-to-point operations issued one after another run together, as in an NCCL group or with MPI's
+ * {@code Isend}/{@code Irecv}: each may wait for another, so every rank may post its receive before its send (a
+ * ring, a halo exchange) and then wait for both. A collective starts once the point-to-point operations issued before
+ * it have completed; a send issued after a receive does not wait for it, so to pass on what a receive brought, wait
+ * for the receive first.
+ * <p>
+ * <b>Threads.</b> As with NCCL, the order of issue must be the same on every rank, so several threads may use one
+ * communicator only in an order they agree on: a thread issues after the other's call has returned. They may wait
+ * for, and complete, each other's futures freely. A call issues from its entry until it returns: an asynchronous call
+ * while it queues its operation, a blocking call until its operation completes. Two threads issuing at once
+ * (collectives; or sends to, or receives from, the same peer) would have their order decided by a race, differently on
+ * each rank, and equal-sized operations would mix their data: this is detected and fails the communicator on every
+ * rank with {@link ErrorCode#E_CONCURRENT}, naming both threads. Sends and receives with different peers, or in
+ * different directions, are numbered apart and may be issued from different threads at once. A race that never
+ * overlaps two calls on any rank cannot be told from a program that issues different operations: it is caught only
+ * when the operations differ (an {@link ErrorCode#E_MISMATCH}).
  * <p>
  * <b>Interrupts.</b> A blocking call is not interruptible, as {@code join()} is not: an operation abandoned half-way
  * would leave the other ranks without its data. An interrupt neither ends the wait nor is lost: the call completes,
@@ -27,8 +43,6 @@ import java.nio.ByteBuffer;
  * communicator usable. Failures on the wire (a dead peer, a timeout, ranks issuing different collectives) fail the
  * communicator: the failed operation and every pending and later one complete with an {@link HcclException} that
  * names the rank and the operation.
- * <p>
- * Methods may be called from any thread; operations from several threads are ordered as the calls are.
  */
 public interface Communicator extends AutoCloseable
 {

@@ -24,7 +24,12 @@ public enum ErrorCode
     /** Ranks issued different operations at the same sequence number (no HCCL equivalent). */
     E_MISMATCH(100),
     /** The environment is not set up as the library needs (a missing JVM flag, say). */
-    E_ENV(101);
+    E_ENV(101),
+    /**
+     * Two threads issued operations on one communicator at once, so their order was decided by a race (no HCCL
+     * equivalent: HCCL and NCCL leave it undefined).
+     */
+    E_CONCURRENT(102);
 
     private final int code;
 

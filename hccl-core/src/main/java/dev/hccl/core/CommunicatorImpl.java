@@ -69,6 +69,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final RingAlgorithm splitExchange = new RingAlgorithm();
 
     private final Object issueLock = new Object();
+    private final IssueGuard issueGuard;
+    /**
+     * Point-to-point operations posted and perhaps still in flight: a collective waits for them first, as it would on
+     * a stream. Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time.
+     */
+    private final ArrayList<PointToPointOp> openPointToPoint = new ArrayList<>();
     private long nextSeq;
     private int splits;
     private final long[] p2pSendSeq;
@@ -112,6 +118,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         // Polling without pause pays only when every rank of the node has a core: else it takes the core from
         // the rank whose message it waits for (20x slower at 4 ranks on 2 cores).
         this.spinNanos = processesHere <= Runtime.getRuntime().availableProcessors() ? Request.DRIVE_SPIN_NANOS : 0;
+        this.issueGuard = new IssueGuard(globalRanks.length);
         this.p2pSendSeq = new long[globalRanks.length];
         this.p2pRecvSeq = new long[globalRanks.length];
         int maxGlobal = 0;
@@ -494,7 +501,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         checkPeer(peer);
         final ByteBuffer data = Checks.region("buf", buf, bytes, type, !send);
         final OpDescriptor desc = new OpDescriptor(send ? Operation.SEND : Operation.RECV, type, null, peer, count);
-        return submitP2p(blocking, desc, peer, send, ctx ->
+        return submitPointToPoint(blocking, desc, peer, send, ctx ->
         {
             final Request[] transfers = new Request[segments(bytes)];
             for (int k = 0; k < transfers.length; k++)
@@ -505,10 +512,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
                 transfers[k] = send ? ctx.send(peer, tag, data, offset, length) :
                     ctx.recv(peer, tag, data, offset, length);
             }
-            for (final Request r : transfers)
-            {
-                ctx.await(r);
-            }
+            return transfers;
         });
     }
 
@@ -844,15 +848,18 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final ByteBuffer mine = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         mine.putInt(0, color).putInt(4, key);
         final ByteBuffer all = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
+        final OpDescriptor desc = new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2);
         final int splitIndex;
-        final CommFuture exchange;
-        synchronized (issueLock) // the index and the sequence number pair up the same way on every rank
+        enterIssue(IssueGuard.COLLECTIVES, desc); // the index and the sequence number pair up alike on every rank
+        try
         {
             splitIndex = splits++;
-            exchange = submit(true, new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2),
-                ctx -> splitExchange.allGather(ctx, mine, all, 2, DataType.INT32));
+            submit(true, desc, ctx -> splitExchange.allGather(ctx, mine, all, 2, DataType.INT32));
         }
-        exchange.join();
+        finally
+        {
+            issueGuard.exit(IssueGuard.COLLECTIVES);
+        }
         if (color < 0)
         {
             return null;
@@ -928,53 +935,118 @@ final class CommunicatorImpl implements Communicator, FaultListener
         void run(OpContext ctx);
     }
 
-    private CommFuture submit(final boolean blocking, final OpDescriptor desc, final OpBody body)
+    @FunctionalInterface
+    interface PointToPointBody
     {
-        final OpFuture future = new OpFuture();
-        final long seq;
-        synchronized (issueLock)
-        {
-            checkOpen(desc);
-            seq = nextSeq++;
-            if (!(blocking && stream.tryClaim()))
-            {
-                stream.execute(() -> execute(desc, seq, true, body, future));
-                return future;
-            }
-        }
-        runClaimed(desc, seq, true, body, future);
-        return future;
+        /** Posts the operation's transfers without waiting for them. */
+        Request[] post(OpContext ctx);
     }
 
-    private CommFuture submitP2p(
-        final boolean blocking, final OpDescriptor desc, final int peer, final boolean send, final OpBody body)
+    /**
+     * Numbers a collective and queues it on the stream, or runs it here when the call blocks and the stream is idle;
+     * a blocking call returns once the collective has completed.
+     */
+    private CommFuture submit(final boolean blocking, final OpDescriptor desc, final OpBody body)
     {
-        final OpFuture future = new OpFuture();
-        final long seq;
-        synchronized (issueLock)
+        enterIssue(IssueGuard.COLLECTIVES, desc);
+        try
         {
-            checkOpen(desc);
-            seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
-            if (!(blocking && stream.tryClaim()))
+            final OpFuture future = new OpFuture();
+            final long seq;
+            final boolean claimed;
+            synchronized (issueLock)
             {
-                stream.execute(() -> execute(desc, seq, false, body, future));
-                return future;
+                checkOpen(desc);
+                seq = nextSeq++;
+                claimed = blocking && stream.tryClaim();
+                if (!claimed)
+                {
+                    stream.execute(() -> execute(desc, seq, body, future));
+                }
             }
+            if (claimed)
+            {
+                runClaimed(() -> execute(desc, seq, body, future));
+            }
+            if (blocking)
+            {
+                future.join();
+            }
+            return future;
         }
-        runClaimed(desc, seq, false, body, future);
-        return future;
+        finally
+        {
+            issueGuard.exit(IssueGuard.COLLECTIVES);
+        }
+    }
+
+    /**
+     * Numbers a send or a receive, per peer and direction, and posts it in issue order: here when the stream is
+     * idle (posting does not wait), else behind what is queued. A blocking call returns once it has completed.
+     */
+    private CommFuture submitPointToPoint(
+        final boolean blocking, final OpDescriptor desc, final int peer, final boolean send, final PointToPointBody body)
+    {
+        final int lane = IssueGuard.pointToPoint(peer, send);
+        enterIssue(lane, desc);
+        try
+        {
+            final PointToPointOp op = new PointToPointOp();
+            final long seq;
+            final boolean claimed;
+            synchronized (issueLock)
+            {
+                checkOpen(desc);
+                seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
+                claimed = stream.tryClaim();
+                if (!claimed)
+                {
+                    stream.execute(() -> post(desc, seq, body, op));
+                }
+            }
+            if (claimed)
+            {
+                runClaimed(() -> post(desc, seq, body, op));
+            }
+            if (blocking)
+            {
+                op.join();
+            }
+            return op;
+        }
+        finally
+        {
+            issueGuard.exit(lane);
+        }
+    }
+
+    /**
+     * Takes an issue lane for the calling thread, or fails the communicator on every rank when another thread holds
+     * it: the order of the two threads' operations was decided by a race.
+     */
+    private void enterIssue(final int lane, final OpDescriptor desc)
+    {
+        final IssueGuard.Holder other = issueGuard.enter(lane, desc);
+        if (other != null)
+        {
+            throw fail(new HcclException(ErrorCode.E_CONCURRENT, rank, HcclException.UNKNOWN_RANK, desc.operation(),
+                HcclException.NO_SEQUENCE, IssueGuard.Holder.name(Thread.currentThread()) + " issued " + desc +
+                " while " + IssueGuard.Holder.name(other.thread) + " was issuing " + other.desc +
+                " on the same communicator: the order of two threads' operations is decided by a race, differently " +
+                "on each rank, which would mix their data. Issue from one thread, or let a thread issue only after " +
+                "the other's call has returned (a blocking call issues until it returns)", null));
+        }
     }
 
     /**
      * Runs an operation on the caller's thread, the stream being claimed for it: operations issued meanwhile queue
      * behind it, as they would behind one the stream runs.
      */
-    private void runClaimed(
-        final OpDescriptor desc, final long seq, final boolean collective, final OpBody body, final OpFuture future)
+    private void runClaimed(final Runnable op)
     {
         try
         {
-            execute(desc, seq, collective, body, future);
+            op.run();
         }
         finally
         {
@@ -990,38 +1062,31 @@ final class CommunicatorImpl implements Communicator, FaultListener
         }
     }
 
-    private void execute(
-        final OpDescriptor desc, final long seq, final boolean collective, final OpBody body, final OpFuture future)
+    /** Runs a collective, after the point-to-point operations issued before it. */
+    private void execute(final OpDescriptor desc, final long seq, final OpBody body, final OpFuture future)
     {
+        completePointToPoint();
         final HcclException failed = failure;
         if (failed != null)
         {
-            future.fail(new HcclException(failed.errorCode(), rank, failed.peer(), desc.operation(), seq,
-                "the communicator failed earlier: " + failed.getMessage(), failed));
+            future.fail(failedEarlier(desc, seq, failed));
             return;
         }
         running = new RunningOp(desc, seq);
         try
         {
-            if (collective)
-            {
-                mailbox.beginOp(seq, desc);
-            }
+            mailbox.beginOp(seq, desc);
             // Driving the transport from the start, sends are written by this thread, not handed to another.
-            final ProgressEngine engine = fabric.progressEngine();
-            final boolean driving = null != engine && engine.enter();
+            final boolean driving = enterEngine();
             try
             {
                 body.run(new OpContext(this, desc, seq));
             }
             finally
             {
-                if (driving)
-                {
-                    engine.exit();
-                }
+                exitEngine(driving);
             }
-            final String leftover = collective ? mailbox.endOp(seq) : null;
+            final String leftover = mailbox.endOp(seq);
             if (leftover != null)
             {
                 throw new HcclException(ErrorCode.E_MISMATCH, rank, HcclException.UNKNOWN_RANK, desc.operation(), seq,
@@ -1029,19 +1094,99 @@ final class CommunicatorImpl implements Communicator, FaultListener
             }
             future.complete();
         }
-        catch (final HcclException ex)
-        {
-            future.fail(fail(ex));
-        }
         catch (final RuntimeException | Error ex)
         {
-            future.fail(fail(new HcclException(ErrorCode.E_INTERNAL, rank, HcclException.UNKNOWN_RANK,
-                desc.operation(), seq, "internal error in " + desc + ": " + ex, ex)));
+            future.fail(failOn(desc, seq, ex));
         }
         finally
         {
             running = null;
         }
+    }
+
+    /** Posts a send's or a receive's transfers; the operation completes when they have. */
+    private void post(final OpDescriptor desc, final long seq, final PointToPointBody body, final PointToPointOp op)
+    {
+        openPointToPoint.removeIf(PointToPointOp::isDone);
+        final HcclException failed = failure;
+        if (failed != null)
+        {
+            op.fail(failedEarlier(desc, seq, failed));
+            return;
+        }
+        running = new RunningOp(desc, seq);
+        try
+        {
+            final OpContext ctx = new OpContext(this, desc, seq);
+            final Request[] transfers;
+            final boolean driving = enterEngine();
+            try
+            {
+                transfers = body.post(ctx);
+            }
+            finally
+            {
+                exitEngine(driving);
+            }
+            op.posted(ctx, transfers);
+            openPointToPoint.add(op);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            op.fail(failOn(desc, seq, ex));
+        }
+        finally
+        {
+            running = null;
+        }
+    }
+
+    /**
+     * Waits for the point-to-point operations posted so far, as a stream would before its next operation. A failure
+     * among them has failed the communicator, which the next operation reports.
+     */
+    private void completePointToPoint()
+    {
+        for (final PointToPointOp op : openPointToPoint)
+        {
+            try
+            {
+                op.join();
+            }
+            catch (final HcclException ex)
+            {
+                LOG.debug("rank {}: {} failed: {}", rank, op, ex.getMessage());
+            }
+        }
+        openPointToPoint.clear();
+    }
+
+    private boolean enterEngine()
+    {
+        final ProgressEngine engine = fabric.progressEngine();
+        return null != engine && engine.enter();
+    }
+
+    private void exitEngine(final boolean driving)
+    {
+        if (driving)
+        {
+            fabric.progressEngine().exit();
+        }
+    }
+
+    private HcclException failedEarlier(final OpDescriptor desc, final long seq, final HcclException failed)
+    {
+        return new HcclException(failed.errorCode(), rank, failed.peer(), desc.operation(), seq,
+            "the communicator failed earlier: " + failed.getMessage(), failed);
+    }
+
+    /** Fails the communicator with what an operation threw: a wire failure as it is, anything else as a bug. */
+    private HcclException failOn(final OpDescriptor desc, final long seq, final Throwable thrown)
+    {
+        return fail(thrown instanceof HcclException ? (HcclException)thrown : new HcclException(ErrorCode.E_INTERNAL,
+            rank, HcclException.UNKNOWN_RANK, desc.operation(), seq, "internal error in " + desc + ": " + thrown,
+            thrown));
     }
 
     private static final class RunningOp
@@ -1156,7 +1301,11 @@ final class CommunicatorImpl implements Communicator, FaultListener
             }
             closed = true;
         }
-        if (!stream.drainAndStop(config.execTimeout().toMillis() + CLOSE_WAIT_SLACK_MILLIS))
+        if (stream.drainAndStop(config.execTimeout().toMillis() + CLOSE_WAIT_SLACK_MILLIS))
+        {
+            completePointToPoint(); // the stream has stopped: this thread is the only one left to touch the list
+        }
+        else
         {
             LOG.warn("rank {}: operations still running at close", rank);
         }

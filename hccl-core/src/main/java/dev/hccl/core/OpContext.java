@@ -4,6 +4,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
+import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
 
@@ -95,6 +96,16 @@ final class OpContext implements PeerGroup
         }
     }
 
+    ProgressEngine progressEngine()
+    {
+        return comm.progressEngine();
+    }
+
+    long spinNanos()
+    {
+        return comm.spinNanos();
+    }
+
     @Override
     public int node(final int rank)
     {
@@ -111,5 +122,11 @@ final class OpContext implements PeerGroup
     public int segmentBytes()
     {
         return comm.segmentBytes();
+    }
+
+    @Override
+    public String toString()
+    {
+        return desc + " #" + seq;
     }
 }

@@ -75,7 +75,7 @@ final class OpFuture implements CommFuture
      * A new exception per waiter, so that its stack shows where the caller waited; the operation's failure is its
      * cause.
      */
-    private static RuntimeException rethrow(final Throwable cause)
+    static RuntimeException rethrow(final Throwable cause)
     {
         if (cause instanceof HcclException)
         {

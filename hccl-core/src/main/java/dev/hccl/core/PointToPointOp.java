@@ -1,0 +1,162 @@
+package dev.hccl.core;
+
+import dev.hccl.api.CommFuture;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.Request;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A send or a receive: posted in issue order, then in flight on its own, so that point-to-point operations issued one
+ * after another make progress together (MPI's {@code Irecv}/{@code Isend} ring) instead of one waiting for the next
+ * to start. It completes when its transfers have; whoever waits for it drives them. Waits are taken one thread at a
+ * time, since a {@link Request} has one waiter.
+ */
+final class PointToPointOp implements CommFuture
+{
+    /** Completes when the transfers are posted, or when the operation failed before they could be. */
+    private final CompletableFuture<Void> posting = new CompletableFuture<>();
+    private OpContext ctx;
+    private Request[] transfers;
+    private volatile boolean finished;
+    private volatile HcclException failure;
+
+    /**
+     * The transfers are in flight.
+     *
+     * @param ctx       the operation's context, which bounds and reports each wait.
+     * @param transfers its segments.
+     */
+    void posted(final OpContext ctx, final Request[] transfers)
+    {
+        this.ctx = ctx;
+        this.transfers = transfers;
+        posting.complete(null); // publishes both fields to the waiters
+    }
+
+    /**
+     * The operation failed before its transfers were posted.
+     *
+     * @param cause why.
+     */
+    void fail(final HcclException cause)
+    {
+        failure = cause;
+        finished = true;
+        posting.complete(null);
+    }
+
+    /**
+     * Waits for the transfers, driving the transport meanwhile, each wait bounded by {@code HCCL_EXEC_TIMEOUT}.
+     *
+     * @throws HcclException when a transfer failed or timed out; the communicator has then failed.
+     */
+    @Override
+    public void join()
+    {
+        posting.join();
+        try
+        {
+            finish(0, false);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new IllegalStateException("unbounded wait timed out", ex); // finish(0, false) has no deadline
+        }
+    }
+
+    @Override
+    public Void get()
+    {
+        join();
+        return null;
+    }
+
+    @Override
+    public Void get(final long timeout, final TimeUnit unit) throws TimeoutException
+    {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        try
+        {
+            posting.get(timeout, unit);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw OpFuture.rethrow(ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new HcclException(ErrorCode.E_INTERNAL, "interrupted while waiting for an operation", ex);
+        }
+        finish(deadline, true);
+        return null;
+    }
+
+    @Override
+    public boolean isDone()
+    {
+        if (finished)
+        {
+            return true;
+        }
+        if (!posting.isDone())
+        {
+            return false;
+        }
+        for (final Request r : transfers)
+        {
+            if (!r.isDone())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Awaits every transfer; a failure fails the communicator, through {@link OpContext#await}.
+     *
+     * @param deadlineNanos when {@code bounded}, the caller's own deadline: passing it throws
+     *                      {@link TimeoutException} and leaves the operation in flight.
+     */
+    private synchronized void finish(final long deadlineNanos, final boolean bounded) throws TimeoutException
+    {
+        if (!finished)
+        {
+            try
+            {
+                for (final Request r : transfers)
+                {
+                    if (bounded && !r.isDone() &&
+                        !r.await(deadlineNanos, ctx.progressEngine(), ctx.spinNanos()))
+                    {
+                        throw new TimeoutException(r + " has not completed");
+                    }
+                    ctx.await(r);
+                }
+            }
+            catch (final HcclException ex)
+            {
+                failure = ex;
+            }
+            finished = true;
+        }
+        final HcclException failed = failure;
+        if (failed != null)
+        {
+            throw OpFuture.rethrow(failed);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        final OpContext c = posting.isDone() ? ctx : null;
+        return c == null ? "point-to-point operation not yet posted" : c.toString();
+    }
+}
