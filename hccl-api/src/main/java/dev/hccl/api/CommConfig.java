@@ -1,9 +1,11 @@
 package dev.hccl.api;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The configuration of a communicator: built with {@link #builder()}, resolved and validated once in
@@ -99,9 +101,7 @@ public final class CommConfig
     /** Value of {@link #localRank()} and {@link #localSize()} when they are to be derived from host identity. */
     public static final int DERIVE = -1;
 
-    private static final String[][] RANK_FALLBACKS = {
-        {RANK_ENV, "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"},
-        {WORLD_SIZE_ENV, "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"},
+    private static final String[][] LOCAL_FALLBACKS = {
         {LOCAL_RANK_ENV, "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"},
         {LOCAL_WORLD_SIZE_ENV, "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"},
     };
@@ -126,9 +126,11 @@ public final class CommConfig
     private final String nodeId;
     private final int ioThreads;
     private final Map<String, String> sources;
+    private final Set<String> given;
 
     private CommConfig(final Builder b, final Map<String, String> sources)
     {
+        given = Set.copyOf(b.given);
         rank = b.rank;
         worldSize = b.worldSize;
         localRank = b.localRank;
@@ -361,6 +363,28 @@ public final class CommConfig
         return sources;
     }
 
+    /**
+     * Whether a setting was given, on the builder or in the environment, rather than left to its default.
+     *
+     * @param setting the setting's variable, such as {@link #WORLD_SIZE_ENV} (given too by another launcher's
+     *                variable for it, such as {@code OMPI_COMM_WORLD_SIZE}).
+     * @return true when given.
+     */
+    public boolean given(final String setting)
+    {
+        return given.contains(setting);
+    }
+
+    /**
+     * Every launcher variable that gives the rank and world size, for messages.
+     *
+     * @return the pairs, such as {@code RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, ...}.
+     */
+    public static String launcherVariables()
+    {
+        return LaunchEnvironment.looked();
+    }
+
     @Override
     public String toString()
     {
@@ -374,6 +398,7 @@ public final class CommConfig
     public static final class Builder
     {
         private Map<String, String> env = System.getenv();
+        private final Set<String> given = new HashSet<>();
         private Integer explicitRank;
         private Integer explicitWorldSize;
         private Integer explicitLocalRank;
@@ -663,14 +688,26 @@ public final class CommConfig
          *
          * @return the configuration.
          * @throws IllegalArgumentException naming the setting and its source when a value is invalid.
+         * @throws HcclException            {@link ErrorCode#E_ENV} when a launcher's pair of variables is half set
+         *                                  ({@code RANK} without {@code WORLD_SIZE}, say), naming the one missing.
          */
         public CommConfig conclude()
         {
             final Map<String, String> sources = new LinkedHashMap<>();
-            rank = intValue(sources, explicitRank, RANK_FALLBACKS[0], 0);
-            worldSize = intValue(sources, explicitWorldSize, RANK_FALLBACKS[1], 1);
-            localRank = intValue(sources, explicitLocalRank, RANK_FALLBACKS[2], DERIVE);
-            localSize = intValue(sources, explicitLocalSize, RANK_FALLBACKS[3], DERIVE);
+            given.clear();
+            final LaunchEnvironment launch = LaunchEnvironment.read(env);
+            rank = intValue(sources, explicitRank, launch == null ? new String[]{RANK_ENV} :
+                new String[]{RANK_ENV, launch.rankVariable}, 0);
+            worldSize = intValue(sources, explicitWorldSize, launch == null || launch.sizeVariable == null ?
+                new String[]{WORLD_SIZE_ENV} : new String[]{WORLD_SIZE_ENV, launch.sizeVariable}, 1);
+            final String launchProblem = launch == null ? null :
+                launch.problem(explicitRank != null, explicitWorldSize != null);
+            if (launchProblem != null)
+            {
+                throw new HcclException(ErrorCode.E_ENV, launchProblem);
+            }
+            localRank = intValue(sources, explicitLocalRank, LOCAL_FALLBACKS[0], DERIVE);
+            localSize = intValue(sources, explicitLocalSize, LOCAL_FALLBACKS[1], DERIVE);
             masterAddr = stringValue(sources, explicitMasterAddr, MASTER_ADDR_ENV, MASTER_ADDR_DEFAULT);
             masterPort = intValue(sources, explicitMasterPort, new String[]{MASTER_PORT_ENV}, MASTER_PORT_DEFAULT);
             rootInfo = stringValue(sources, explicitRootInfo, ROOT_INFO_ENV, null);
@@ -734,6 +771,7 @@ public final class CommConfig
             if (explicit != null)
             {
                 sources.put(names[0], explicit + " (config)");
+                given.add(names[0]);
                 return explicit;
             }
             for (final String name : names)
@@ -742,6 +780,7 @@ public final class CommConfig
                 if (value != null)
                 {
                     sources.put(names[0], value + " (env " + name + ")");
+                    given.add(names[0]);
                     return value;
                 }
             }
@@ -755,12 +794,14 @@ public final class CommConfig
             if (explicit != null)
             {
                 sources.put(name, explicit + " (config)");
+                given.add(name);
                 return explicit;
             }
             final String value = emptyToNull(env.get(name));
             if (value != null)
             {
                 sources.put(name, value + " (env)");
+                given.add(name);
                 return value;
             }
             sources.put(name, (dflt == null ? "unset" : dflt) + " (default)");

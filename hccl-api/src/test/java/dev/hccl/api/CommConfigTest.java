@@ -50,6 +50,44 @@ class CommConfigTest
     }
 
     @Test
+    void aLaunchersPairHalfSetNamesTheVariableMissing()
+    {
+        assertEnv("RANK is set (3) but WORLD_SIZE is not: set WORLD_SIZE too",
+            Map.of("RANK", "3", "SLURM_NTASKS", "16"));
+        assertEnv("WORLD_SIZE is set (4) but RANK is not: set RANK too", Map.of("WORLD_SIZE", "4"));
+        assertEnv("OMPI_COMM_WORLD_RANK is set (1) but OMPI_COMM_WORLD_SIZE is not",
+            Map.of("OMPI_COMM_WORLD_RANK", "1"));
+        assertEnv("SLURM_NTASKS is set (2) but SLURM_PROCID is not", Map.of("SLURM_NTASKS", "2"));
+        assertEnv("PMIX_RANK is set (0) but the launcher gives no world size: set WORLD_SIZE too",
+            Map.of("PMIX_RANK", "0"));
+        // What is missing may come from the builder.
+        assertEquals(4, CommConfig.builder().environment(Map.of("RANK", "3")).worldSize(4).conclude().worldSize());
+        assertEquals(2, CommConfig.builder().environment(Map.of("WORLD_SIZE", "4")).rank(2).conclude().rank());
+    }
+
+    @Test
+    void aWorldOfOneNeedsNoRankAndIsGiven()
+    {
+        final CommConfig one = CommConfig.builder().environment(Map.of("WORLD_SIZE", "1")).conclude();
+        assertEquals(0, one.rank());
+        assertTrue(one.given(CommConfig.WORLD_SIZE_ENV));
+        assertTrue(!one.given(CommConfig.RANK_ENV) && !one.given(CommConfig.MASTER_ADDR_ENV));
+        final CommConfig none = CommConfig.builder().environment(Map.of()).conclude();
+        assertTrue(!none.given(CommConfig.WORLD_SIZE_ENV), "the default world size is not given");
+        assertTrue(CommConfig.builder().environment(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2",
+            "MASTER_ADDR", "10.0.0.1")).conclude().given(CommConfig.MASTER_ADDR_ENV));
+        assertTrue(CommConfig.builder().environment(Map.of()).worldSize(1).conclude().given(CommConfig.WORLD_SIZE_ENV));
+    }
+
+    private static void assertEnv(final String expected, final Map<String, String> env)
+    {
+        final HcclException ex = assertThrows(HcclException.class,
+            () -> CommConfig.builder().environment(env).conclude());
+        assertEquals(ErrorCode.E_ENV, ex.errorCode());
+        assertTrue(ex.getMessage().contains(expected), ex.getMessage());
+    }
+
+    @Test
     void invalidValuesNameTheSetting()
     {
         assertMessage("rank must be in [0, 2), got 2",

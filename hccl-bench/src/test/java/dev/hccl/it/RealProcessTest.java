@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -66,6 +67,69 @@ class RealProcessTest
         assertTrue(p.exitValue() != 0, output);
         assertTrue(output.contains("E_ENV") &&
             output.contains("--add-opens java.base/jdk.internal.misc=ALL-UNNAMED"), output);
+    }
+
+    /** The example, started by hand with {@code env} on top of an environment without any launcher's variables. */
+    private static Process startExample(final Map<String, String> env) throws java.io.IOException
+    {
+        final ProcessBuilder pb = new ProcessBuilder(JAVA, OPENS, "-Xmx256m", "-cp", CLASS_PATH,
+            "dev.hccl.examples.AllReduceExample").redirectErrorStream(true);
+        pb.environment().keySet().removeIf(name -> name.equals("RANK") || name.equals("WORLD_SIZE") ||
+            name.startsWith("OMPI_") || name.startsWith("PMI_") || name.startsWith("PMIX_") ||
+            name.startsWith("SLURM_") || name.startsWith("MASTER_") || name.startsWith("HCCL_"));
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
+    private static String finish(final Process p) throws Exception
+    {
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), output);
+        return output;
+    }
+
+    @Test
+    void processesStartedWithoutALauncherRefuseInsteadOfEachRunningAlone() throws Exception
+    {
+        // Two trainings that each "succeed" as rank 0 of 1 is the failure torch.distributed's env:// refuses too.
+        final List<Process> processes = List.of(startExample(Map.of()), startExample(Map.of()));
+        for (final Process p : processes)
+        {
+            final String output = finish(p);
+            assertTrue(p.exitValue() != 0, output);
+            assertTrue(output.contains("E_ENV") && output.contains("RANK/WORLD_SIZE") &&
+                output.contains("OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE") && output.contains("WORLD_SIZE=1"),
+                output);
+        }
+        final String half = finish(startExample(Map.of("RANK", "1")));
+        assertTrue(half.contains("E_ENV") && half.contains("RANK is set (1) but WORLD_SIZE is not"), half);
+        final Process single = startExample(Map.of("WORLD_SIZE", "1"));
+        final String output = finish(single);
+        assertEquals(0, single.exitValue(), output);
+        assertTrue(output.contains("rank 0 of 1") && output.contains(": OK"), output);
+    }
+
+    @Test
+    void ranksWaitingForAMissingRankSayWhoIsMissingAndHowLongIsLeft() throws Exception
+    {
+        // WORLD_SIZE=3 with two processes started: a report before the 4 s timeout ends it, and a warning that the
+        // store's address is the default one, on both ranks.
+        final int port = TcpConformanceTest.freePort();
+        final List<Process> processes = new ArrayList<>();
+        for (int r = 0; r < 2; r++)
+        {
+            processes.add(startExample(Map.of("RANK", Integer.toString(r), "WORLD_SIZE", "3", "MASTER_PORT",
+                Integer.toString(port), "HCCL_CONNECT_TIMEOUT", "4")));
+        }
+        for (int r = 0; r < 2; r++)
+        {
+            final String output = finish(processes.get(r));
+            assertTrue(processes.get(r).exitValue() != 0, output);
+            assertTrue(output.contains("rank " + r + ": 2 of 3 ranks arrived; waiting for rank [2]; ") &&
+                output.contains(" s left of HCCL_CONNECT_TIMEOUT"), output);
+            assertTrue(output.contains("WARN") && output.contains("MASTER_ADDR is not set"), output);
+            assertTrue(output.contains("rank [2] of 3 did not arrive"), output);
+        }
     }
 
     @Test

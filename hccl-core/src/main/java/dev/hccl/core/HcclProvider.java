@@ -30,7 +30,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -56,6 +55,7 @@ public final class HcclProvider implements CommunicatorProvider
     public Communicator init(final CommConfig config)
     {
         checkJvmFlags();
+        checkLaunched(config);
         // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
         AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG);
         final int rank = config.rank();
@@ -201,6 +201,29 @@ public final class HcclProvider implements CommunicatorProvider
         Reducers.family();
     }
 
+    /**
+     * Refuses a process that no launcher numbered, as {@code torch.distributed}'s {@code env://} does: each of several
+     * such processes would run as a job of one rank, and all of them would "succeed". Warns when ranks of a job of
+     * several look for rank 0 at the default address, which reaches only this host.
+     */
+    static void checkLaunched(final CommConfig config)
+    {
+        if (!config.given(CommConfig.WORLD_SIZE_ENV))
+        {
+            throw new HcclException(ErrorCode.E_ENV, "no rank and world size: none of the launcher variables " +
+                CommConfig.launcherVariables() + " is set, so this process cannot tell whether it is one rank of " +
+                "many. Start it with a launcher (bin/hcclrun, torchrun, mpirun, srun), or ask for a single rank " +
+                "explicitly: WORLD_SIZE=1 in the environment, or CommConfig.builder().worldSize(1)");
+        }
+        if (config.worldSize() > 1 && config.rootInfo() == null && !config.given(CommConfig.MASTER_ADDR_ENV))
+        {
+            LOG.warn("rank {} of {}: {} is not set, so every rank looks for rank 0's store at {}:{}, which reaches " +
+                "only this host; for a job across hosts set {} to rank 0's address", config.rank(),
+                config.worldSize(), CommConfig.MASTER_ADDR_ENV, config.masterAddr(), config.masterPort(),
+                CommConfig.MASTER_ADDR_ENV);
+        }
+    }
+
     private static int[] identity(final int n)
     {
         final int[] ranks = new int[n];
@@ -241,9 +264,7 @@ public final class HcclProvider implements CommunicatorProvider
      */
     private static String advertisedHost(final CommConfig config)
     {
-        final Map<String, String> sources = config.describe();
-        final String master = sources.get(CommConfig.MASTER_ADDR_ENV);
-        if (config.ifIp() == null && master != null && !master.endsWith("(default)"))
+        if (config.ifIp() == null && config.given(CommConfig.MASTER_ADDR_ENV))
         {
             return config.masterAddr();
         }

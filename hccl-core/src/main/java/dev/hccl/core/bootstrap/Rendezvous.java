@@ -237,17 +237,27 @@ public final class Rendezvous implements AutoCloseable
     public PeerInfo[] exchange(final PeerInfo mine, final long deadlineNanos)
     {
         client.set("peer/" + rank, mine.encode());
+        final List<String> keys = new ArrayList<>();
+        for (int i = 0; i < worldSize; i++)
+        {
+            keys.add("peer/" + i);
+        }
+        final WaitReport report = new WaitReport(deadlineNanos);
         final PeerInfo[] peers = new PeerInfo[worldSize];
         for (int r = 0; r < worldSize; r++)
         {
-            final byte[] value = client.get("peer/" + r, deadlineNanos);
+            byte[] value;
+            while ((value = client.get(keys.get(r), report.sliceEnd())) == null && report.open())
+            {
+                if (report.due())
+                {
+                    final List<Integer> missing = client.missing(keys);
+                    LOG.info("rank {}: {} of {} ranks arrived; waiting for rank{} {}; {}", rank,
+                        worldSize - missing.size(), worldSize, missing.size() == 1 ? "" : "s", missing, report.left());
+                }
+            }
             if (value == null)
             {
-                final List<String> keys = new ArrayList<>();
-                for (int i = 0; i < worldSize; i++)
-                {
-                    keys.add("peer/" + i);
-                }
                 final List<Integer> missing = client.missing(keys);
                 final String verdict = "rank" + (missing.size() == 1 ? " " : "s ") + missing + " of " + worldSize +
                     " did not arrive within the connect timeout (" + CommConfig.CONNECT_TIMEOUT_ENV + "); " +

@@ -4,6 +4,9 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -21,6 +24,8 @@ import java.util.List;
  */
 public final class StoreClient implements AutoCloseable
 {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreClient.class);
+
     private static final long REPLY_SLACK_MILLIS = 5_000;
 
     private final Socket socket;
@@ -53,8 +58,14 @@ public final class StoreClient implements AutoCloseable
     {
         long backoffMillis = 20;
         IOException last = null;
+        final WaitReport report = new WaitReport(deadlineNanos);
         while (System.nanoTime() < deadlineNanos)
         {
+            if (last != null && report.due())
+            {
+                LOG.info("rank {}: rank 0's rendezvous store at {} does not answer yet ({}); {}", rank, address,
+                    last.getMessage(), report.left());
+            }
             final Socket socket = new Socket();
             try
             {
