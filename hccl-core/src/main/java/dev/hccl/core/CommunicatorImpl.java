@@ -36,8 +36,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * The communicator: checks arguments on the caller's thread, numbers each operation, and runs it on its execution
@@ -948,71 +950,59 @@ final class CommunicatorImpl implements Communicator, FaultListener
      */
     private CommFuture submit(final boolean blocking, final OpDescriptor desc, final OpBody body)
     {
-        enterIssue(IssueGuard.COLLECTIVES, desc);
+        final OpFuture future = new OpFuture();
+        return issue(IssueGuard.COLLECTIVES, desc, blocking, false, future, () -> nextSeq++,
+            seq -> execute(desc, seq, body, future));
+    }
+
+    /**
+     * Numbers a send or a receive, per peer and direction, and posts it in issue order: here when the stream is
+     * idle, whether the call blocks or not (posting does not wait), else behind what is queued. A blocking call
+     * returns once it has completed.
+     */
+    private CommFuture submitPointToPoint(
+        final boolean blocking, final OpDescriptor desc, final int peer, final boolean send, final PointToPointBody body)
+    {
+        final PointToPointOp op = new PointToPointOp();
+        return issue(IssueGuard.pointToPoint(peer, send), desc, blocking, true, op,
+            () -> send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++, seq -> post(desc, seq, body, op));
+    }
+
+    /**
+     * Issues an operation in its lane: takes its sequence number and runs it on the stream, in order, or on this
+     * thread when the stream is idle and {@code blocking || claimWhenAsync}.
+     *
+     * @param nextSeq the lane's counter, read and advanced under the issue lock.
+     * @param run     runs the operation numbered {@code seq}.
+     */
+    private <F extends CommFuture> F issue(
+        final int lane, final OpDescriptor desc, final boolean blocking, final boolean claimWhenAsync, final F future,
+        final LongSupplier nextSeq, final LongConsumer run)
+    {
+        enterIssue(lane, desc);
         try
         {
-            final OpFuture future = new OpFuture();
             final long seq;
             final boolean claimed;
             synchronized (issueLock)
             {
                 checkOpen(desc);
-                seq = nextSeq++;
-                claimed = blocking && stream.tryClaim();
+                seq = nextSeq.getAsLong();
+                claimed = (blocking || claimWhenAsync) && stream.tryClaim();
                 if (!claimed)
                 {
-                    stream.execute(() -> execute(desc, seq, body, future));
+                    stream.execute(() -> run.accept(seq));
                 }
             }
             if (claimed)
             {
-                runClaimed(() -> execute(desc, seq, body, future));
+                runClaimed(() -> run.accept(seq));
             }
             if (blocking)
             {
                 future.join();
             }
             return future;
-        }
-        finally
-        {
-            issueGuard.exit(IssueGuard.COLLECTIVES);
-        }
-    }
-
-    /**
-     * Numbers a send or a receive, per peer and direction, and posts it in issue order: here when the stream is
-     * idle (posting does not wait), else behind what is queued. A blocking call returns once it has completed.
-     */
-    private CommFuture submitPointToPoint(
-        final boolean blocking, final OpDescriptor desc, final int peer, final boolean send, final PointToPointBody body)
-    {
-        final int lane = IssueGuard.pointToPoint(peer, send);
-        enterIssue(lane, desc);
-        try
-        {
-            final PointToPointOp op = new PointToPointOp();
-            final long seq;
-            final boolean claimed;
-            synchronized (issueLock)
-            {
-                checkOpen(desc);
-                seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
-                claimed = stream.tryClaim();
-                if (!claimed)
-                {
-                    stream.execute(() -> post(desc, seq, body, op));
-                }
-            }
-            if (claimed)
-            {
-                runClaimed(() -> post(desc, seq, body, op));
-            }
-            if (blocking)
-            {
-                op.join();
-            }
-            return op;
         }
         finally
         {

@@ -50,9 +50,21 @@ final class OpFuture implements CommFuture
     @Override
     public Void get(final long timeout, final TimeUnit unit) throws TimeoutException
     {
+        await(result, timeout, unit);
+        return null;
+    }
+
+    /**
+     * Waits for a completion with a timeout, restating its failure as {@link #join()} does.
+     *
+     * @throws TimeoutException when the timeout passed first.
+     */
+    static void await(final CompletableFuture<Void> completion, final long timeout, final TimeUnit unit)
+        throws TimeoutException
+    {
         try
         {
-            return result.get(timeout, unit);
+            completion.get(timeout, unit);
         }
         catch (final ExecutionException ex)
         {

@@ -1,12 +1,10 @@
 package dev.hccl.core;
 
 import dev.hccl.api.CommFuture;
-import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Request;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -80,19 +78,7 @@ final class PointToPointOp implements CommFuture
     public Void get(final long timeout, final TimeUnit unit) throws TimeoutException
     {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
-        try
-        {
-            posting.get(timeout, unit);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw OpFuture.rethrow(ex.getCause());
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new HcclException(ErrorCode.E_INTERNAL, "interrupted while waiting for an operation", ex);
-        }
+        OpFuture.await(posting, timeout, unit);
         finish(deadline, true);
         return null;
     }
