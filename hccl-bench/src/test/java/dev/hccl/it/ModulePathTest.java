@@ -17,6 +17,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
 import java.net.JarURLConnection;
@@ -89,8 +90,13 @@ class ModulePathTest
         import java.util.ArrayList;
         import java.util.List;
         import java.util.concurrent.CompletableFuture;
+        import java.util.concurrent.ExecutorService;
+        import java.util.concurrent.Executors;
 
         public final class Main {
+            // A thread per rank: the ranks of a communicator block until all have joined.
+            private static final ExecutorService RANKS = Executors.newFixedThreadPool(2);
+
             public static void main(String[] args) {
                 try {
                     System.out.println("hccl-api is " + Hccl.class.getModule());
@@ -102,7 +108,7 @@ class ModulePathTest
                     List<CompletableFuture<Communicator>> joins = new ArrayList<>();
                     for (int r = 0; r < 2; r++) {
                         int rank = r;
-                        joins.add(CompletableFuture.supplyAsync(() -> Hccl.initRootInfo(rootInfo, rank, 2)));
+                        joins.add(CompletableFuture.supplyAsync(() -> Hccl.initRootInfo(rootInfo, rank, 2), RANKS));
                     }
                     List<Communicator> tcp = new ArrayList<>();
                     for (CompletableFuture<Communicator> join : joins) {
@@ -125,7 +131,7 @@ class ModulePathTest
                         comm.allReduce(data, ReduceOp.SUM);
                         comm.close();
                         return data;
-                    }));
+                    }, RANKS));
                 }
                 for (CompletableFuture<float[]> run : runs) {
                     for (float x : run.join()) {
@@ -159,9 +165,9 @@ class ModulePathTest
                 return;
             }
             final String name = ModuleFinder.of(jar).findAll().stream()
-                .map(ModuleReference::descriptor).map(d -> d.name()).findFirst().orElseThrow();
-            assertEquals(library.getValue(), name, () -> jar + "'s module name (an older jar from a local repository? " +
-                "build the reactor with -am)");
+                .map(ModuleReference::descriptor).map(ModuleDescriptor::name).findFirst().orElseThrow();
+            assertEquals(library.getValue(), name,
+                () -> jar + "'s module name (an older jar from a local repository? build the reactor with -am)");
             jars.add(jar);
         }
         for (final String dependency : DEPENDENCIES)
