@@ -14,11 +14,17 @@ public class HcclException extends RuntimeException
     /** Value of {@link #sequence()} when the failure belongs to no numbered operation. */
     public static final long NO_SEQUENCE = -1;
 
+    /** The category. */
     private final ErrorCode errorCode;
+    /** The rank that reports the failure, or {@link #UNKNOWN_RANK}. */
     private final int rank;
+    /** The rank at fault, or {@link #UNKNOWN_RANK}. */
     private final int peer;
+    /** The operation that failed, or null. */
     private final Operation operation;
+    /** The operation's sequence number, or {@link #NO_SEQUENCE}. */
     private final long sequence;
+    /** What happened, without the context above. */
     private final String detail;
 
     /**

@@ -20,6 +20,7 @@ import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.InProcessHub;
 import dev.hccl.core.transport.InProcessTransport;
 import dev.hccl.transport.netty.NettyTransport;
+import org.agrona.UnsafeApi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +39,14 @@ import java.util.TreeMap;
  */
 public final class HcclProvider implements CommunicatorProvider
 {
-    /** The JVM flag Agrona's access to {@code jdk.internal.misc.Unsafe} needs. */
+    /**
+     * The JVM flag Agrona's access to {@code jdk.internal.misc.Unsafe} needs when Agrona is on the class path. On the
+     * module path it is {@code --add-opens java.base/jdk.internal.misc=org.agrona}.
+     */
     public static final String REQUIRED_JVM_FLAG = "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    /** The package that Agrona's {@code UnsafeApi} links against. */
+    private static final String INTERNAL_MISC = "jdk.internal.misc";
 
     private static final Logger LOG = LoggerFactory.getLogger(HcclProvider.class);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -186,16 +193,43 @@ public final class HcclProvider implements CommunicatorProvider
     }
 
     /**
-     * Fails fast, naming the flag, when the JVM does not open {@code jdk.internal.misc} to us: without it Agrona
-     * fails later with an obscure {@code IllegalAccessError}.
+     * The flag that opens {@code jdk.internal.misc} to {@code module}: Agrona's module is the one that needs it, as
+     * hccl-java's own code reaches {@code Unsafe} only through Agrona's {@code UnsafeApi}.
+     *
+     * @param module a named module, or an unnamed one (the class path).
+     * @return the flag naming the module, or {@code ALL-UNNAMED} for an unnamed one.
+     */
+    static String requiredJvmFlag(final Module module)
+    {
+        return module.isNamed()
+            ? "--add-opens java.base/" + INTERNAL_MISC + "=" + module.getName()
+            : REQUIRED_JVM_FLAG;
+    }
+
+    /**
+     * The module whose code links against {@code jdk.internal.misc.Unsafe}: named ({@code org.agrona}) on the module
+     * path, unnamed on the class path. The class literal loads {@code UnsafeApi} without initialising it.
+     */
+    private static Module agronaModule()
+    {
+        return UnsafeApi.class.getModule();
+    }
+
+    /**
+     * Fails fast, naming the flag for the path Agrona is on, when the JVM does not give Agrona's module access to
+     * {@code jdk.internal.misc}: without it Agrona fails later with an obscure {@code IllegalAccessError}. Agrona
+     * links against the package, it does not reflect into it, so the package being exported to it is what counts:
+     * {@code --add-opens} (the documented flag) exports it, and so does {@code --add-exports}.
      */
     static void checkJvmFlags()
     {
-        if (!Object.class.getModule().isOpen("jdk.internal.misc", HcclProvider.class.getModule()))
+        final Module agrona = agronaModule();
+        if (!Object.class.getModule().isExported(INTERNAL_MISC, agrona))
         {
-            throw new HcclException(ErrorCode.E_ENV, "hccl-java needs the JVM flag '" + REQUIRED_JVM_FLAG +
-                "' (Agrona reaches jdk.internal.misc.Unsafe): add it to the java command line or to " +
-                "JDK_JAVA_OPTIONS; bin/hcclrun and bin/hccl-java set it for you");
+            throw new HcclException(ErrorCode.E_ENV, "hccl-java needs the JVM flag '" + requiredJvmFlag(agrona) +
+                "' (Agrona" + (agrona.isNamed() ? ", module " + agrona.getName() + "," : "") +
+                " reaches jdk.internal.misc.Unsafe): add it to the java command line or to JDK_JAVA_OPTIONS" +
+                (agrona.isNamed() ? "" : "; bin/hcclrun and bin/hccl-java set it for you"));
         }
         // Choose (and self-check) the reduction kernels now, as part of creation, not inside the first collective.
         Reducers.family();

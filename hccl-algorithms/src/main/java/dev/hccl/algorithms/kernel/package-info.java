@@ -7,7 +7,8 @@
  * the two 16-bit floating-point formats.
  * <p>
  * The kernels address memory through {@code jdk.internal.misc.Unsafe} (via Agrona's {@code UnsafeApi}), so the JVM
- * needs {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}. Elements are in native byte order, which is
+ * needs {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}, or, with Agrona on the module path,
+ * {@code --add-opens java.base/jdk.internal.misc=org.agrona}. Elements are in native byte order, which is
  * little-endian on every supported platform.
  * <p>
  * The reduction kernels come in two families, {@link dev.hccl.algorithms.kernel.KernelFamily}: SIMD loops written with
