@@ -3,6 +3,7 @@ package dev.hccl.api;
 import dev.hccl.api.spi.CommunicatorProvider;
 
 import java.util.List;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
@@ -26,7 +27,9 @@ public final class Hccl
      * Slurm's; {@code HCCL_ROOT_INFO}), waiting for every rank to arrive.
      *
      * @return the communicator.
-     * @throws HcclException when ranks do not arrive within {@code HCCL_CONNECT_TIMEOUT}, or the set-up fails.
+     * @throws HcclException when ranks do not arrive within {@code HCCL_CONNECT_TIMEOUT}, or the set-up fails;
+     *                       {@link ErrorCode#E_ENV} when no launcher variable gives the world size (a single rank is
+     *                       asked for with {@code WORLD_SIZE=1}).
      * @throws IllegalArgumentException when the configuration is invalid.
      */
     public static Communicator init()
@@ -103,14 +106,35 @@ public final class Hccl
 
     private static CommunicatorProvider provider()
     {
-        return ProviderHolder.PROVIDER;
+        CommunicatorProvider found = provider;
+        if (found == null)
+        {
+            try
+            {
+                found = ServiceLoader.load(CommunicatorProvider.class).findFirst().orElseThrow(() ->
+                    new HcclException(ErrorCode.E_ENV, "no hccl-java implementation on the " + path() +
+                        ": add the dev.hccl:hccl-core dependency"));
+            }
+            catch (final ServiceConfigurationError | LinkageError ex)
+            {
+                // On the module path, automatic modules declare no dependencies: a JVM told to resolve only the
+                // application's modules leaves Netty and SLF4J out, and the provider cannot load.
+                throw new HcclException(ErrorCode.E_ENV, "hccl-java's implementation could not be loaded (" + ex +
+                    (Hccl.class.getModule().isNamed() ? "): on the module path, add '--add-modules ALL-MODULE-PATH' " +
+                    "to the java command (hccl-java's jars are automatic modules, which declare no dependencies, so " +
+                    "Netty and SLF4J are resolved only when named)" : "): check that hccl-core's dependencies " +
+                    "(Netty, Agrona, the SLF4J API) are on the class path"), ex);
+            }
+            provider = found;
+        }
+        return found;
     }
 
-    private static final class ProviderHolder
+    private static String path()
     {
-        static final CommunicatorProvider PROVIDER = ServiceLoader.load(CommunicatorProvider.class)
-            .findFirst()
-            .orElseThrow(() -> new HcclException(ErrorCode.E_ENV,
-                "no hccl-java implementation on the class path: add the dev.hccl:hccl-core dependency"));
+        return Hccl.class.getModule().isNamed() ? "module path" : "class path";
     }
+
+    /** Found once; racing threads find the same provider. */
+    private static volatile CommunicatorProvider provider;
 }

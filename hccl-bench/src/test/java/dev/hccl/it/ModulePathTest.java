@@ -232,6 +232,17 @@ class ModulePathTest
         assertFalse(run.output.contains("allReduce: OK"), run::toString);
     }
 
+    @Test
+    void withoutResolvingTheModulePathCreationFailsNamingTheFlag() throws Exception
+    {
+        // Automatic modules declare no dependencies: resolving only the application leaves Netty and SLF4J out.
+        final Result run = run(MODULE_PATH_FLAG, "jdk.incubator.vector");
+        assertTrue(run.status != 0, run::toString);
+        assertTrue(run.output.contains("E_ENV") && run.output.contains("--add-modules ALL-MODULE-PATH"),
+            run::toString);
+        assertFalse(run.output.contains("allReduce: OK"), run::toString);
+    }
+
     /** A run: its exit status, what it printed, and the command (for failure messages). */
     private record Result(int status, String output, String command)
     {
@@ -244,8 +255,13 @@ class ModulePathTest
 
     private static Result run(final String flag) throws Exception
     {
+        return run(flag, "ALL-MODULE-PATH,jdk.incubator.vector");
+    }
+
+    private static Result run(final String flag, final String addModules) throws Exception
+    {
         final List<String> command = new ArrayList<>(List.of(JAVA, "--module-path", modulePath,
-            "--add-modules", "ALL-MODULE-PATH,jdk.incubator.vector",
+            "--add-modules", addModules,
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=info"));
         if (!flag.isEmpty())
         {
