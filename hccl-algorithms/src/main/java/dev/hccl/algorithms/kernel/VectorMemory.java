@@ -30,6 +30,10 @@ import java.nio.ByteOrder;
  * Contract: a kernel turns each buffer into its memory once per call with {@link #of(ByteBuffer)}, then loads and
  * stores at absolute byte offsets of the buffer, which the caller has range-checked (the Vector API checks them
  * again). Elements are in native byte order, as the scalar kernels read them through Unsafe.
+ * <p>
+ * One load and one store per vector class, alike but for their types, on purpose: each handle then has one exact
+ * receiver type, which C2 inlines; a single handle for {@code Vector.intoMemorySegment} would see four classes, stay a
+ * virtual call, and box every vector.
  */
 final class VectorMemory
 {
