@@ -33,7 +33,9 @@ import java.nio.ByteOrder;
  * <p>
  * One load and one store per vector class, alike but for their types, on purpose: each handle then has one exact
  * receiver type, which C2 inlines; a single handle for {@code Vector.intoMemorySegment} would see four classes, stay a
- * virtual call, and box every vector.
+ * virtual call, and box every vector. For the same reason the methods the kernels call stay under 35 bytes of
+ * bytecode ({@code -XX:MaxInlineSize}), so that they are inlined at every call site, hot or not; the segment calls,
+ * with their exception handling, sit in methods of their own.
  */
 final class VectorMemory
 {
@@ -148,10 +150,78 @@ final class VectorMemory
 
     static ByteVector bytes(final VectorSpecies<Byte> species, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
+        return SEGMENTS ? bytesFromSegment(species, memory, offset) :
+            ByteVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
+    }
+
+    static ShortVector shorts(final VectorSpecies<Short> species, final Object memory, final int offset)
+    {
+        return SEGMENTS ? shortsFromSegment(species, memory, offset) :
+            ShortVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
+    }
+
+    static IntVector ints(final VectorSpecies<Integer> species, final Object memory, final int offset)
+    {
+        return SEGMENTS ? intsFromSegment(species, memory, offset) :
+            IntVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
+    }
+
+    static FloatVector floats(final VectorSpecies<Float> species, final Object memory, final int offset)
+    {
+        return SEGMENTS ? floatsFromSegment(species, memory, offset) :
+            FloatVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
+    }
+
+    static void store(final ByteVector vector, final Object memory, final int offset)
+    {
+        if (SEGMENTS)
         {
-            return ByteVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
+            storeToSegment(vector, memory, offset);
         }
+        else
+        {
+            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
+        }
+    }
+
+    static void store(final ShortVector vector, final Object memory, final int offset)
+    {
+        if (SEGMENTS)
+        {
+            storeToSegment(vector, memory, offset);
+        }
+        else
+        {
+            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
+        }
+    }
+
+    static void store(final IntVector vector, final Object memory, final int offset)
+    {
+        if (SEGMENTS)
+        {
+            storeToSegment(vector, memory, offset);
+        }
+        else
+        {
+            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
+        }
+    }
+
+    static void store(final FloatVector vector, final Object memory, final int offset)
+    {
+        if (SEGMENTS)
+        {
+            storeToSegment(vector, memory, offset);
+        }
+        else
+        {
+            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
+        }
+    }
+
+    private static ByteVector bytesFromSegment(final VectorSpecies<Byte> species, final Object memory, final int offset)
+    {
         try
         {
             return (ByteVector)LOAD_BYTES.invokeExact(species, memory, (long)offset, NATIVE);
@@ -162,12 +232,8 @@ final class VectorMemory
         }
     }
 
-    static ShortVector shorts(final VectorSpecies<Short> species, final Object memory, final int offset)
+    private static ShortVector shortsFromSegment(final VectorSpecies<Short> species, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
-        {
-            return ShortVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
-        }
         try
         {
             return (ShortVector)LOAD_SHORTS.invokeExact(species, memory, (long)offset, NATIVE);
@@ -178,12 +244,8 @@ final class VectorMemory
         }
     }
 
-    static IntVector ints(final VectorSpecies<Integer> species, final Object memory, final int offset)
+    private static IntVector intsFromSegment(final VectorSpecies<Integer> species, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
-        {
-            return IntVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
-        }
         try
         {
             return (IntVector)LOAD_INTS.invokeExact(species, memory, (long)offset, NATIVE);
@@ -194,12 +256,8 @@ final class VectorMemory
         }
     }
 
-    static FloatVector floats(final VectorSpecies<Float> species, final Object memory, final int offset)
+    private static FloatVector floatsFromSegment(final VectorSpecies<Float> species, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
-        {
-            return FloatVector.fromByteBuffer(species, (ByteBuffer)memory, offset, NATIVE);
-        }
         try
         {
             return (FloatVector)LOAD_FLOATS.invokeExact(species, memory, (long)offset, NATIVE);
@@ -210,13 +268,8 @@ final class VectorMemory
         }
     }
 
-    static void store(final ByteVector vector, final Object memory, final int offset)
+    private static void storeToSegment(final ByteVector vector, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
-        {
-            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
-            return;
-        }
         try
         {
             STORE_BYTES.invokeExact(vector, memory, (long)offset, NATIVE);
@@ -227,13 +280,8 @@ final class VectorMemory
         }
     }
 
-    static void store(final ShortVector vector, final Object memory, final int offset)
+    private static void storeToSegment(final ShortVector vector, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
-        {
-            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
-            return;
-        }
         try
         {
             STORE_SHORTS.invokeExact(vector, memory, (long)offset, NATIVE);
@@ -244,13 +292,8 @@ final class VectorMemory
         }
     }
 
-    static void store(final IntVector vector, final Object memory, final int offset)
+    private static void storeToSegment(final IntVector vector, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
-        {
-            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
-            return;
-        }
         try
         {
             STORE_INTS.invokeExact(vector, memory, (long)offset, NATIVE);
@@ -261,13 +304,8 @@ final class VectorMemory
         }
     }
 
-    static void store(final FloatVector vector, final Object memory, final int offset)
+    private static void storeToSegment(final FloatVector vector, final Object memory, final int offset)
     {
-        if (!SEGMENTS)
-        {
-            vector.intoByteBuffer((ByteBuffer)memory, offset, NATIVE);
-            return;
-        }
         try
         {
             STORE_FLOATS.invokeExact(vector, memory, (long)offset, NATIVE);
