@@ -1,24 +1,17 @@
 package dev.hccl.algorithms.kernel;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
- * Common part of the Vector API kernels: whole vectors are loaded from and stored to the buffers themselves (the
- * Vector API of JDK 17 has no access by raw address), and whatever does not fill a whole vector, the tail, goes
- * through the scalar kernel of the same type and operator.
+ * Common part of the Vector API kernels: whole vectors are loaded from and stored to the buffers' memory through
+ * {@link VectorMemory} (the Vector API has no access by raw address), and whatever does not fill a whole vector, the
+ * tail, goes through the scalar kernel of the same type and operator.
  * <p>
  * Subclasses import {@code jdk.incubator.vector}; this class does not, but it exists only for them. Like the scalar
  * kernels, each subclass picks the loop for its operator with a switch outside the loop.
  */
 abstract class AbstractVectorReducer extends AbstractReducer
 {
-    /**
-     * Elements are in native byte order, as the scalar kernels read them through Unsafe. A constant, so that the
-     * byte-swapping branch in every vector load and store folds away.
-     */
-    static final ByteOrder NATIVE = ByteOrder.nativeOrder();
-
     /** Destination alignment, in bytes, that the vector loops start at: a cache line, the widest x86 vector. */
     private static final int ALIGNMENT = 64;
 
@@ -65,7 +58,8 @@ abstract class AbstractVectorReducer extends AbstractReducer
         }
 
         final int headBytes = head * size;
-        final int done = head + reduceVectors(dst, dstIndex + headBytes, src, srcIndex + headBytes, count - head);
+        final int done = head + reduceVectors(
+            VectorMemory.of(dst), dstIndex + headBytes, VectorMemory.of(src), srcIndex + headBytes, count - head);
         if (done < count)
         {
             final long skipped = (long)done * size;
@@ -88,14 +82,14 @@ abstract class AbstractVectorReducer extends AbstractReducer
     /**
      * The vector loop: {@code dst[i] = dst[i] op src[i]} for as many whole vectors as {@code count} elements fill.
      *
-     * @param dst      the destination, writable and range-checked.
+     * @param dst      the destination's memory ({@link VectorMemory#of(ByteBuffer)}), writable and range-checked.
      * @param dstIndex absolute byte offset of the first destination element.
-     * @param src      the source, range-checked.
+     * @param src      the source's memory, range-checked.
      * @param srcIndex absolute byte offset of the first source element.
      * @param count    elements in all.
      * @return the elements done, from the first; the caller does the rest with the scalar kernel.
      */
-    abstract int reduceVectors(ByteBuffer dst, int dstIndex, ByteBuffer src, int srcIndex, int count);
+    abstract int reduceVectors(Object dst, int dstIndex, Object src, int srcIndex, int count);
 
     /**
      * {@inheritDoc}

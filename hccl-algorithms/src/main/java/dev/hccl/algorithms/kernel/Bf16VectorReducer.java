@@ -5,8 +5,6 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.nio.ByteBuffer;
-
 import static jdk.incubator.vector.VectorOperators.ADD;
 import static jdk.incubator.vector.VectorOperators.AND_NOT;
 import static jdk.incubator.vector.VectorOperators.ASHR;
@@ -50,7 +48,7 @@ final class Bf16VectorReducer extends AbstractVectorReducer
     }
 
     @Override
-    int reduceVectors(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    int reduceVectors(final Object dst, final int d, final Object src, final int s, final int count)
     {
         return switch (op)
         {
@@ -62,14 +60,14 @@ final class Bf16VectorReducer extends AbstractVectorReducer
         };
     }
 
-    static int sum(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int sum(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
-            final IntVector a = IntVector.fromByteBuffer(INTS, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(INTS, src, s + o, NATIVE);
+            final IntVector a = VectorMemory.ints(INTS, dst, d + o);
+            final IntVector b = VectorMemory.ints(INTS, src, s + o);
             // Widen: each bfloat16 is the upper half of its binary32.
             final FloatVector first = (FloatVector)a.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0)
                 .lanewise(ADD, b.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0));
@@ -88,19 +86,19 @@ final class Bf16VectorReducer extends AbstractVectorReducer
                 .sub(y.and(0x7FFF_FFFF)).lanewise(ASHR, 31);
             final IntVector yRounded = y.or(yNaN.and(0x0040_0000))
                 .add(y.lanewise(LSHR, 16).and(1).add(0x7FFF).lanewise(AND_NOT, yNaN));
-            xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store(xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)), dst, d + o);
         }
         return bound;
     }
 
-    static int prod(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int prod(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
-            final IntVector a = IntVector.fromByteBuffer(INTS, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(INTS, src, s + o, NATIVE);
+            final IntVector a = VectorMemory.ints(INTS, dst, d + o);
+            final IntVector b = VectorMemory.ints(INTS, src, s + o);
             // Widen: each bfloat16 is the upper half of its binary32.
             final FloatVector first = (FloatVector)a.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0)
                 .lanewise(MUL, b.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0));
@@ -119,19 +117,19 @@ final class Bf16VectorReducer extends AbstractVectorReducer
                 .sub(y.and(0x7FFF_FFFF)).lanewise(ASHR, 31);
             final IntVector yRounded = y.or(yNaN.and(0x0040_0000))
                 .add(y.lanewise(LSHR, 16).and(1).add(0x7FFF).lanewise(AND_NOT, yNaN));
-            xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store(xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)), dst, d + o);
         }
         return bound;
     }
 
-    static int max(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int max(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
-            final IntVector a = IntVector.fromByteBuffer(INTS, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(INTS, src, s + o, NATIVE);
+            final IntVector a = VectorMemory.ints(INTS, dst, d + o);
+            final IntVector b = VectorMemory.ints(INTS, src, s + o);
             // Widen: each bfloat16 is the upper half of its binary32.
             final FloatVector first = (FloatVector)a.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0)
                 .lanewise(MAX, b.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0));
@@ -150,19 +148,19 @@ final class Bf16VectorReducer extends AbstractVectorReducer
                 .sub(y.and(0x7FFF_FFFF)).lanewise(ASHR, 31);
             final IntVector yRounded = y.or(yNaN.and(0x0040_0000))
                 .add(y.lanewise(LSHR, 16).and(1).add(0x7FFF).lanewise(AND_NOT, yNaN));
-            xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store(xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)), dst, d + o);
         }
         return bound;
     }
 
-    static int min(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int min(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
-            final IntVector a = IntVector.fromByteBuffer(INTS, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(INTS, src, s + o, NATIVE);
+            final IntVector a = VectorMemory.ints(INTS, dst, d + o);
+            final IntVector b = VectorMemory.ints(INTS, src, s + o);
             // Widen: each bfloat16 is the upper half of its binary32.
             final FloatVector first = (FloatVector)a.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0)
                 .lanewise(MIN, b.lanewise(LSHL, 16).reinterpretShape(FLOATS, 0));
@@ -181,7 +179,7 @@ final class Bf16VectorReducer extends AbstractVectorReducer
                 .sub(y.and(0x7FFF_FFFF)).lanewise(ASHR, 31);
             final IntVector yRounded = y.or(yNaN.and(0x0040_0000))
                 .add(y.lanewise(LSHR, 16).and(1).add(0x7FFF).lanewise(AND_NOT, yNaN));
-            xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store(xRounded.lanewise(LSHR, 16).or(yRounded.and(0xFFFF_0000)), dst, d + o);
         }
         return bound;
     }

@@ -7,8 +7,6 @@ import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.nio.ByteBuffer;
-
 import static jdk.incubator.vector.VectorOperators.GE;
 import static jdk.incubator.vector.VectorOperators.GT;
 import static jdk.incubator.vector.VectorOperators.I2S;
@@ -61,7 +59,7 @@ final class Fp16VectorReducer extends AbstractVectorReducer
     }
 
     @Override
-    int reduceVectors(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    int reduceVectors(final Object dst, final int d, final Object src, final int s, final int count)
     {
         return switch (op)
         {
@@ -73,16 +71,16 @@ final class Fp16VectorReducer extends AbstractVectorReducer
         };
     }
 
-    static int sum(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int sum(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
             // Sign-extending to int lanes puts each element's sign bit where binary32 has it.
-            final IntVector a = (IntVector)ShortVector.fromByteBuffer(HALVES, dst, d + o, NATIVE)
+            final IntVector a = (IntVector)VectorMemory.shorts(HALVES, dst, d + o)
                 .convertShape(S2I, INTS, 0);
-            final IntVector b = (IntVector)ShortVector.fromByteBuffer(HALVES, src, s + o, NATIVE)
+            final IntVector b = (IntVector)VectorMemory.shorts(HALVES, src, s + o)
                 .convertShape(S2I, INTS, 0);
 
             // Widen (HalfFloats.decodeFp16): exponent and fraction moved to their binary32 places read as a value
@@ -120,21 +118,21 @@ final class Fp16VectorReducer extends AbstractVectorReducer
                 .blend(quietNaN, magnitude.compare(GT, HalfFloats.FLOAT_INFINITY))
                 .or(bits.lanewise(LSHR, 16).and(0x8000));
             // Keeps the low 16 bits, as a (short) cast does.
-            half.convertShape(I2S, HALVES, 0).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store((ShortVector)half.convertShape(I2S, HALVES, 0), dst, d + o);
         }
         return bound;
     }
 
-    static int prod(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int prod(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
             // Sign-extending to int lanes puts each element's sign bit where binary32 has it.
-            final IntVector a = (IntVector)ShortVector.fromByteBuffer(HALVES, dst, d + o, NATIVE)
+            final IntVector a = (IntVector)VectorMemory.shorts(HALVES, dst, d + o)
                 .convertShape(S2I, INTS, 0);
-            final IntVector b = (IntVector)ShortVector.fromByteBuffer(HALVES, src, s + o, NATIVE)
+            final IntVector b = (IntVector)VectorMemory.shorts(HALVES, src, s + o)
                 .convertShape(S2I, INTS, 0);
 
             // Widen (HalfFloats.decodeFp16): exponent and fraction moved to their binary32 places read as a value
@@ -172,21 +170,21 @@ final class Fp16VectorReducer extends AbstractVectorReducer
                 .blend(quietNaN, magnitude.compare(GT, HalfFloats.FLOAT_INFINITY))
                 .or(bits.lanewise(LSHR, 16).and(0x8000));
             // Keeps the low 16 bits, as a (short) cast does.
-            half.convertShape(I2S, HALVES, 0).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store((ShortVector)half.convertShape(I2S, HALVES, 0), dst, d + o);
         }
         return bound;
     }
 
-    static int max(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int max(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
             // Sign-extending to int lanes puts each element's sign bit where binary32 has it.
-            final IntVector a = (IntVector)ShortVector.fromByteBuffer(HALVES, dst, d + o, NATIVE)
+            final IntVector a = (IntVector)VectorMemory.shorts(HALVES, dst, d + o)
                 .convertShape(S2I, INTS, 0);
-            final IntVector b = (IntVector)ShortVector.fromByteBuffer(HALVES, src, s + o, NATIVE)
+            final IntVector b = (IntVector)VectorMemory.shorts(HALVES, src, s + o)
                 .convertShape(S2I, INTS, 0);
 
             // Widen (HalfFloats.decodeFp16): exponent and fraction moved to their binary32 places read as a value
@@ -224,21 +222,21 @@ final class Fp16VectorReducer extends AbstractVectorReducer
                 .blend(quietNaN, magnitude.compare(GT, HalfFloats.FLOAT_INFINITY))
                 .or(bits.lanewise(LSHR, 16).and(0x8000));
             // Keeps the low 16 bits, as a (short) cast does.
-            half.convertShape(I2S, HALVES, 0).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store((ShortVector)half.convertShape(I2S, HALVES, 0), dst, d + o);
         }
         return bound;
     }
 
-    static int min(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int min(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = count - count % STEP;
         for (int i = 0; i < bound; i += STEP)
         {
             final int o = i << 1;
             // Sign-extending to int lanes puts each element's sign bit where binary32 has it.
-            final IntVector a = (IntVector)ShortVector.fromByteBuffer(HALVES, dst, d + o, NATIVE)
+            final IntVector a = (IntVector)VectorMemory.shorts(HALVES, dst, d + o)
                 .convertShape(S2I, INTS, 0);
-            final IntVector b = (IntVector)ShortVector.fromByteBuffer(HALVES, src, s + o, NATIVE)
+            final IntVector b = (IntVector)VectorMemory.shorts(HALVES, src, s + o)
                 .convertShape(S2I, INTS, 0);
 
             // Widen (HalfFloats.decodeFp16): exponent and fraction moved to their binary32 places read as a value
@@ -276,7 +274,7 @@ final class Fp16VectorReducer extends AbstractVectorReducer
                 .blend(quietNaN, magnitude.compare(GT, HalfFloats.FLOAT_INFINITY))
                 .or(bits.lanewise(LSHR, 16).and(0x8000));
             // Keeps the low 16 bits, as a (short) cast does.
-            half.convertShape(I2S, HALVES, 0).intoByteBuffer(dst, d + o, NATIVE);
+            VectorMemory.store((ShortVector)half.convertShape(I2S, HALVES, 0), dst, d + o);
         }
         return bound;
     }

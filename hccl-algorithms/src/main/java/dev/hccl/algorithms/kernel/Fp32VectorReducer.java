@@ -4,8 +4,6 @@ import dev.hccl.api.DataType;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.nio.ByteBuffer;
-
 /**
  * Vector API kernels for {@link DataType#FP32}: each lane does the same IEEE 754 operation as {@link Fp32Reducer} does
  * per element, so results are bit-identical to it.
@@ -26,7 +24,7 @@ final class Fp32VectorReducer extends AbstractVectorReducer
     }
 
     @Override
-    int reduceVectors(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    int reduceVectors(final Object dst, final int d, final Object src, final int s, final int count)
     {
         return switch (op)
         {
@@ -38,54 +36,54 @@ final class Fp32VectorReducer extends AbstractVectorReducer
         };
     }
 
-    static int sum(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int sum(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final FloatVector a = FloatVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final FloatVector b = FloatVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.add(b).intoByteBuffer(dst, d + o, NATIVE);
+            final FloatVector a = VectorMemory.floats(SPECIES, dst, d + o);
+            final FloatVector b = VectorMemory.floats(SPECIES, src, s + o);
+            VectorMemory.store(a.add(b), dst, d + o);
         }
         return bound;
     }
 
-    static int prod(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int prod(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final FloatVector a = FloatVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final FloatVector b = FloatVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.mul(b).intoByteBuffer(dst, d + o, NATIVE);
+            final FloatVector a = VectorMemory.floats(SPECIES, dst, d + o);
+            final FloatVector b = VectorMemory.floats(SPECIES, src, s + o);
+            VectorMemory.store(a.mul(b), dst, d + o);
         }
         return bound;
     }
 
-    static int max(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int max(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final FloatVector a = FloatVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final FloatVector b = FloatVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.max(b).intoByteBuffer(dst, d + o, NATIVE);
+            final FloatVector a = VectorMemory.floats(SPECIES, dst, d + o);
+            final FloatVector b = VectorMemory.floats(SPECIES, src, s + o);
+            VectorMemory.store(a.max(b), dst, d + o);
         }
         return bound;
     }
 
-    static int min(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int min(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final FloatVector a = FloatVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final FloatVector b = FloatVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.min(b).intoByteBuffer(dst, d + o, NATIVE);
+            final FloatVector a = VectorMemory.floats(SPECIES, dst, d + o);
+            final FloatVector b = VectorMemory.floats(SPECIES, src, s + o);
+            VectorMemory.store(a.min(b), dst, d + o);
         }
         return bound;
     }

@@ -4,8 +4,6 @@ import dev.hccl.api.DataType;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.nio.ByteBuffer;
-
 /**
  * Vector API kernels for {@link DataType#INT16}: lanewise 16-bit arithmetic wraps around exactly as
  * {@link Int16Reducer}'s truncation of {@code int} arithmetic does (the low 16 bits of a sum or product depend only on
@@ -24,7 +22,7 @@ final class Int16VectorReducer extends AbstractVectorReducer
     }
 
     @Override
-    int reduceVectors(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    int reduceVectors(final Object dst, final int d, final Object src, final int s, final int count)
     {
         return switch (op)
         {
@@ -36,54 +34,54 @@ final class Int16VectorReducer extends AbstractVectorReducer
         };
     }
 
-    static int sum(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int sum(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 1;
-            final ShortVector a = ShortVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final ShortVector b = ShortVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.add(b).intoByteBuffer(dst, d + o, NATIVE);
+            final ShortVector a = VectorMemory.shorts(SPECIES, dst, d + o);
+            final ShortVector b = VectorMemory.shorts(SPECIES, src, s + o);
+            VectorMemory.store(a.add(b), dst, d + o);
         }
         return bound;
     }
 
-    static int prod(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int prod(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 1;
-            final ShortVector a = ShortVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final ShortVector b = ShortVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.mul(b).intoByteBuffer(dst, d + o, NATIVE);
+            final ShortVector a = VectorMemory.shorts(SPECIES, dst, d + o);
+            final ShortVector b = VectorMemory.shorts(SPECIES, src, s + o);
+            VectorMemory.store(a.mul(b), dst, d + o);
         }
         return bound;
     }
 
-    static int max(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int max(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 1;
-            final ShortVector a = ShortVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final ShortVector b = ShortVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.max(b).intoByteBuffer(dst, d + o, NATIVE);
+            final ShortVector a = VectorMemory.shorts(SPECIES, dst, d + o);
+            final ShortVector b = VectorMemory.shorts(SPECIES, src, s + o);
+            VectorMemory.store(a.max(b), dst, d + o);
         }
         return bound;
     }
 
-    static int min(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int min(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 1;
-            final ShortVector a = ShortVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final ShortVector b = ShortVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.min(b).intoByteBuffer(dst, d + o, NATIVE);
+            final ShortVector a = VectorMemory.shorts(SPECIES, dst, d + o);
+            final ShortVector b = VectorMemory.shorts(SPECIES, src, s + o);
+            VectorMemory.store(a.min(b), dst, d + o);
         }
         return bound;
     }

@@ -4,8 +4,6 @@ import dev.hccl.api.DataType;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.nio.ByteBuffer;
-
 /**
  * Vector API kernels for {@link DataType#INT32}: lanewise {@code int} arithmetic wraps around on overflow, as
  * {@link Int32Reducer} and two's complement C do.
@@ -23,7 +21,7 @@ final class Int32VectorReducer extends AbstractVectorReducer
     }
 
     @Override
-    int reduceVectors(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    int reduceVectors(final Object dst, final int d, final Object src, final int s, final int count)
     {
         return switch (op)
         {
@@ -35,54 +33,54 @@ final class Int32VectorReducer extends AbstractVectorReducer
         };
     }
 
-    static int sum(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int sum(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final IntVector a = IntVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.add(b).intoByteBuffer(dst, d + o, NATIVE);
+            final IntVector a = VectorMemory.ints(SPECIES, dst, d + o);
+            final IntVector b = VectorMemory.ints(SPECIES, src, s + o);
+            VectorMemory.store(a.add(b), dst, d + o);
         }
         return bound;
     }
 
-    static int prod(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int prod(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final IntVector a = IntVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.mul(b).intoByteBuffer(dst, d + o, NATIVE);
+            final IntVector a = VectorMemory.ints(SPECIES, dst, d + o);
+            final IntVector b = VectorMemory.ints(SPECIES, src, s + o);
+            VectorMemory.store(a.mul(b), dst, d + o);
         }
         return bound;
     }
 
-    static int max(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int max(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final IntVector a = IntVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.max(b).intoByteBuffer(dst, d + o, NATIVE);
+            final IntVector a = VectorMemory.ints(SPECIES, dst, d + o);
+            final IntVector b = VectorMemory.ints(SPECIES, src, s + o);
+            VectorMemory.store(a.max(b), dst, d + o);
         }
         return bound;
     }
 
-    static int min(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int min(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
             final int o = i << 2;
-            final IntVector a = IntVector.fromByteBuffer(SPECIES, dst, d + o, NATIVE);
-            final IntVector b = IntVector.fromByteBuffer(SPECIES, src, s + o, NATIVE);
-            a.min(b).intoByteBuffer(dst, d + o, NATIVE);
+            final IntVector a = VectorMemory.ints(SPECIES, dst, d + o);
+            final IntVector b = VectorMemory.ints(SPECIES, src, s + o);
+            VectorMemory.store(a.min(b), dst, d + o);
         }
         return bound;
     }

@@ -5,8 +5,6 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.nio.ByteBuffer;
-
 /**
  * Vector API kernels for {@link DataType#INT8} and {@link DataType#UINT8}, matching {@link Int8Reducer}: sum and
  * product keep the low 8 bits, the same for signed and unsigned operands; max and min compare signed or unsigned.
@@ -31,7 +29,7 @@ final class Int8VectorReducer extends AbstractVectorReducer
     }
 
     @Override
-    int reduceVectors(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    int reduceVectors(final Object dst, final int d, final Object src, final int s, final int count)
     {
         return switch (op)
         {
@@ -43,80 +41,80 @@ final class Int8VectorReducer extends AbstractVectorReducer
         };
     }
 
-    static int sum(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int sum(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
-            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
-            a.add(b).intoByteBuffer(dst, d + i, NATIVE);
+            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            VectorMemory.store(a.add(b), dst, d + i);
         }
         return bound;
     }
 
-    static int prod(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int prod(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
-            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
-            a.mul(b).intoByteBuffer(dst, d + i, NATIVE);
+            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            VectorMemory.store(a.mul(b), dst, d + i);
         }
         return bound;
     }
 
-    static int max(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int max(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
-            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
-            a.max(b).intoByteBuffer(dst, d + i, NATIVE);
+            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            VectorMemory.store(a.max(b), dst, d + i);
         }
         return bound;
     }
 
-    static int min(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int min(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
-            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
-            a.min(b).intoByteBuffer(dst, d + i, NATIVE);
+            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            VectorMemory.store(a.min(b), dst, d + i);
         }
         return bound;
     }
 
-    static int maxUnsigned(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int maxUnsigned(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
-            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
-            a.lanewise(VectorOperators.XOR, SIGN_BIT)
+            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector result = a.lanewise(VectorOperators.XOR, SIGN_BIT)
                 .max(b.lanewise(VectorOperators.XOR, SIGN_BIT))
-                .lanewise(VectorOperators.XOR, SIGN_BIT)
-                .intoByteBuffer(dst, d + i, NATIVE);
+                .lanewise(VectorOperators.XOR, SIGN_BIT);
+            VectorMemory.store(result, dst, d + i);
         }
         return bound;
     }
 
-    static int minUnsigned(final ByteBuffer dst, final int d, final ByteBuffer src, final int s, final int count)
+    static int minUnsigned(final Object dst, final int d, final Object src, final int s, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = ByteVector.fromByteBuffer(SPECIES, dst, d + i, NATIVE);
-            final ByteVector b = ByteVector.fromByteBuffer(SPECIES, src, s + i, NATIVE);
-            a.lanewise(VectorOperators.XOR, SIGN_BIT)
+            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector result = a.lanewise(VectorOperators.XOR, SIGN_BIT)
                 .min(b.lanewise(VectorOperators.XOR, SIGN_BIT))
-                .lanewise(VectorOperators.XOR, SIGN_BIT)
-                .intoByteBuffer(dst, d + i, NATIVE);
+                .lanewise(VectorOperators.XOR, SIGN_BIT);
+            VectorMemory.store(result, dst, d + i);
         }
         return bound;
     }

@@ -37,6 +37,7 @@ public final class Reducers
     private static final ReduceOp[] OPS = ReduceOp.values();
     private static final Reducer[][] KERNELS;
     private static final KernelFamily FAMILY;
+    private static final String DESCRIPTION;
 
     static
     {
@@ -65,7 +66,6 @@ public final class Reducers
         FAMILY = vectorKernels == null ? KernelFamily.SCALAR : KernelFamily.VECTOR;
         KERNELS = vectorKernels == null ? newKernels(null) : vectorKernels;
 
-        final String message;
         if (FAMILY == KernelFamily.VECTOR)
         {
             final List<String> scalarTypes = new ArrayList<>();
@@ -76,20 +76,26 @@ public final class Reducers
                     scalarTypes.add(type.toString());
                 }
             }
-            message = "hccl-java reduction kernels: vector (" + factory.description() + ")" +
+            DESCRIPTION = "vector (" + factory.description() + ")" +
                 (scalarTypes.isEmpty() ? "" : ", scalar for " + String.join(", ", scalarTypes)) + ": " + reason;
         }
         else
         {
-            message = "hccl-java reduction kernels: scalar: " + reason;
+            DESCRIPTION = "scalar: " + reason;
         }
-        if (warn)
+        final String message = "hccl-java reduction kernels: " + DESCRIPTION;
+        if (!warn)
+        {
+            LOGGER.info(message);
+        }
+        else if (LOGGER.isWarnEnabled())
         {
             LOGGER.warn(message);
         }
         else
         {
-            LOGGER.info(message);
+            // No SLF4J binding (or warnings switched off): a family that could not start must not pass unseen.
+            System.err.println("WARNING: " + message);
         }
     }
 
@@ -129,6 +135,17 @@ public final class Reducers
     public static KernelFamily family()
     {
         return FAMILY;
+    }
+
+    /**
+     * The family in use, the types it leaves to scalar kernels, and why, as logged when this class loads: for reports
+     * such as hccl-bench's header.
+     *
+     * @return for instance {@code scalar: jdk.incubator.vector is not resolved (...)}.
+     */
+    public static String description()
+    {
+        return DESCRIPTION;
     }
 
     /**

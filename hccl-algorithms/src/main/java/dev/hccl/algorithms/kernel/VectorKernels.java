@@ -29,9 +29,10 @@ import java.nio.ByteOrder;
  *   than the scalar one.</li>
  * </ul>
  * Every kernel handed out has first been run once against the scalar kernel on a small buffer: the Vector API is an
- * incubator module, and from JDK 19 on it no longer has the {@code ByteBuffer} methods these kernels are written
- * against, which shows up only when a kernel first runs. A kernel that fails that test fails the whole family, and
- * {@link Reducers} falls back to scalar.
+ * incubator module and changes between JDKs (from JDK 19 on it loads and stores through {@code MemorySegment} instead
+ * of {@code ByteBuffer}, which {@link VectorMemory} bridges), and a change it does not foresee shows up only when a
+ * kernel first runs. A kernel that fails that test fails the whole family, and {@link Reducers} falls back to scalar,
+ * saying why.
  */
 final class VectorKernels implements KernelFactory
 {
@@ -51,10 +52,15 @@ final class VectorKernels implements KernelFactory
      * Creates the factory.
      *
      * @param halfFloats whether to hand out vector kernels for FP16 and BF16 too.
-     * @throws UnsupportedOperationException if the JVM offers no vectors of at least 128 bits.
+     * @throws UnsupportedOperationException if the JVM offers no vectors of at least 128 bits, or if its Vector API
+     *                                       has no memory access that {@link VectorMemory} knows.
      */
     VectorKernels(final boolean halfFloats)
     {
+        if (VectorMemory.unavailable() != null)
+        {
+            throw new UnsupportedOperationException(VectorMemory.unavailable());
+        }
         vectorBits = VectorShape.preferredShape().vectorBitSize();
         if (vectorBits < MIN_VECTOR_BITS)
         {
@@ -98,7 +104,7 @@ final class VectorKernels implements KernelFactory
     @Override
     public String description()
     {
-        return "jdk.incubator.vector, " + vectorBits + "-bit vectors";
+        return "jdk.incubator.vector, " + vectorBits + "-bit vectors, " + VectorMemory.kind() + " access";
     }
 
     /**

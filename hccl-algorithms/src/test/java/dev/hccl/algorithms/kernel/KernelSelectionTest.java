@@ -5,12 +5,15 @@ import dev.hccl.api.ReduceOp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -124,6 +127,19 @@ class KernelSelectionTest
         assertFalse(run.out.contains("NoClassDefFoundError"), run.out);
     }
 
+    @Test
+    void withoutAnSlf4jBindingTheWarningGoesToStderr() throws Exception
+    {
+        // SLF4J without a provider drops every message; a family that could not start must still be seen.
+        final String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.contains("slf4j-simple"))
+            .collect(Collectors.joining(File.pathSeparator));
+        final Run run = launch(List.of("-Dhccl.kernels=vector"), classPath);
+        assertTrue(run.out.contains("family=SCALAR"), run.out);
+        assertTrue(run.out.contains("WARNING: hccl-java reduction kernels: scalar: -Dhccl.kernels=vector, but"), run.out);
+        assertFalse(run.out.contains("[main] WARN"), "no SLF4J binding was meant to be left: " + run.out);
+    }
+
     private static void assertChoice(
         final KernelFamily family, final boolean warn, final KernelSelection.Choice choice)
     {
@@ -142,6 +158,12 @@ class KernelSelectionTest
      */
     private static Run launch(final List<String> options) throws IOException, InterruptedException
     {
+        return launch(options, System.getProperty("java.class.path"));
+    }
+
+    private static Run launch(final List<String> options, final String classPath)
+        throws IOException, InterruptedException
+    {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED");
@@ -149,7 +171,7 @@ class KernelSelectionTest
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
         command.addAll(options);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(KernelFamilyProbe.class.getName());
 
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);

@@ -16,9 +16,12 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -71,6 +74,15 @@ class VectorKernelsTest
             final AbstractReducer scalar = Reducers.scalarKernel(type, ReduceOp.SUM);
             assertSame(scalar, vectors.kernel(scalar), type.toString());
         }
+    }
+
+    @Test
+    void loadsAndStoresThroughTheMemoryAccessThisJdkHas()
+    {
+        // JDK 19 replaced the Vector API's ByteBuffer methods with MemorySegment ones.
+        assertNull(VectorMemory.unavailable());
+        assertEquals(Runtime.version().feature() >= 19 ? "MemorySegment" : "ByteBuffer", VectorMemory.kind());
+        assertTrue(vectors.description().contains(VectorMemory.kind() + " access"), vectors.description());
     }
 
     @ParameterizedTest

@@ -1,10 +1,12 @@
 package dev.hccl.tools.bench;
 
+import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Operation;
 
 import java.io.PrintStream;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -173,6 +175,8 @@ final class BenchSession
         lines.add("#");
         lines.add("# Using ranks");
         ranks.forEach(r -> lines.add(r.headerLine()));
+        // This rank's; every rank of a launch runs the same JVM with the same flags.
+        lines.add("# Reduction kernels: " + Reducers.description());
         lines.add("#");
         return lines;
     }

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  * <p>Every rank gets torchrun's rendezvous variables ({@code MASTER_ADDR}, {@code MASTER_PORT},
  * {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}), a job token
  * ({@code HCCL_JOB_TOKEN}) and {@code JDK_JAVA_OPTIONS} carrying the {@code --add-opens} flag that
- * Agrona needs. Output is forwarded line by line with a {@code [rank] } prefix. When a rank fails,
+ * Agrona needs and the other flags of {@link RankEnvironment}, for the launcher's own JDK. Output is forwarded line by line with a {@code [rank] } prefix. When a rank fails,
  * the others are stopped and the launcher exits with the failed rank's status.
  */
 @Command(name = "hcclrun",
@@ -34,8 +34,10 @@ import picocli.CommandLine.Spec;
         description = {
             "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
                     + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
-                    + "HCCL_JOB_TOKEN, and JDK_JAVA_OPTIONS with the flag Agrona needs:",
-            "  " + RankEnvironment.ADD_OPENS,
+                    + "HCCL_JOB_TOKEN, and JDK_JAVA_OPTIONS with the flags hccl-java needs on this JDK:",
+            "  " + RankEnvironment.ADD_OPENS + " " + RankEnvironment.ADD_MODULES + " "
+                    + RankEnvironment.ENABLE_NATIVE_ACCESS,
+            "  and on JDK " + RankEnvironment.UNSAFE_MEMORY_ACCESS_SINCE + "+ " + RankEnvironment.UNSAFE_MEMORY_ACCESS,
             "Output lines are prefixed with [rank]. When a rank exits non-zero, the others get SIGTERM "
                     + "and, after the grace period, SIGKILL; hcclrun exits with that rank's status.",
             ""},

@@ -11,8 +11,10 @@ import java.util.regex.Pattern;
 
 /**
  * The environment that turns a plain process into one rank of an hccl-java job: torchrun's
- * rendezvous variables plus the job token, the JVM flag Agrona needs and the Vector API module
- * that the fast reduction kernels use.
+ * rendezvous variables plus the job token, the JVM flag Agrona needs, the Vector API module
+ * that the fast reduction kernels use, and the flags that JDK 24+ wants for Netty (the same as
+ * bin/lib/java.sh gives). Flags that depend on the JDK are chosen for the launcher's own JDK:
+ * the ranks inherit its {@code JAVA_HOME} and {@code PATH}, and so run the same one.
  */
 final class RankEnvironment
 {
@@ -25,6 +27,21 @@ final class RankEnvironment
      */
     static final String ADD_MODULES = "--add-modules=jdk.incubator.vector";
 
+    /**
+     * Keeps JDK 24+ from warning when Netty loads its native transport library. JDK 17 already
+     * accepts the flag, so every rank gets it.
+     */
+    static final String ENABLE_NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+
+    /**
+     * Keeps JDK 24+ from warning when Netty uses {@code sun.misc.Unsafe}, and lets Netty 4.2 use
+     * it on JDK 25+, where it otherwise leaves it off. JDKs before 23 refuse the flag at startup.
+     */
+    static final String UNSAFE_MEMORY_ACCESS = "--sun-misc-unsafe-memory-access=allow";
+
+    /** The first JDK whose ranks get {@link #UNSAFE_MEMORY_ACCESS}: the first that warns without it. */
+    static final int UNSAFE_MEMORY_ACCESS_SINCE = 24;
+
     /** Default rendezvous address: a single-node launcher always rendezvouses on loopback. */
     static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
 
@@ -35,6 +52,14 @@ final class RankEnvironment
     // Both spellings, and the module anywhere in a comma-separated list, count as "already present".
     private static final Pattern HAS_ADD_MODULES = Pattern.compile(
             "(^|\\s)--add-modules(=|\\s+)([^\\s,]+,)*jdk\\.incubator\\.vector(,\\S*)?(\\s|$)");
+
+    // Any value already given is the user's choice.
+    private static final Pattern HAS_UNSAFE_MEMORY_ACCESS = Pattern.compile(
+            "(^|\\s)--sun-misc-unsafe-memory-access(=|\\s+)\\S");
+
+    // Both spellings, and ALL-UNNAMED anywhere in a comma-separated list, count as "already present".
+    private static final Pattern HAS_ENABLE_NATIVE_ACCESS = Pattern.compile(
+            "(^|\\s)--enable-native-access(=|\\s+)([^\\s,]+,)*ALL-UNNAMED(,\\S*)?(\\s|$)");
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -82,7 +107,7 @@ final class RankEnvironment
         env.put("LOCAL_RANK", Integer.toString(localRank));
         env.put("LOCAL_WORLD_SIZE", Integer.toString(localSize));
         env.put("HCCL_JOB_TOKEN", jobToken);
-        env.put("JDK_JAVA_OPTIONS", withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
+        env.put("JDK_JAVA_OPTIONS", withJvmFlags(env.get("JDK_JAVA_OPTIONS"), Runtime.version().feature()));
     }
 
     /**
@@ -106,14 +131,21 @@ final class RankEnvironment
 
     /**
      * {@code existing} with every flag a rank's JVM needs appended, each unless it is already
-     * there: {@link #ADD_OPENS}, then {@link #ADD_MODULES}.
+     * there: {@link #ADD_OPENS}, {@link #ADD_MODULES}, {@link #ENABLE_NATIVE_ACCESS}, then, from
+     * JDK {@value #UNSAFE_MEMORY_ACCESS_SINCE} on, {@link #UNSAFE_MEMORY_ACCESS}.
      *
      * @param existing the current {@code JDK_JAVA_OPTIONS}, may be {@code null}
+     * @param feature  the feature version of the JDK the ranks run (17, 21, 25, ...)
      * @return the value to give the child
      */
-    static String withJvmFlags(String existing)
+    static String withJvmFlags(String existing, int feature)
     {
-        return withAddModules(withAddOpens(existing));
+        String flags = withFlag(withAddModules(withAddOpens(existing)), ENABLE_NATIVE_ACCESS, HAS_ENABLE_NATIVE_ACCESS);
+        if (feature >= UNSAFE_MEMORY_ACCESS_SINCE)
+        {
+            flags = withFlag(flags, UNSAFE_MEMORY_ACCESS, HAS_UNSAFE_MEMORY_ACCESS);
+        }
+        return flags;
     }
 
     /**
@@ -124,15 +156,7 @@ final class RankEnvironment
      */
     static String withAddModules(String existing)
     {
-        if (existing == null || existing.isBlank())
-        {
-            return ADD_MODULES;
-        }
-        if (HAS_ADD_MODULES.matcher(existing).find())
-        {
-            return existing;
-        }
-        return existing + " " + ADD_MODULES;
+        return withFlag(existing, ADD_MODULES, HAS_ADD_MODULES);
     }
 
     /**
@@ -143,15 +167,20 @@ final class RankEnvironment
      */
     static String withAddOpens(String existing)
     {
+        return withFlag(existing, ADD_OPENS, HAS_ADD_OPENS);
+    }
+
+    private static String withFlag(String existing, String flag, Pattern present)
+    {
         if (existing == null || existing.isBlank())
         {
-            return ADD_OPENS;
+            return flag;
         }
-        if (HAS_ADD_OPENS.matcher(existing).find())
+        if (present.matcher(existing).find())
         {
             return existing;
         }
-        return existing + " " + ADD_OPENS;
+        return existing + " " + flag;
     }
 
     /**

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code bin/hcclrun} and {@code bin/hccl-java}, copied into a scratch repository layout and run
  * through chained relative symlinks, with a fake {@code java} on the PATH that prints its
- * arguments one per line.
+ * arguments one per line (and, asked for {@code -version}, the version in {@code FAKE_JAVA_VERSION}),
+ * or a fake JDK in {@code JAVA_HOME} whose {@code release} file names its version.
  */
 class LauncherScriptsTest
 {
@@ -50,6 +51,8 @@ class LauncherScriptsTest
     {
         root = Files.createDirectories(tmp.resolve("repo")).toRealPath();
         Files.createDirectories(root.resolve("bin"));
+        Files.createDirectories(root.resolve("bin/lib"));
+        Files.copy(REPO_BIN.resolve("lib/java.sh"), root.resolve("bin/lib/java.sh"));
         for (String script : List.of("hcclrun", "hccl-java"))
         {
             Path src = REPO_BIN.resolve(script);
@@ -64,8 +67,23 @@ class LauncherScriptsTest
         }
         fakeBin = Files.createDirectories(tmp.resolve("fakebin"));
         Path java = fakeBin.resolve("java");
-        Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+        Files.writeString(java, "#!/bin/sh\n"
+                + "if [ \"$1\" = -version ]; then\n"
+                + "  echo \"openjdk version \\\"${FAKE_JAVA_VERSION:-17.0.2}\\\" 2022-01-18\" >&2; exit 0\n"
+                + "fi\n"
+                + "for a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
         Files.setPosixFilePermissions(java, EXECUTABLE);
+    }
+
+    /** A JDK directory whose java prints a marker line, then its arguments; its version is in its release file. */
+    private Path fakeJdk(String version) throws IOException
+    {
+        Path home = Files.createDirectories(tmp.resolve("jdk-" + version));
+        Files.writeString(home.resolve("release"), "IMPLEMENTOR=\"fake\"\nJAVA_VERSION=\"" + version + "\"\n");
+        Path java = Files.createDirectories(home.resolve("bin")).resolve("java");
+        Files.writeString(java, "#!/bin/sh\necho JAVA_HOME-java\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+        Files.setPosixFilePermissions(java, EXECUTABLE);
+        return home;
     }
 
     private record Run(int status, List<String> out, String err)
@@ -77,6 +95,8 @@ class LauncherScriptsTest
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("PATH", fakeBin + ":" + System.getenv("PATH"));
         pb.environment().remove("HCCL_LAUNCHER_JAVA_OPTS");
+        // Maven may run this test with JAVA_HOME set; the scripts must take the fake java from PATH.
+        pb.environment().remove("JAVA_HOME");
         if (dropClasspath)
         {
             pb.environment().remove("CLASSPATH");
@@ -150,6 +170,12 @@ class LauncherScriptsTest
     /** The vector reduction kernels need the incubator module; bin/hccl-java adds it after the add-opens flag. */
     private static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
 
+    /** Every JDK gets it (17 has the option); JDK 24+ warn without it when Netty loads its native library. */
+    private static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+
+    /** JDK 24+ only: JDK 17 to 22 refuse it. */
+    private static final String UNSAFE_ACCESS = "--sun-misc-unsafe-memory-access=allow";
+
     @Test
     @Timeout(30)
     void hcclJavaAddsTheFlagAndAppendsClasspath() throws Exception
@@ -162,9 +188,54 @@ class LauncherScriptsTest
         Run without = run(Map.of(), true, tmp.resolve("a/hccl-java").toString(), "Main");
 
         assertEquals(0, with.status(), with.err());
-        assertEquals(List.of(FLAG, VECTOR_MODULE, "-cp", jar + ":/opt/app.jar:/opt/lib/*",
+        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, "-cp", jar + ":/opt/app.jar:/opt/lib/*",
                 "dev.hccl.examples.AllReduceExample", "--size", "1 MiB"), with.out());
         assertEquals(0, without.status(), without.err());
-        assertEquals(List.of(FLAG, VECTOR_MODULE, "-cp", jar, "Main"), without.out());
+        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, "-cp", jar, "Main"), without.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void hcclJavaTakesJavaHomesJavaAndTheFlagsOfItsVersion() throws Exception
+    {
+        createJar();
+        String jar = root.resolve(JAR_REL).toString();
+        String script = tmp.resolve("a/hccl-java").toString();
+
+        Run jdk25 = run(Map.of("JAVA_HOME", fakeJdk("25.0.1").toString()), true, script, "Main");
+        Run jdk21 = run(Map.of("JAVA_HOME", fakeJdk("21.0.5").toString()), true, script, "Main");
+
+        assertEquals(0, jdk25.status(), jdk25.err());
+        assertEquals(List.of("JAVA_HOME-java", FLAG, VECTOR_MODULE, NATIVE_ACCESS, UNSAFE_ACCESS, "-cp", jar, "Main"),
+                jdk25.out());
+        assertEquals(0, jdk21.status(), jdk21.err());
+        assertEquals(List.of("JAVA_HOME-java", FLAG, VECTOR_MODULE, NATIVE_ACCESS, "-cp", jar, "Main"), jdk21.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void withoutAReleaseFileTheVersionComesFromJavaVersion() throws Exception
+    {
+        createJar();
+        String jar = root.resolve(JAR_REL).toString();
+
+        Run r = run(Map.of("FAKE_JAVA_VERSION", "24"), true, tmp.resolve("a/hccl-java").toString(), "Main");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, UNSAFE_ACCESS, "-cp", jar, "Main"), r.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void hcclrunRunsTheLauncherOnJavaHomesJava() throws Exception
+    {
+        createJar();
+
+        Run r = run(Map.of("JAVA_HOME", fakeJdk("25.0.1").toString()), true,
+                tmp.resolve("a/hcclrun").toString(), "--version");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("JAVA_HOME-java", "-cp", root.resolve(JAR_REL).toString(),
+                "dev.hccl.tools.launch.HcclRun", "--version"), r.out());
     }
 }

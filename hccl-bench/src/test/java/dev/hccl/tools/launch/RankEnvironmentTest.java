@@ -16,6 +16,15 @@ class RankEnvironmentTest
 {
     private static final String FLAG = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
     private static final String MODULE_FLAG = "--add-modules=jdk.incubator.vector";
+    private static final String NATIVE_FLAG = "--enable-native-access=ALL-UNNAMED";
+    private static final String UNSAFE_FLAG = "--sun-misc-unsafe-memory-access=allow";
+
+    /** What every rank gets on the JDK running this test, after whatever JDK_JAVA_OPTIONS held. */
+    private static String flagsOfThisJdk()
+    {
+        String flags = FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG;
+        return Runtime.version().feature() >= 24 ? flags + " " + UNSAFE_FLAG : flags;
+    }
 
     @Test
     @Timeout(10)
@@ -34,7 +43,7 @@ class RankEnvironmentTest
                 "LOCAL_RANK", "2",
                 "LOCAL_WORLD_SIZE", "5",
                 "HCCL_JOB_TOKEN", "tok",
-                "JDK_JAVA_OPTIONS", "-Xmx1g " + FLAG + " " + MODULE_FLAG), env);
+                "JDK_JAVA_OPTIONS", "-Xmx1g " + flagsOfThisJdk()), env);
     }
 
     @Test
@@ -54,15 +63,39 @@ class RankEnvironmentTest
 
     @Test
     @Timeout(10)
-    void ranksGetBothJvmFlagsEvenWithoutJdkJavaOptions()
+    void ranksGetTheJvmFlagsEvenWithoutJdkJavaOptions()
     {
         Map<String, String> env = new HashMap<>();
 
         RankEnvironment.apply(env, 0, 1, "127.0.0.1", 29500, "tok");
 
-        assertEquals(FLAG + " " + MODULE_FLAG, env.get("JDK_JAVA_OPTIONS"));
+        assertEquals(flagsOfThisJdk(), env.get("JDK_JAVA_OPTIONS"));
         // Applying again (a launcher inside a rank) adds nothing twice.
-        assertEquals(env.get("JDK_JAVA_OPTIONS"), RankEnvironment.withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
+        assertEquals(env.get("JDK_JAVA_OPTIONS"),
+                RankEnvironment.withJvmFlags(env.get("JDK_JAVA_OPTIONS"), Runtime.version().feature()));
+    }
+
+    @Test
+    @Timeout(10)
+    void theUnsafeMemoryAccessFlagOnlyFromJdk24On()
+    {
+        // JDK 17 to 22 refuse to start with it; 24 warns without it.
+        for (int feature : new int[] {17, 21, 23})
+        {
+            assertEquals(FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG, RankEnvironment.withJvmFlags(null, feature));
+        }
+        for (int feature : new int[] {24, 25, 26})
+        {
+            assertEquals(FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG + " " + UNSAFE_FLAG,
+                    RankEnvironment.withJvmFlags(null, feature));
+        }
+        // A value the user chose stays the only one; so does native access given for a list of modules.
+        String chosen = "--sun-misc-unsafe-memory-access=warn --enable-native-access=my.module,ALL-UNNAMED";
+        assertEquals(chosen + " " + FLAG + " " + MODULE_FLAG, RankEnvironment.withJvmFlags(chosen, 25));
+        // Native access for another module only is not ours.
+        String other = "--enable-native-access=my.module";
+        assertEquals(other + " " + FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG,
+                RankEnvironment.withJvmFlags(other, 21));
     }
 
     @Test
