@@ -34,10 +34,10 @@ import picocli.CommandLine.Spec;
         description = {
             "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
                     + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
-                    + "HCCL_JOB_TOKEN, and JDK_JAVA_OPTIONS with the flags hccl-java needs on this JDK:",
+                    + "HCCL_JOB_TOKEN, and JDK_JAVA_OPTIONS with the flags hccl-java needs, which every JDK "
+                    + "from 17 on accepts:",
             "  " + RankEnvironment.ADD_OPENS + " " + RankEnvironment.ADD_MODULES + " "
-                    + RankEnvironment.ENABLE_NATIVE_ACCESS,
-            "  and on JDK " + RankEnvironment.UNSAFE_MEMORY_ACCESS_SINCE + "+ " + RankEnvironment.UNSAFE_MEMORY_ACCESS,
+                    + RankEnvironment.ENABLE_NATIVE_ACCESS + " " + RankEnvironment.UNSAFE_MEMORY_ACCESS,
             "Output lines are prefixed with [rank]. When a rank exits non-zero, the others get SIGTERM "
                     + "and, after the grace period, SIGKILL; hcclrun exits with that rank's status.",
             ""},

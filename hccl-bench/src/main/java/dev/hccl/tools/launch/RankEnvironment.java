@@ -34,13 +34,12 @@ final class RankEnvironment
     static final String ENABLE_NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
 
     /**
-     * Keeps JDK 24+ from warning when Netty uses {@code sun.misc.Unsafe}, and lets Netty 4.2 use
-     * it on JDK 25+, where it otherwise leaves it off. JDKs before 23 refuse the flag at startup.
+     * Keeps JDK 24+ from warning when Netty uses {@code sun.misc.Unsafe}, and lets Netty 4.2 use it on JDK 25+, where
+     * it otherwise leaves it off. The system property, which the JDK reads as it reads
+     * {@code --sun-misc-unsafe-memory-access=allow}, rather than that option, which JDKs before 23 refuse at startup:
+     * a rank's {@code java} may be another JDK than the launcher's.
      */
-    static final String UNSAFE_MEMORY_ACCESS = "--sun-misc-unsafe-memory-access=allow";
-
-    /** The first JDK whose ranks get {@link #UNSAFE_MEMORY_ACCESS}: the first that warns without it. */
-    static final int UNSAFE_MEMORY_ACCESS_SINCE = 24;
+    static final String UNSAFE_MEMORY_ACCESS = "-Dsun.misc.unsafe.memory.access=allow";
 
     /** Default rendezvous address: a single-node launcher always rendezvouses on loopback. */
     static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
@@ -53,9 +52,9 @@ final class RankEnvironment
     private static final Pattern HAS_ADD_MODULES = Pattern.compile(
             "(^|\\s)--add-modules(=|\\s+)([^\\s,]+,)*jdk\\.incubator\\.vector(,\\S*)?(\\s|$)");
 
-    // Any value already given is the user's choice.
+    // Any value already given, as the option or as the property, is the user's choice.
     private static final Pattern HAS_UNSAFE_MEMORY_ACCESS = Pattern.compile(
-            "(^|\\s)--sun-misc-unsafe-memory-access(=|\\s+)\\S");
+            "(^|\\s)(--sun-misc-unsafe-memory-access(=|\\s+)|-Dsun\\.misc\\.unsafe\\.memory\\.access=)\\S");
 
     // Both spellings, and ALL-UNNAMED anywhere in a comma-separated list, count as "already present".
     private static final Pattern HAS_ENABLE_NATIVE_ACCESS = Pattern.compile(
@@ -107,7 +106,7 @@ final class RankEnvironment
         env.put("LOCAL_RANK", Integer.toString(localRank));
         env.put("LOCAL_WORLD_SIZE", Integer.toString(localSize));
         env.put("HCCL_JOB_TOKEN", jobToken);
-        env.put("JDK_JAVA_OPTIONS", withJvmFlags(env.get("JDK_JAVA_OPTIONS"), Runtime.version().feature()));
+        env.put("JDK_JAVA_OPTIONS", withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
     }
 
     /**
@@ -131,21 +130,16 @@ final class RankEnvironment
 
     /**
      * {@code existing} with every flag a rank's JVM needs appended, each unless it is already
-     * there: {@link #ADD_OPENS}, {@link #ADD_MODULES}, {@link #ENABLE_NATIVE_ACCESS}, then, from
-     * JDK {@value #UNSAFE_MEMORY_ACCESS_SINCE} on, {@link #UNSAFE_MEMORY_ACCESS}.
+     * there: {@link #ADD_OPENS}, {@link #ADD_MODULES}, {@link #ENABLE_NATIVE_ACCESS} and
+     * {@link #UNSAFE_MEMORY_ACCESS}, which every JDK from 17 on accepts.
      *
      * @param existing the current {@code JDK_JAVA_OPTIONS}, may be {@code null}
-     * @param feature  the feature version of the JDK the ranks run (17, 21, 25, ...)
      * @return the value to give the child
      */
-    static String withJvmFlags(String existing, int feature)
+    static String withJvmFlags(String existing)
     {
-        String flags = withFlag(withAddModules(withAddOpens(existing)), ENABLE_NATIVE_ACCESS, HAS_ENABLE_NATIVE_ACCESS);
-        if (feature >= UNSAFE_MEMORY_ACCESS_SINCE)
-        {
-            flags = withFlag(flags, UNSAFE_MEMORY_ACCESS, HAS_UNSAFE_MEMORY_ACCESS);
-        }
-        return flags;
+        return withFlag(withFlag(withAddModules(withAddOpens(existing)), ENABLE_NATIVE_ACCESS, HAS_ENABLE_NATIVE_ACCESS),
+            UNSAFE_MEMORY_ACCESS, HAS_UNSAFE_MEMORY_ACCESS);
     }
 
     /**

@@ -17,13 +17,12 @@ class RankEnvironmentTest
     private static final String FLAG = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
     private static final String MODULE_FLAG = "--add-modules=jdk.incubator.vector";
     private static final String NATIVE_FLAG = "--enable-native-access=ALL-UNNAMED";
-    private static final String UNSAFE_FLAG = "--sun-misc-unsafe-memory-access=allow";
+    private static final String UNSAFE_FLAG = "-Dsun.misc.unsafe.memory.access=allow";
 
-    /** What every rank gets on the JDK running this test, after whatever JDK_JAVA_OPTIONS held. */
+    /** What every rank gets, whatever its JDK, after whatever JDK_JAVA_OPTIONS held. */
     private static String flagsOfThisJdk()
     {
-        String flags = FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG;
-        return Runtime.version().feature() >= 24 ? flags + " " + UNSAFE_FLAG : flags;
+        return FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG + " " + UNSAFE_FLAG;
     }
 
     @Test
@@ -72,30 +71,26 @@ class RankEnvironmentTest
         assertEquals(flagsOfThisJdk(), env.get("JDK_JAVA_OPTIONS"));
         // Applying again (a launcher inside a rank) adds nothing twice.
         assertEquals(env.get("JDK_JAVA_OPTIONS"),
-                RankEnvironment.withJvmFlags(env.get("JDK_JAVA_OPTIONS"), Runtime.version().feature()));
+                RankEnvironment.withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
     }
 
     @Test
     @Timeout(10)
-    void theUnsafeMemoryAccessFlagOnlyFromJdk24On()
+    void everyFlagIsOneThatEveryJdkAcceptsAndAUsersChoiceStays()
     {
-        // JDK 17 to 22 refuse to start with it; 24 warns without it.
-        for (int feature : new int[] {17, 21, 23})
-        {
-            assertEquals(FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG, RankEnvironment.withJvmFlags(null, feature));
-        }
-        for (int feature : new int[] {24, 25, 26})
-        {
-            assertEquals(FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG + " " + UNSAFE_FLAG,
-                    RankEnvironment.withJvmFlags(null, feature));
-        }
-        // A value the user chose stays the only one; so does native access given for a list of modules.
+        // A rank's java may be another JDK than the launcher's: JDK 17 to 22 refuse the option form.
+        assertEquals(FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG + " " + UNSAFE_FLAG, RankEnvironment.withJvmFlags(null));
+        // A value the user chose, as the option or the property, stays the only one; so does native access given
+        // for a list of modules.
         String chosen = "--sun-misc-unsafe-memory-access=warn --enable-native-access=my.module,ALL-UNNAMED";
-        assertEquals(chosen + " " + FLAG + " " + MODULE_FLAG, RankEnvironment.withJvmFlags(chosen, 25));
+        assertEquals(chosen + " " + FLAG + " " + MODULE_FLAG, RankEnvironment.withJvmFlags(chosen));
+        String property = "-Dsun.misc.unsafe.memory.access=deny";
+        assertEquals(property + " " + FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG,
+                RankEnvironment.withJvmFlags(property));
         // Native access for another module only is not ours.
         String other = "--enable-native-access=my.module";
-        assertEquals(other + " " + FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG,
-                RankEnvironment.withJvmFlags(other, 21));
+        assertEquals(other + " " + FLAG + " " + MODULE_FLAG + " " + NATIVE_FLAG + " " + UNSAFE_FLAG,
+                RankEnvironment.withJvmFlags(other));
     }
 
     @Test
