@@ -72,11 +72,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
 
     private final Object issueLock = new Object();
     private final IssueGuard issueGuard;
-    /**
-     * Point-to-point operations posted and perhaps still in flight: a collective waits for them first, as it would on
-     * a stream. Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time.
-     */
-    private final ArrayList<PointToPointOp> openPointToPoint = new ArrayList<>();
+    /** Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time. */
+    private final PostedPointToPoint postedPointToPoint = new PostedPointToPoint();
     private long nextSeq;
     private int splits;
     private final long[] p2pSendSeq;
@@ -1097,7 +1094,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
     /** Posts a send's or a receive's transfers; the operation completes when they have. */
     private void post(final OpDescriptor desc, final long seq, final PointToPointBody body, final PointToPointOp op)
     {
-        openPointToPoint.removeIf(PointToPointOp::isDone);
         final HcclException failed = failure;
         if (failed != null)
         {
@@ -1119,7 +1115,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
                 exitEngine(driving);
             }
             op.posted(ctx, transfers);
-            openPointToPoint.add(op);
+            postedPointToPoint.add(op);
         }
         catch (final RuntimeException | Error ex)
         {
@@ -1131,24 +1127,10 @@ final class CommunicatorImpl implements Communicator, FaultListener
         }
     }
 
-    /**
-     * Waits for the point-to-point operations posted so far, as a stream would before its next operation. A failure
-     * among them has failed the communicator, which the next operation reports.
-     */
+    /** Waits for the point-to-point operations posted so far, as a stream would before its next operation. */
     private void completePointToPoint()
     {
-        for (final PointToPointOp op : openPointToPoint)
-        {
-            try
-            {
-                op.join();
-            }
-            catch (final HcclException ex)
-            {
-                LOG.debug("rank {}: {} failed: {}", rank, op, ex.getMessage());
-            }
-        }
-        openPointToPoint.clear();
+        postedPointToPoint.completeAll((op, ex) -> LOG.debug("rank {}: {} failed: {}", rank, op, ex.getMessage()));
     }
 
     private boolean enterEngine()
