@@ -42,7 +42,7 @@ import java.nio.ByteBuffer;
  * <b>Errors.</b> Argument problems are raised by the calling method before anything goes on the wire, and leave the
  * communicator usable. Failures on the wire (a dead peer, a timeout, ranks issuing different collectives) fail the
  * communicator: the failed operation and every pending and later one complete with an {@link HcclException} that
- * names the rank and the operation.
+ * names the rank and the operation. What a failed operation's output buffer holds is undefined.
  */
 public interface Communicator extends AutoCloseable
 {

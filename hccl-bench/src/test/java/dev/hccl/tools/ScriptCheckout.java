@@ -53,12 +53,7 @@ public final class ScriptCheckout
     public static Run hcclrun(final Path tmp, final String tool, final String... hcclrunArgs) throws Exception
     {
         final Path root = Files.createDirectories(tmp.resolve("repo")).toRealPath();
-        final Path bin = Files.createDirectories(root.resolve("bin"));
-        for (final String script : List.of("hcclrun", tool))
-        {
-            Files.copy(REPO.resolve("bin").resolve(script), bin.resolve(script));
-            Files.setPosixFilePermissions(bin.resolve(script), PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
+        final Path bin = copyScripts(root, List.of("hcclrun", tool));
         final Path jar = root.resolve("hccl-bench/target/hccl-bench-all.jar");
         Files.createDirectories(jar.getParent());
         Files.write(jar, new byte[]{'P', 'K'});
@@ -91,6 +86,28 @@ public final class ScriptCheckout
         final Process p = pb.start();
         assertTrue(p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "hcclrun did not finish within " + WAIT_SECONDS + " s");
         return new Run(p.exitValue(), read(stdout), read(stderr));
+    }
+
+    /**
+     * Copies launcher scripts into a scratch checkout's {@code bin/}, with {@code bin/lib/}, which every script
+     * sources.
+     *
+     * @param root    the scratch checkout.
+     * @param scripts the scripts, such as {@code hcclrun}.
+     * @return the scratch {@code bin/}.
+     * @throws IOException when a copy fails.
+     */
+    public static Path copyScripts(final Path root, final List<String> scripts) throws IOException
+    {
+        final Path bin = Files.createDirectories(root.resolve("bin"));
+        Files.createDirectories(bin.resolve("lib"));
+        Files.copy(REPO.resolve("bin/lib/java.sh"), bin.resolve("lib/java.sh"));
+        for (final String script : scripts)
+        {
+            Files.copy(REPO.resolve("bin").resolve(script), bin.resolve(script));
+            Files.setPosixFilePermissions(bin.resolve(script), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        return bin;
     }
 
     private static String read(final Path file)

@@ -1,5 +1,6 @@
 package dev.hccl.tools.bench;
 
+import dev.hccl.tools.ScriptCheckout;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,13 +38,10 @@ class BenchScriptTest
     void layOut() throws IOException
     {
         root = Files.createDirectories(tmp.resolve("repo")).toRealPath();
-        Files.createDirectories(root.resolve("bin"));
         Files.createDirectories(tmp.resolve("elsewhere"));
+        ScriptCheckout.copyScripts(root, List.of("hcclrun", "hccl-bench"));
         for (final String script : List.of("hcclrun", "hccl-bench"))
         {
-            final Path target = root.resolve("bin").resolve(script);
-            Files.copy(REPO_BIN.resolve(script), target);
-            Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.createSymbolicLink(tmp.resolve("elsewhere").resolve(script), Path.of("..", "repo", "bin", script));
         }
         fakeBin = Files.createDirectories(tmp.resolve("fakebin"));
