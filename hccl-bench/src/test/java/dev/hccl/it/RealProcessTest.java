@@ -112,14 +112,15 @@ class RealProcessTest
     @Test
     void ranksWaitingForAMissingRankSayWhoIsMissingAndHowLongIsLeft() throws Exception
     {
-        // WORLD_SIZE=3 with two processes started: a report before the 4 s timeout ends it, and a warning that the
-        // store's address is the default one, on both ranks.
+        // WORLD_SIZE=3 with two processes started: reports every 2 s before the 8 s timeout ends it (the later ones
+        // count both, even if one JVM started seconds after the other), and a warning that the store's address is
+        // the default one, on both ranks.
         final int port = TcpConformanceTest.freePort();
         final List<Process> processes = new ArrayList<>();
         for (int r = 0; r < 2; r++)
         {
             processes.add(startExample(Map.of("RANK", Integer.toString(r), "WORLD_SIZE", "3", "MASTER_PORT",
-                Integer.toString(port), "HCCL_CONNECT_TIMEOUT", "4")));
+                Integer.toString(port), "HCCL_CONNECT_TIMEOUT", "8")));
         }
         for (int r = 0; r < 2; r++)
         {
