@@ -36,7 +36,11 @@ public interface CommFuture extends Future<Void>
      * @throws HcclException when the operation failed.
      */
     @Override
-    Void get();
+    default Void get()
+    {
+        join();
+        return null;
+    }
 
     /**
      * Operations on the wire cannot be cancelled: every rank must execute the same operations.

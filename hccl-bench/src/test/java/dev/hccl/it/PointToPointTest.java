@@ -316,6 +316,26 @@ class PointToPointTest
     }
 
     @Test
+    void aTimedWaitForAReceiveTimesOutWithoutFailingIt() throws Exception
+    {
+        final List<Communicator> comms = open(false, 2);
+        try
+        {
+            final ByteBuffer in = floats(1000);
+            final CommFuture recv = comms.get(1).recvAsync(in, 1000, DataType.FP32, 0);
+            assertThrows(java.util.concurrent.TimeoutException.class, () -> recv.get(200, TimeUnit.MILLISECONDS));
+            assertTrue(!recv.isDone(), "still in flight after the caller's timeout");
+            comms.get(0).send(block(1000, 0, 1), 1000, DataType.FP32, 1);
+            recv.get(60, TimeUnit.SECONDS);
+            assertBlock(in, 1000, 0, 1);
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
+    }
+
+    @Test
     void aReceivePostedFirstFailsAtOnceWhenTheSendIsLarger() throws Exception
     {
         final int port = TcpConformanceTest.freePort();

@@ -41,13 +41,6 @@ final class OpFuture implements CommFuture
     }
 
     @Override
-    public Void get()
-    {
-        join();
-        return null;
-    }
-
-    @Override
     public Void get(final long timeout, final TimeUnit unit) throws TimeoutException
     {
         await(result, timeout, unit);

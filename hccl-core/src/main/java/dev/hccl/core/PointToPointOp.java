@@ -57,21 +57,7 @@ final class PointToPointOp implements CommFuture
     public void join()
     {
         posting.join();
-        try
-        {
-            finish(0, false);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IllegalStateException("unbounded wait timed out", ex); // finish(0, false) has no deadline
-        }
-    }
-
-    @Override
-    public Void get()
-    {
-        join();
-        return null;
+        finish(0, false);
     }
 
     @Override
@@ -79,7 +65,10 @@ final class PointToPointOp implements CommFuture
     {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
         OpFuture.await(posting, timeout, unit);
-        finish(deadline, true);
+        if (!finish(deadline, true))
+        {
+            throw new TimeoutException(this + " has not completed in " + timeout + " " + unit);
+        }
         return null;
     }
 
@@ -107,10 +96,10 @@ final class PointToPointOp implements CommFuture
     /**
      * Awaits every transfer; a failure fails the communicator, through {@link OpContext#await}.
      *
-     * @param deadlineNanos when {@code bounded}, the caller's own deadline: passing it throws
-     *                      {@link TimeoutException} and leaves the operation in flight.
+     * @param deadlineNanos when {@code bounded}, the caller's own deadline: passing it leaves the operation in flight.
+     * @return false when the deadline passed first, true when the operation has completed.
      */
-    private synchronized void finish(final long deadlineNanos, final boolean bounded) throws TimeoutException
+    private synchronized boolean finish(final long deadlineNanos, final boolean bounded)
     {
         if (!finished)
         {
@@ -121,7 +110,7 @@ final class PointToPointOp implements CommFuture
                     if (bounded && !r.isDone() &&
                         !r.await(deadlineNanos, ctx.progressEngine(), ctx.spinNanos()))
                     {
-                        throw new TimeoutException(r + " has not completed");
+                        return false;
                     }
                     ctx.await(r);
                 }
@@ -137,6 +126,7 @@ final class PointToPointOp implements CommFuture
         {
             throw OpFuture.rethrow(failed);
         }
+        return true;
     }
 
     @Override
