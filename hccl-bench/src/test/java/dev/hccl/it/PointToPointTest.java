@@ -65,6 +65,21 @@ class PointToPointTest
         return Ranks.run(n, 120, rank -> Hccl.init(tcp(rank, n, port).conclude()));
     }
 
+    /** Runs {@code task} on every rank of a fresh communicator, then closes them all. */
+    private static void onEach(final boolean tcp, final int n, final java.util.function.Function<Communicator, Object> task)
+        throws Exception
+    {
+        final List<Communicator> comms = open(tcp, n);
+        try
+        {
+            Ranks.onEach(comms, 120, task);
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
+    }
+
     private static CommConfig.Builder tcp(final int rank, final int n, final int port)
     {
         return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(n).masterAddr("127.0.0.1")
@@ -116,75 +131,59 @@ class PointToPointTest
     @MethodSource("layouts")
     void ringOfReceivesPostedBeforeSends(final boolean tcp, final int n) throws Exception
     {
-        final List<Communicator> comms = open(tcp, n);
-        try
+        onEach(tcp, n, comm ->
         {
-            Ranks.onEach(comms, 120, comm ->
+            final int r = comm.rank();
+            final int left = (r + n - 1) % n;
+            final int right = (r + 1) % n;
+            for (final int count : new int[]{1, 1000, LARGE})
             {
-                final int r = comm.rank();
-                final int left = (r + n - 1) % n;
-                final int right = (r + 1) % n;
-                for (final int count : new int[]{1, 1000, LARGE})
-                {
-                    final ByteBuffer in = floats(count);
-                    final List<CommFuture> pending = new ArrayList<>();
-                    pending.add(comm.recvAsync(in, count, DataType.FP32, left));
-                    pending.add(comm.sendAsync(block(count, r, right), count, DataType.FP32, right));
-                    joinAll(pending);
-                    assertBlock(in, count, left, r);
-                }
-                return null;
-            });
-        }
-        finally
-        {
-            Ranks.closeAll(comms);
-        }
+                final ByteBuffer in = floats(count);
+                final List<CommFuture> pending = new ArrayList<>();
+                pending.add(comm.recvAsync(in, count, DataType.FP32, left));
+                pending.add(comm.sendAsync(block(count, r, right), count, DataType.FP32, right));
+                joinAll(pending);
+                assertBlock(in, count, left, r);
+            }
+            return null;
+        });
     }
 
     @ParameterizedTest(name = "tcp={0} n={1}")
     @MethodSource("layouts")
     void pairwiseExchangeWithEveryPeer(final boolean tcp, final int n) throws Exception
     {
-        final List<Communicator> comms = open(tcp, n);
-        try
+        onEach(tcp, n, comm ->
         {
-            Ranks.onEach(comms, 120, comm ->
+            final int r = comm.rank();
+            final int count = 20_000;
+            final ByteBuffer[] in = new ByteBuffer[n];
+            final List<CommFuture> pending = new ArrayList<>();
+            for (int p = 0; p < n; p++)
             {
-                final int r = comm.rank();
-                final int count = 20_000;
-                final ByteBuffer[] in = new ByteBuffer[n];
-                final List<CommFuture> pending = new ArrayList<>();
-                for (int p = 0; p < n; p++)
+                if (p != r)
                 {
-                    if (p != r)
-                    {
-                        in[p] = floats(count);
-                        pending.add(comm.recvAsync(in[p], count, DataType.FP32, p));
-                    }
+                    in[p] = floats(count);
+                    pending.add(comm.recvAsync(in[p], count, DataType.FP32, p));
                 }
-                for (int p = 0; p < n; p++)
+            }
+            for (int p = 0; p < n; p++)
+            {
+                if (p != r)
                 {
-                    if (p != r)
-                    {
-                        pending.add(comm.sendAsync(block(count, r, p), count, DataType.FP32, p));
-                    }
+                    pending.add(comm.sendAsync(block(count, r, p), count, DataType.FP32, p));
                 }
-                joinAll(pending);
-                for (int p = 0; p < n; p++)
+            }
+            joinAll(pending);
+            for (int p = 0; p < n; p++)
+            {
+                if (p != r)
                 {
-                    if (p != r)
-                    {
-                        assertBlock(in[p], count, p, r);
-                    }
+                    assertBlock(in[p], count, p, r);
                 }
-                return null;
-            });
-        }
-        finally
-        {
-            Ranks.closeAll(comms);
-        }
+            }
+            return null;
+        });
     }
 
     @ParameterizedTest(name = "tcp={0} n={1}")
@@ -193,51 +192,43 @@ class PointToPointTest
     {
         // A 1-D domain split over the ranks, not periodic: the end ranks have one neighbour. Several time steps, as
         // a stencil code runs them, each exchanging both halos.
-        final List<Communicator> comms = open(tcp, n);
-        try
+        onEach(tcp, n, comm ->
         {
-            Ranks.onEach(comms, 120, comm ->
+            final int r = comm.rank();
+            final int halo = LARGE;
+            for (int step = 0; step < 3; step++)
             {
-                final int r = comm.rank();
-                final int halo = LARGE;
-                for (int step = 0; step < 3; step++)
+                final List<CommFuture> pending = new ArrayList<>();
+                final ByteBuffer fromLeft = floats(halo);
+                final ByteBuffer fromRight = floats(halo);
+                if (r > 0)
                 {
-                    final List<CommFuture> pending = new ArrayList<>();
-                    final ByteBuffer fromLeft = floats(halo);
-                    final ByteBuffer fromRight = floats(halo);
-                    if (r > 0)
-                    {
-                        pending.add(comm.recvAsync(fromLeft, halo, DataType.FP32, r - 1));
-                    }
-                    if (r < n - 1)
-                    {
-                        pending.add(comm.recvAsync(fromRight, halo, DataType.FP32, r + 1));
-                    }
-                    if (r > 0)
-                    {
-                        pending.add(comm.sendAsync(block(halo, r, r - 1), halo, DataType.FP32, r - 1));
-                    }
-                    if (r < n - 1)
-                    {
-                        pending.add(comm.sendAsync(block(halo, r, r + 1), halo, DataType.FP32, r + 1));
-                    }
-                    joinAll(pending);
-                    if (r > 0)
-                    {
-                        assertBlock(fromLeft, halo, r - 1, r);
-                    }
-                    if (r < n - 1)
-                    {
-                        assertBlock(fromRight, halo, r + 1, r);
-                    }
+                    pending.add(comm.recvAsync(fromLeft, halo, DataType.FP32, r - 1));
                 }
-                return null;
-            });
-        }
-        finally
-        {
-            Ranks.closeAll(comms);
-        }
+                if (r < n - 1)
+                {
+                    pending.add(comm.recvAsync(fromRight, halo, DataType.FP32, r + 1));
+                }
+                if (r > 0)
+                {
+                    pending.add(comm.sendAsync(block(halo, r, r - 1), halo, DataType.FP32, r - 1));
+                }
+                if (r < n - 1)
+                {
+                    pending.add(comm.sendAsync(block(halo, r, r + 1), halo, DataType.FP32, r + 1));
+                }
+                joinAll(pending);
+                if (r > 0)
+                {
+                    assertBlock(fromLeft, halo, r - 1, r);
+                }
+                if (r < n - 1)
+                {
+                    assertBlock(fromRight, halo, r + 1, r);
+                }
+            }
+            return null;
+        });
     }
 
     @ParameterizedTest(name = "tcp={0} n={1}")
@@ -245,37 +236,29 @@ class PointToPointTest
     void aCollectiveWaitsForTheReceiveIssuedBeforeIt(final boolean tcp, final int n) throws Exception
     {
         // Stream order between a receive and a collective: the all-reduce reads what the receive wrote.
-        final List<Communicator> comms = open(tcp, n);
-        try
+        onEach(tcp, n, comm ->
         {
-            Ranks.onEach(comms, 120, comm ->
+            final int r = comm.rank();
+            final int count = 50_000;
+            final ByteBuffer buf = floats(count);
+            final CommFuture recv = comm.recvAsync(buf, count, DataType.FP32, (r + n - 1) % n);
+            final CommFuture send = comm.sendAsync(block(count, r, (r + 1) % n), count, DataType.FP32,
+                (r + 1) % n);
+            final CommFuture sum = comm.allReduceAsync(buf, buf, count, DataType.FP32, ReduceOp.SUM);
+            sum.join();
+            assertTrue(recv.isDone() && send.isDone(), "the all-reduce completed before the transfers before it");
+            for (int i = 0; i < count; i++)
             {
-                final int r = comm.rank();
-                final int count = 50_000;
-                final ByteBuffer buf = floats(count);
-                final CommFuture recv = comm.recvAsync(buf, count, DataType.FP32, (r + n - 1) % n);
-                final CommFuture send = comm.sendAsync(block(count, r, (r + 1) % n), count, DataType.FP32,
-                    (r + 1) % n);
-                final CommFuture sum = comm.allReduceAsync(buf, buf, count, DataType.FP32, ReduceOp.SUM);
-                sum.join();
-                assertTrue(recv.isDone() && send.isDone(), "the all-reduce completed before the transfers before it");
-                for (int i = 0; i < count; i++)
+                float expected = 0;
+                for (int from = 0; from < n; from++)
                 {
-                    float expected = 0;
-                    for (int from = 0; from < n; from++)
-                    {
-                        expected += value(from, (from + 1) % n, i);
-                    }
-                    // Every rank sums the same values in an order fixed by the algorithm, so compare with a margin.
-                    assertEquals(expected, buf.getFloat(i * 4), Math.abs(expected) * 1e-5f, "element " + i);
+                    expected += value(from, (from + 1) % n, i);
                 }
-                return null;
-            });
-        }
-        finally
-        {
-            Ranks.closeAll(comms);
-        }
+                // Every rank sums the same values in an order fixed by the algorithm, so compare with a margin.
+                assertEquals(expected, buf.getFloat(i * 4), Math.abs(expected) * 1e-5f, "element " + i);
+            }
+            return null;
+        });
     }
 
     @Test
