@@ -97,6 +97,15 @@ public final class CommConfig
     public static final String IO_THREADS_ENV = "HCCL_IO_THREADS";
     /** Default of {@link #IO_THREADS_ENV}: the waiting thread performs the I/O. */
     public static final int IO_THREADS_DEFAULT = 0;
+    /**
+     * The directory where ranks of one node create the shared-memory segments they exchange data through (a
+     * tmpfs); each segment is removed from it as soon as both ranks of its pair have mapped it.
+     */
+    public static final String SHM_DIR_ENV = "HCCL_SHM_DIR";
+    /** Default of {@link #SHM_DIR_ENV}. */
+    public static final String SHM_DIR_DEFAULT = "/dev/shm";
+    /** {@code 1} turns the shared-memory transport off: ranks of one node then talk over TCP (NCCL_SHM_DISABLE). */
+    public static final String SHM_DISABLE_ENV = "HCCL_SHM_DISABLE";
 
     /** Value of {@link #localRank()} and {@link #localSize()} when they are to be derived from host identity. */
     public static final int DERIVE = -1;
@@ -125,6 +134,8 @@ public final class CommConfig
     private final String jobToken;
     private final String nodeId;
     private final int ioThreads;
+    private final String shmDir;
+    private final boolean shmDisable;
     private final Map<String, String> sources;
     private final Set<String> given;
 
@@ -150,6 +161,8 @@ public final class CommConfig
         jobToken = b.jobToken;
         nodeId = b.nodeId;
         ioThreads = b.ioThreads;
+        shmDir = b.shmDir;
+        shmDisable = b.shmDisable;
         this.sources = sources;
     }
 
@@ -354,6 +367,26 @@ public final class CommConfig
     }
 
     /**
+     * Where shared-memory segments are created ({@link #SHM_DIR_ENV}).
+     *
+     * @return the directory.
+     */
+    public String shmDir()
+    {
+        return shmDir;
+    }
+
+    /**
+     * Whether the shared-memory transport is off ({@link #SHM_DISABLE_ENV}).
+     *
+     * @return true when ranks of one node must talk over TCP.
+     */
+    public boolean shmDisable()
+    {
+        return shmDisable;
+    }
+
+    /**
      * Every resolved value with where it came from, for logging once at creation.
      *
      * @return name = value (source), in a stable order.
@@ -418,6 +451,8 @@ public final class CommConfig
         private String explicitJobToken;
         private String explicitNodeId;
         private Integer explicitIoThreads;
+        private String explicitShmDir;
+        private Boolean explicitShmDisable;
 
         private int rank;
         private int worldSize;
@@ -438,6 +473,8 @@ public final class CommConfig
         private String jobToken;
         private String nodeId;
         private int ioThreads;
+        private String shmDir;
+        private boolean shmDisable;
 
         private Builder()
         {
@@ -684,6 +721,30 @@ public final class CommConfig
         }
 
         /**
+         * Where shared-memory segments are created.
+         *
+         * @param dir a directory on a tmpfs, such as {@code /dev/shm}.
+         * @return this.
+         */
+        public Builder shmDir(final String dir)
+        {
+            explicitShmDir = dir;
+            return this;
+        }
+
+        /**
+         * Turns the shared-memory transport off or on.
+         *
+         * @param disable true to have ranks of one node talk over TCP.
+         * @return this.
+         */
+        public Builder shmDisable(final boolean disable)
+        {
+            explicitShmDisable = disable;
+            return this;
+        }
+
+        /**
          * Resolves every value (builder, then environment, then default) and validates the whole.
          *
          * @return the configuration.
@@ -742,6 +803,8 @@ public final class CommConfig
             sources.put(JOB_TOKEN_ENV, jobToken == null ? "<from rank 0>" : "<set>");
             nodeId = stringValue(sources, explicitNodeId, NODE_ID_ENV, null);
             ioThreads = intValue(sources, explicitIoThreads, new String[]{IO_THREADS_ENV}, IO_THREADS_DEFAULT);
+            shmDir = stringValue(sources, explicitShmDir, SHM_DIR_ENV, SHM_DIR_DEFAULT);
+            shmDisable = flagValue(sources, explicitShmDisable, SHM_DISABLE_ENV);
             validate();
             return new CommConfig(this, Map.copyOf(sources));
         }
@@ -834,6 +897,19 @@ public final class CommConfig
             }
             sources.put(name, dflt.toMillis() / 1000.0 + " s (default)");
             return dflt;
+        }
+
+        /** A switch: {@code 1}/{@code true} or {@code 0}/{@code false}, off by default. */
+        private boolean flagValue(final Map<String, String> sources, final Boolean explicit, final String name)
+        {
+            final String text = stringValue(sources, explicit == null ? null : explicit.toString(), name, "0");
+            if ("1".equals(text) || "true".equalsIgnoreCase(text))
+            {
+                return true;
+            }
+            require("0".equals(text) || "false".equalsIgnoreCase(text),
+                name + " must be 1 or 0 (true or false), got '" + text + "'");
+            return false;
         }
 
         private static Integer parseInt(final String name, final String text)

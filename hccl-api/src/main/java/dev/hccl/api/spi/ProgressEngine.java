@@ -33,4 +33,15 @@ public interface ProgressEngine
      * @return how many I/O events and tasks ran: 0 when nothing was ready.
      */
     int poll(long waitNanos);
+
+    /**
+     * Whether {@link #poll(long)}'s wait ends as soon as I/O arrives (a selector), rather than after the time given
+     * (a park: a transport in shared memory has nothing to wake it). A waiter sleeps long only in the first kind.
+     *
+     * @return true when a waiting poll wakes on arrival.
+     */
+    default boolean wakesOnArrival()
+    {
+        return true;
+    }
 }
