@@ -82,6 +82,17 @@ public interface Communicator extends AutoCloseable
     Topology topology();
 
     /**
+     * The transport this rank reaches a peer through, as the communicator chose it for the pair: the most preferred
+     * one that can connect the two ranks ({@code shm} between ranks of one node, {@code tcp} otherwise, {@code inproc}
+     * for ranks as threads).
+     *
+     * @param peer a rank of this communicator.
+     * @return the transport's name, or {@code self} for this rank.
+     * @throws IllegalArgumentException when {@code peer} is out of range.
+     */
+    String transportTo(int peer);
+
+    /**
      * Which algorithm this communicator runs for an operation of a given size, and why; the same answer on every
      * rank. {@code hccl-bench} prints it; DEBUG logging gives it once per operation and size class as it happens.
      *

@@ -17,12 +17,14 @@ import dev.hccl.api.ReduceOp;
 import dev.hccl.api.TopoProbe;
 import dev.hccl.api.Topology;
 import dev.hccl.api.spi.AllReduceAlgorithm;
+import dev.hccl.api.spi.BackoffWait;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.Tags;
+import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.Mailbox;
 import dev.hccl.core.topology.LinkProbe;
@@ -61,7 +63,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final StaticTopology topology;
     private final int localRank;
     private final int localSize;
-    private final long spinNanos;
+    private final WaitPolicy waitPolicy;
     private final Mailbox mailbox;
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
@@ -114,9 +116,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         }
         final StaticTopology root = fabric.topology();
         final int processesHere = root.ranksOnNode(root.nodeOf(globalRanks[rank])).size();
-        // Polling without pause pays only when every rank of the node has a core: else it takes the core from
-        // the rank whose message it waits for (20x slower at 4 ranks on 2 cores).
-        this.spinNanos = processesHere <= Runtime.getRuntime().availableProcessors() ? Request.DRIVE_SPIN_NANOS : 0;
+        this.waitPolicy = BackoffWait.forNode(processesHere, Runtime.getRuntime().availableProcessors());
         this.issueGuard = new IssueGuard(globalRanks.length);
         this.p2pSendSeq = new long[globalRanks.length];
         this.p2pRecvSeq = new long[globalRanks.length];
@@ -215,6 +215,17 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public Topology topology()
     {
         return topology;
+    }
+
+    @Override
+    public String transportTo(final int peer)
+    {
+        if (peer < 0 || peer >= globalRanks.length)
+        {
+            throw new IllegalArgumentException(
+                "peer: must be in [0, " + globalRanks.length + "), got " + peer + " (rank " + rank + ")");
+        }
+        return peer == rank ? "self" : fabric.transportTo(globalRanks[peer]);
     }
 
     long commId()
@@ -915,9 +926,9 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return fabric.progressEngine();
     }
 
-    long spinNanos()
+    WaitPolicy waitPolicy()
     {
-        return spinNanos;
+        return waitPolicy;
     }
 
     /** The node of a rank of this communicator, as the topology numbers them (in order of their lowest ranks). */

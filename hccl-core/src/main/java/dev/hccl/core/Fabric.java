@@ -2,18 +2,18 @@ package dev.hccl.core;
 
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.ProgressEngine;
-import dev.hccl.api.spi.Transport;
 import dev.hccl.core.mailbox.Dispatcher;
 import dev.hccl.core.topology.StaticTopology;
+import dev.hccl.core.transport.TransportRouting;
 
 /**
- * What the communicators of one process share with the root communicator they were split from: the transport (one
- * link per peer), the dispatcher and the root topology. Reference-counted: the transport closes with the last
- * communicator.
+ * What the communicators of one process share with the root communicator they were split from: the transports (one
+ * link per peer, each through the transport chosen for the pair), the dispatcher and the root topology.
+ * Reference-counted: the transports close with the last communicator.
  */
 final class Fabric
 {
-    private final Transport transport;
+    private final TransportRouting transports;
     private final ProgressEngine progressEngine;
     private final Dispatcher dispatcher;
     private final StaticTopology topology;
@@ -21,13 +21,13 @@ final class Fabric
     private int references = 1;
 
     Fabric(
-        final Transport transport,
+        final TransportRouting transports,
         final Dispatcher dispatcher,
         final StaticTopology topology,
         final AutoCloseable onClose)
     {
-        this.transport = transport;
-        this.progressEngine = transport.progressEngine();
+        this.transports = transports;
+        this.progressEngine = transports.progressEngine();
         this.dispatcher = dispatcher;
         this.topology = topology;
         this.onClose = onClose;
@@ -35,20 +35,28 @@ final class Fabric
 
     Link link(final int globalPeer)
     {
-        return transport.link(globalPeer);
+        return transports.link(globalPeer);
     }
 
     /**
-     * The engine that waiting threads drive, or null when the transport has I/O threads of its own.
+     * The engine that waiting threads drive (every transport in use that has one), or null when the transports have
+     * I/O threads of their own.
      */
     ProgressEngine progressEngine()
     {
         return progressEngine;
     }
 
+    /** The transports in use, such as {@code shm+tcp/epoll}. */
     String transportName()
     {
-        return transport.name();
+        return transports.names();
+    }
+
+    /** The transport that serves a peer of the root communicator, such as {@code shm}. */
+    String transportTo(final int globalPeer)
+    {
+        return transports.transportTo(globalPeer);
     }
 
     Dispatcher dispatcher()
@@ -75,7 +83,7 @@ final class Fabric
                 return;
             }
         }
-        transport.close();
+        transports.close();
         if (onClose != null)
         {
             try

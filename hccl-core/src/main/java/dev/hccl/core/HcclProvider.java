@@ -7,6 +7,9 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.CommunicatorProvider;
+import dev.hccl.api.spi.PeerEndpoint;
+import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.spi.TransportProvider;
 import dev.hccl.core.bootstrap.InterfaceChoice;
 import dev.hccl.core.bootstrap.InterfaceSelector;
 import dev.hccl.core.bootstrap.NetInterface;
@@ -19,7 +22,7 @@ import dev.hccl.core.topology.NodeIdentity;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.InProcessHub;
 import dev.hccl.core.transport.InProcessTransport;
-import dev.hccl.transport.netty.NettyTransport;
+import dev.hccl.core.transport.TransportRouting;
 import org.agrona.UnsafeApi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,12 +33,15 @@ import java.net.SocketException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.TreeMap;
 
 /**
- * Creates communicators: the bootstrap through rank 0's store, the TCP transport between processes, and the in-JVM
- * transport for {@code Hccl.initAll}.
+ * Creates communicators: the bootstrap through rank 0's store, the transports between processes (plug-ins, one
+ * chosen per pair), and the in-JVM transport for {@code Hccl.initAll}.
  */
 public final class HcclProvider implements CommunicatorProvider
 {
@@ -81,45 +87,29 @@ public final class HcclProvider implements CommunicatorProvider
         final Rendezvous rendezvous = Rendezvous.join(config, deadline);
         final Dispatcher dispatcher = new Dispatcher(config.worldSize());
         dispatcher.mailbox(rendezvous.commId()); // before any peer can send
-        NettyTransport transport = null;
+        List<TransportRouting.Opened> opened = List.of();
+        TransportRouting routing = null;
         try
         {
             final InterfaceChoice nic = interfaces.choose(rendezvous.routeToRoot());
             LOG.info("rank {}: interface {}", rank, nic);
-            // Listen on the chosen address only, not the wildcard: the other ranks dial that address anyway, and an
-            // interface that was excluded (a public one, a container bridge) should not carry the port at all.
-            transport = NettyTransport.bind(new NettyTransport.Context()
-                .rank(rank)
-                .worldSize(config.worldSize())
-                .jobToken(rendezvous.token())
-                .commId(rendezvous.commId())
-                .bindAddress(nic.address())
-                .maxFrameBytes(config.maxFrameBytes())
-                .ioThreads(config.ioThreads())
-                .connectTimeout(config.connectTimeout())
-                .inbound(dispatcher)
-                .conclude());
-            final PeerInfo mine = new PeerInfo(nic.address().getHostAddress(), transport.localAddress().getPort(),
-                NodeIdentity.local(config.nodeId()), NodeIdentity.hostName(), nic.name());
+            final String nodeId = NodeIdentity.local(config.nodeId());
+            final List<TransportRouting.Opened> transports = TransportRouting.open(transportProviders(),
+                name -> new TransportContext(rank, config.worldSize(), rendezvous.commId(), rendezvous.token(),
+                    nodeId, nic.address(), config, dispatcher, rendezvous.bootstrap(name)));
+            opened = transports;
+            final Map<String, byte[]> addresses = new LinkedHashMap<>();
+            transports.forEach(o -> addresses.put(o.name(), o.transport().localAddress()));
+            final PeerInfo mine = new PeerInfo(nic.address().getHostAddress(), nodeId, NodeIdentity.hostName(),
+                nic.name(), addresses);
             final PeerInfo[] peers = rendezvous.exchange(mine, deadline);
-            final InetSocketAddress[] addresses = new InetSocketAddress[peers.length];
-            final String[] nodeIds = new String[peers.length];
-            final String[] hostNames = new String[peers.length];
-            final String[] ifNames = new String[peers.length];
-            final String[] hosts = new String[peers.length];
-            for (int r = 0; r < peers.length; r++)
-            {
-                addresses[r] = new InetSocketAddress(peers[r].host(), peers[r].port());
-                nodeIds[r] = peers[r].nodeId();
-                hostNames[r] = peers[r].hostName();
-                ifNames[r] = peers[r].ifName();
-                hosts[r] = peers[r].host();
-            }
-            transport.connect(addresses);
-            final StaticTopology topology = new StaticTopology(nodeIds, hostNames, ifNames, hosts);
-            final int[] ranks = identity(config.worldSize());
-            final Fabric fabric = new Fabric(transport, dispatcher, topology, null);
-            final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank, ranks, topology);
+            routing = TransportRouting.connect(rank, transports,
+                (name, r) -> new PeerEndpoint(r, peers[r].nodeId(), peers[r].address(name)), config.worldSize(),
+                deadline);
+            final StaticTopology topology = topology(peers);
+            final Fabric fabric = new Fabric(routing, dispatcher, topology, null);
+            final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank,
+                identity(config.worldSize()), topology);
             try
             {
                 comm.probeLinks();
@@ -129,14 +119,18 @@ public final class HcclProvider implements CommunicatorProvider
                 comm.close();
                 throw ex;
             }
-            LOG.info("rank {}: communicator ready: {} over {}; topology {}", rank, comm, transport.name(), topology);
+            LOG.info("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
             return comm;
         }
         catch (final RuntimeException ex)
         {
-            if (transport != null)
+            if (routing != null)
             {
-                transport.close();
+                routing.close();
+            }
+            else
+            {
+                opened.forEach(o -> o.transport().close());
             }
             throw ex;
         }
@@ -186,7 +180,8 @@ public final class HcclProvider implements CommunicatorProvider
         final List<Communicator> comms = new ArrayList<>(worldSize);
         for (int r = 0; r < worldSize; r++)
         {
-            final Fabric fabric = new Fabric(transports[r], dispatchers[r], topology, null);
+            final Fabric fabric = new Fabric(TransportRouting.single(transports[r], worldSize), dispatchers[r], topology,
+                null);
             comms.add(new CommunicatorImpl(config, fabric, commId, r, ranks, topology));
         }
         return Collections.unmodifiableList(comms);
@@ -256,6 +251,28 @@ public final class HcclProvider implements CommunicatorProvider
                 config.worldSize(), CommConfig.MASTER_ADDR_ENV, config.masterAddr(), config.masterPort(),
                 CommConfig.MASTER_ADDR_ENV);
         }
+    }
+
+    /** The transport plug-ins on the class or module path (TCP and shared memory in the library's artifact). */
+    private static ServiceLoader<TransportProvider> transportProviders()
+    {
+        return ServiceLoader.load(TransportProvider.class, HcclProvider.class.getClassLoader());
+    }
+
+    private static StaticTopology topology(final PeerInfo[] peers)
+    {
+        final String[] nodeIds = new String[peers.length];
+        final String[] hostNames = new String[peers.length];
+        final String[] ifNames = new String[peers.length];
+        final String[] hosts = new String[peers.length];
+        for (int r = 0; r < peers.length; r++)
+        {
+            nodeIds[r] = peers[r].nodeId();
+            hostNames[r] = peers[r].hostName();
+            ifNames[r] = peers[r].ifName();
+            hosts[r] = peers[r].host();
+        }
+        return new StaticTopology(nodeIds, hostNames, ifNames, hosts);
     }
 
     private static int[] identity(final int n)

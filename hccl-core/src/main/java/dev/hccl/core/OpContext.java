@@ -5,6 +5,7 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
+import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
 
@@ -77,7 +78,7 @@ final class OpContext implements PeerGroup
     public void await(final Request request)
     {
         if (!request.isDone() && !request.await(
-            System.nanoTime() + comm.execTimeoutNanos(), comm.progressEngine(), comm.spinNanos()))
+            System.nanoTime() + comm.execTimeoutNanos(), comm.progressEngine(), comm.waitPolicy()))
         {
             throw comm.fail(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), request.peer(), desc.operation(), seq,
                 "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +
@@ -101,9 +102,9 @@ final class OpContext implements PeerGroup
         return comm.progressEngine();
     }
 
-    long spinNanos()
+    WaitPolicy waitPolicy()
     {
-        return comm.spinNanos();
+        return comm.waitPolicy();
     }
 
     @Override

@@ -108,7 +108,7 @@ final class PointToPointOp implements CommFuture
                 for (final Request r : transfers)
                 {
                     if (bounded && !r.isDone() &&
-                        !r.await(deadlineNanos, ctx.progressEngine(), ctx.spinNanos()))
+                        !r.await(deadlineNanos, ctx.progressEngine(), ctx.waitPolicy()))
                     {
                         return false;
                     }

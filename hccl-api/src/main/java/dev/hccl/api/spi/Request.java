@@ -11,15 +11,6 @@ public final class Request
     private static final int SPIN_ITERATIONS = 200;
     /** How long a waiter yields its core before parking: a round trip on loopback, give or take. */
     private static final long YIELD_NANOS = 200_000;
-    /**
-     * How long a driving waiter polls without pause once nothing arrives, when it has a core to itself: a few
-     * loopback round trips.
-     */
-    public static final long DRIVE_SPIN_NANOS = 50_000;
-    /** How long it polls between yields of its core, for the other processes on this node to run. */
-    private static final long DRIVE_YIELD_NANOS = 1_000_000;
-    /** The longest a driving waiter sleeps in the kernel at a time, so that it checks its deadline. */
-    private static final long DRIVE_BLOCK_MAX_NANOS = 10_000_000;
     /** How often a waiter whose transfers another thread drives checks whether it should drive them itself. */
     private static final long DRIVE_RETRY_NANOS = 1_000_000;
 
@@ -192,20 +183,18 @@ public final class Request
 
     /**
      * Waits until the transfer finishes or the deadline passes, performing the transport's I/O meanwhile when no
-     * other thread does: polls without pause while messages come, then yields its core between polls, then sleeps
-     * in the kernel until one comes. While another thread drives, waits as {@link #await(long)} does and comes back
-     * to drive if that thread stops first. Not interruptible either, as {@link #await(long)}; but Netty's NIO
+     * other thread does: polls while messages come and waits between polls as {@code policy} says (spin, yield, or
+     * sleep in the engine until I/O comes). While another thread drives, waits as {@link #await(long)} does and comes
+     * back to drive if that thread stops first. Not interruptible either, as {@link #await(long)}; but Netty's NIO
      * selector, where the native epoll transport is not available, clears an interrupt that wakes it, so there an
      * interrupt that comes while this thread sleeps in the selector is lost.
      *
      * @param deadlineNanos a {@link System#nanoTime()} value.
-     * @param engine        the transport's engine, or null when it completes transfers on threads of its own.
-     * @param spinNanos     how long to poll without yielding once nothing arrives: {@link #DRIVE_SPIN_NANOS} when
-     *                      this thread has a core to itself, 0 when the node runs more ranks than it has cores
-     *                      (polling then takes the core from the rank that would send the awaited message).
+     * @param engine        the transports' engine, or null when they complete transfers on threads of their own.
+     * @param policy        how to wait while nothing is ready.
      * @return true when finished, false when the deadline passed first.
      */
-    public boolean await(final long deadlineNanos, final ProgressEngine engine, final long spinNanos)
+    public boolean await(final long deadlineNanos, final ProgressEngine engine, final WaitPolicy policy)
     {
         if (null == engine)
         {
@@ -221,7 +210,7 @@ public final class Request
                 {
                     try
                     {
-                        drive(deadlineNanos, engine, spinNanos);
+                        drive(deadlineNanos, engine, policy);
                         return done;
                     }
                     finally
@@ -265,7 +254,7 @@ public final class Request
     }
 
     /** Drives until done or the deadline, holding aside any interrupt that comes meanwhile. */
-    private void drive(final long deadlineNanos, final ProgressEngine engine, final long spinNanos)
+    private void drive(final long deadlineNanos, final ProgressEngine engine, final WaitPolicy policy)
     {
         long idleSince = System.nanoTime();
         while (!done)
@@ -281,20 +270,8 @@ public final class Request
             {
                 return;
             }
-            final long idle = now - idleSince;
-            if (idle < spinNanos)
-            {
-                Thread.onSpinWait();
-            }
-            else if (idle < DRIVE_YIELD_NANOS)
-            {
-                Thread.yield();
-            }
-            else
-            {
-                engine.poll(Math.min(left, DRIVE_BLOCK_MAX_NANOS));
-                holdInterrupt();
-            }
+            policy.idle(engine, now - idleSince, left);
+            holdInterrupt();
         }
     }
 

@@ -95,7 +95,7 @@ public class FrameBenchmark
     {
         receiver = NettyTransport.bind(context(RECEIVER, receiverInbound));
         sender = NettyTransport.bind(context(SENDER, senderInbound));
-        final InetSocketAddress[] addresses = {receiver.localAddress(), sender.localAddress()};
+        final InetSocketAddress[] addresses = {receiver.listenAddress(), sender.listenAddress()};
         // The receiver waits for the sender to dial in, so the two connects must run at once.
         final ExecutorService executor = Executors.newSingleThreadExecutor();
         try

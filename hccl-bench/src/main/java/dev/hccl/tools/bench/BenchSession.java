@@ -6,12 +6,11 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.Operation;
 
 import java.io.PrintStream;
-
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Set;
 
 /**
  * One {@code hccl-bench} run on this rank: a communicator and a sweep per algorithm, rank 0's printing and files, and
@@ -27,8 +26,6 @@ final class BenchSession
     static final int USAGE = 2;
     /** The average bus bandwidth of a sweep is below {@code --min-bw}. */
     static final int TOO_SLOW = 3;
-
-    private static final Pattern TRANSPORT = Pattern.compile("transport=([^,}\\s]+)");
 
     private final BenchOptions options;
     private final CommunicatorFactory factory;
@@ -225,11 +222,22 @@ final class BenchSession
     }
 
     /**
-     * The transport's name, which the API does not expose: the communicator's {@code toString} carries it.
+     * The transports this rank reaches its peers through, for the header.
+     *
+     * @param comm the communicator.
+     * @return their names joined by {@code +} in order of first use by rank, such as {@code shm+tcp}; {@code none}
+     * for a job of one rank.
      */
     static String transportOf(final Communicator comm)
     {
-        final Matcher m = TRANSPORT.matcher(String.valueOf(comm));
-        return m.find() ? m.group(1) : "unknown";
+        final Set<String> names = new LinkedHashSet<>();
+        for (int peer = 0; peer < comm.worldSize(); peer++)
+        {
+            if (peer != comm.rank())
+            {
+                names.add(comm.transportTo(peer));
+            }
+        }
+        return names.isEmpty() ? "none" : String.join("+", names);
     }
 }

@@ -42,8 +42,9 @@ import java.util.function.Supplier;
     usageHelpAutoWidth = true,
     description = {
         "Prints the ranks of a job (host, node, local rank, process id) and a matrix of the link class between "
-            + "every pair of ranks, as nvidia-smi topo -m does for GPUs: X for a rank itself, LOC for two ranks on "
-            + "one node (loopback or shared memory), NET for two nodes (the network). Every rank of the job runs it; "
+            + "every pair of ranks, as nvidia-smi topo -m does for GPUs: X for a rank itself, SHM for two ranks "
+            + "on one node that talk through shared memory, LOC for two on one node over TCP loopback, NET for two "
+            + "nodes (the network). Every rank of the job runs it; "
             + "rank 0 prints.",
         ""},
     footer = {
@@ -51,7 +52,7 @@ import java.util.function.Supplier;
         "--probe measures every ordered pair of ranks, one pair at a time (every rank waits at a barrier while a "
             + "pair is measured): latency is half the median of --latency-iters 8-byte round trips, bandwidth the "
             + "bytes over the median time of --bandwidth-iters transfers of --probe-bytes (each acknowledged by 8 "
-            + "bytes). A link whose bandwidth is below --degraded-ratio times the median of its class (LOC or NET) "
+            + "bytes). A link whose bandwidth is below --degraded-ratio times the median of its class (SHM, LOC or NET) "
             + "is listed as degraded.",
         "",
         "Exit status: 0 OK; 1 a failed operation or an unwritable file; 2 a usage error.",
@@ -201,9 +202,10 @@ public final class HcclTopo implements Callable<Integer>
         {
             printing = comm.rank() == 0;
             final List<RankRecord> ranks = RankRecord.gather(comm, address);
+            final boolean[][] sharedMemory = PairTransports.sharedMemory(comm);
             final Probe measured = probe ? new PairProbe(comm, (int)probeBytes, latencyIters, bandwidthIters).run() :
                 null;
-            report = TopoReport.of(ranks, measured, degradedRatio);
+            report = TopoReport.of(ranks, sharedMemory, measured, degradedRatio);
         }
         catch (final RuntimeException ex)
         {

@@ -10,8 +10,11 @@ public enum LinkClass
     /** A rank and itself. */
     SELF("X", "Self"),
 
-    /** Two ranks on the same node. */
-    LOC("LOC", "Same node: the ranks reach each other through the node's loopback or shared memory"),
+    /** Two ranks on the same node, through shared memory. */
+    SHM("SHM", "Same node: the ranks reach each other through shared memory"),
+
+    /** Two ranks on the same node, through the node's TCP loopback. */
+    LOC("LOC", "Same node: the ranks reach each other through the node's TCP loopback"),
 
     /** Two ranks on different nodes. */
     NET("NET", "Different nodes: the ranks reach each other over the network between the nodes");
@@ -57,10 +60,30 @@ public enum LinkClass
      */
     public static LinkClass of(final int rankA, final int nodeA, final int rankB, final int nodeB)
     {
+        return of(rankA, nodeA, rankB, nodeB, false);
+    }
+
+    /**
+     * The class of the path between two ranks, knowing the transport the pair uses.
+     *
+     * @param rankA        one rank.
+     * @param nodeA        the node it runs on.
+     * @param rankB        the other rank.
+     * @param nodeB        the node it runs on.
+     * @param sharedMemory whether the pair's transport is shared memory.
+     * @return {@link #SELF} for one rank, {@link #SHM} or {@link #LOC} for one node, {@link #NET} otherwise.
+     */
+    public static LinkClass of(
+        final int rankA, final int nodeA, final int rankB, final int nodeB, final boolean sharedMemory)
+    {
         if (rankA == rankB)
         {
             return SELF;
         }
-        return nodeA == nodeB ? LOC : NET;
+        if (nodeA != nodeB)
+        {
+            return NET;
+        }
+        return sharedMemory ? SHM : LOC;
     }
 }

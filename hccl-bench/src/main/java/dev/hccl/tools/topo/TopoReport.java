@@ -54,13 +54,31 @@ public record TopoReport(
      */
     public static TopoReport of(final List<RankRecord> ranks, final Probe probe, final double degradedRatio)
     {
+        return of(ranks, null, probe, degradedRatio);
+    }
+
+    /**
+     * The report of a run: the link classes from the ranks' nodes and transports, and the degraded links when
+     * probed.
+     *
+     * @param ranks         every rank's record, by rank.
+     * @param sharedMemory  {@code sharedMemory[a][b]}: whether rank a reaches rank b through shared memory; null when
+     *                      not known.
+     * @param probe         the measurements, or null.
+     * @param degradedRatio the degraded-link ratio.
+     * @return the report.
+     */
+    public static TopoReport of(
+        final List<RankRecord> ranks, final boolean[][] sharedMemory, final Probe probe, final double degradedRatio)
+    {
         final List<List<LinkClass>> links = new ArrayList<>(ranks.size());
         for (final RankRecord a : ranks)
         {
             final List<LinkClass> row = new ArrayList<>(ranks.size());
             for (final RankRecord b : ranks)
             {
-                row.add(LinkClass.of(a.rank(), a.node(), b.rank(), b.node()));
+                row.add(LinkClass.of(a.rank(), a.node(), b.rank(), b.node(),
+                    sharedMemory != null && sharedMemory[a.rank()][b.rank()]));
             }
             links.add(row);
         }

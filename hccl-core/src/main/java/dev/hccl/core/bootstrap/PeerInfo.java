@@ -1,69 +1,55 @@
 package dev.hccl.core.bootstrap;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
- * What each rank publishes at bootstrap: where its transport listens, on which interface, and which node it is on.
- * Encoded as lines of text; the interface name came last, after the four original fields.
+ * What each rank publishes at bootstrap: which node it is on, the interface chosen for it, and the address of each
+ * transport it opened, as that transport's opaque bytes. Encoded as lines of text: the four fixed fields, then one
+ * {@code name=base64} line per transport.
  */
 public final class PeerInfo
 {
     private final String host;
-    private final int port;
     private final String nodeId;
     private final String hostName;
     private final String ifName;
-
-    /**
-     * A rank's information, without the interface's name.
-     *
-     * @param host     the address its transport listens on.
-     * @param port     the port.
-     * @param nodeId   its node identity.
-     * @param hostName its host name.
-     */
-    public PeerInfo(final String host, final int port, final String nodeId, final String hostName)
-    {
-        this(host, port, nodeId, hostName, "");
-    }
+    private final Map<String, byte[]> transports;
 
     /**
      * A rank's information.
      *
-     * @param host     the address its transport listens on.
-     * @param port     the port.
-     * @param nodeId   its node identity.
-     * @param hostName its host name.
-     * @param ifName   the name of the interface that {@code host} belongs to, or empty when unknown.
+     * @param host       the address of its chosen interface.
+     * @param nodeId     its node identity.
+     * @param hostName   its host name.
+     * @param ifName     the name of the interface that {@code host} belongs to, or empty when unknown.
+     * @param transports each opened transport's address, by the transport's name.
      */
     public PeerInfo(
-        final String host, final int port, final String nodeId, final String hostName, final String ifName)
+        final String host,
+        final String nodeId,
+        final String hostName,
+        final String ifName,
+        final Map<String, byte[]> transports)
     {
         this.host = host;
-        this.port = port;
         this.nodeId = nodeId;
         this.hostName = hostName;
         this.ifName = ifName;
+        this.transports = Collections.unmodifiableMap(new LinkedHashMap<>(transports));
     }
 
     /**
-     * The address the transport listens on.
+     * The address of the interface chosen for the rank.
      *
-     * @return a host name or literal address.
+     * @return a literal address.
      */
     public String host()
     {
         return host;
-    }
-
-    /**
-     * The port the transport listens on.
-     *
-     * @return the port.
-     */
-    public int port()
-    {
-        return port;
     }
 
     /**
@@ -87,7 +73,7 @@ public final class PeerInfo
     }
 
     /**
-     * The name of the interface the transport listens on.
+     * The name of the interface chosen for the rank.
      *
      * @return the name, such as {@code eth0}, or empty when unknown.
      */
@@ -96,21 +82,44 @@ public final class PeerInfo
         return ifName;
     }
 
+    /**
+     * The address a transport of the rank published.
+     *
+     * @param transport the transport's name.
+     * @return its bytes, or null when the rank did not open that transport.
+     */
+    public byte[] address(final String transport)
+    {
+        final byte[] bytes = transports.get(transport);
+        return bytes == null ? null : bytes.clone();
+    }
+
     byte[] encode()
     {
-        return String.join("\n", host, Integer.toString(port), nodeId, hostName, ifName)
-            .getBytes(StandardCharsets.UTF_8);
+        final StringBuilder text = new StringBuilder(String.join("\n", host, nodeId, hostName, ifName));
+        final Base64.Encoder base64 = Base64.getEncoder();
+        transports.forEach((name, bytes) -> text.append('\n').append(name).append('=')
+            .append(base64.encodeToString(bytes)));
+        return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     static PeerInfo decode(final byte[] bytes)
     {
         final String[] parts = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
-        // Four fields is a record without the interface (as published before it was added): still understood.
-        if (parts.length != 4 && parts.length != 5)
+        if (parts.length < 4)
         {
             throw new IllegalArgumentException("malformed peer record in the rendezvous store");
         }
-        return new PeerInfo(
-            parts[0], Integer.parseInt(parts[1]), parts[2], parts[3], parts.length == 5 ? parts[4] : "");
+        final Map<String, byte[]> transports = new LinkedHashMap<>();
+        for (int i = 4; i < parts.length; i++)
+        {
+            final int eq = parts[i].indexOf('=');
+            if (eq <= 0)
+            {
+                throw new IllegalArgumentException("malformed transport address in the rendezvous store");
+            }
+            transports.put(parts[i].substring(0, eq), Base64.getDecoder().decode(parts[i].substring(eq + 1)));
+        }
+        return new PeerInfo(parts[0], parts[1], parts[2], parts[3], transports);
     }
 }

@@ -4,6 +4,7 @@ import dev.hccl.api.CommConfig;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
+import dev.hccl.api.spi.Bootstrap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +35,14 @@ public final class Rendezvous implements AutoCloseable
     private final StoreClient client;
     private final String token;
     private final long commId;
+    private final long deadlineNanos;
     private boolean gaveUp;
 
     private Rendezvous(
         final int rank, final int worldSize, final StoreServer server, final StoreClient client, final String token,
-        final long commId)
+        final long commId, final long deadlineNanos)
     {
+        this.deadlineNanos = deadlineNanos;
         this.rank = rank;
         this.worldSize = worldSize;
         this.server = server;
@@ -158,7 +161,7 @@ public final class Rendezvous implements AutoCloseable
                 throw new HcclException(ErrorCode.E_PARA, rank, rank, Operation.INIT, HcclException.NO_SEQUENCE,
                     "rank " + rank + " was claimed by two processes: check RANK", null);
             }
-            return new Rendezvous(rank, config.worldSize(), server, client, token, commId);
+            return new Rendezvous(rank, config.worldSize(), server, client, token, commId, deadlineNanos);
         }
         catch (final RuntimeException ex)
         {
@@ -277,8 +280,35 @@ public final class Rendezvous implements AutoCloseable
     }
 
     /**
-     * Disconnects from the store; on rank 0, stops it (by then every rank has read what it needs: each has connected
-     * to rank 0's transport after reading every address).
+     * The store as a transport sees it while connecting: its keys apart from the rendezvous' own and from the other
+     * transports'.
+     *
+     * @param transport the transport's name.
+     * @return the view.
+     */
+    public Bootstrap bootstrap(final String transport)
+    {
+        final String prefix = "transport/" + transport + "/";
+        return new Bootstrap()
+        {
+            @Override
+            public void put(final String key, final byte[] value)
+            {
+                client.set(prefix + key, value);
+            }
+
+            @Override
+            public byte[] get(final String key, final long deadline)
+            {
+                return client.get(prefix + key, deadline);
+            }
+        };
+    }
+
+    /**
+     * Disconnects from the store; on rank 0, stops it once every rank has disconnected (or the connect deadline
+     * passed): transports agree on pairs through it until each rank is connected, and a pair of other ranks may still
+     * be doing so when rank 0 is done.
      */
     @Override
     public void close()
@@ -286,10 +316,8 @@ public final class Rendezvous implements AutoCloseable
         client.close();
         if (server != null)
         {
-            if (gaveUp)
-            {
-                server.awaitClientsGone(ABORT_LINGER_MILLIS);
-            }
+            server.awaitClientsGone(gaveUp ? ABORT_LINGER_MILLIS :
+                Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));
             server.close();
         }
     }

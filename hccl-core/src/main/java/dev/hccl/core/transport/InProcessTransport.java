@@ -6,10 +6,14 @@ import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.Transport;
 
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The in-JVM transport, for ranks as threads: a send hands the payload to the receiver's mailbox on the sender's
@@ -37,6 +41,19 @@ public final class InProcessTransport implements Transport
     public String name()
     {
         return "inproc";
+    }
+
+    /**
+     * Every rank of the hub is connected from the start.
+     *
+     * @return the ranks of {@code peers}.
+     */
+    @Override
+    public Set<Integer> connect(final PeerEndpoint self, final List<PeerEndpoint> peers, final long deadlineNanos)
+    {
+        final Set<Integer> ranks = new TreeSet<>();
+        peers.forEach(p -> ranks.add(p.rank()));
+        return ranks;
     }
 
     @Override

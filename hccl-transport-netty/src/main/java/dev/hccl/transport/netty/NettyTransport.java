@@ -5,6 +5,7 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Transport;
 import io.netty.bootstrap.Bootstrap;
@@ -37,9 +38,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +52,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * The TCP transport: one Netty channel per pair of ranks, epoll when available and NIO otherwise.
  * <p>
  * <b>Life cycle.</b> {@link #bind(Context)} starts the I/O threads and listens on an ephemeral port;
- * {@link #localAddress()} is what the other ranks must be told (through the bootstrap store).
+ * {@link #listenAddress()} is what the other ranks must be told (through the bootstrap store).
  * {@link #connect(InetSocketAddress[])} then builds the full mesh: rank i dials every rank j &lt; i and accepts a
  * connection from every rank j &gt; i. Connections from higher ranks are accepted from the moment of {@code bind},
  * so messages may reach the {@link Inbound} before this rank's {@code connect} returns.
@@ -129,6 +132,9 @@ public final class NettyTransport implements Transport
     private final String[] peerStatus;
     private final Throwable[] peerCause;
     private int connected;
+    /** The peers that {@link #connect} wants, by rank (null before it is called), and how many. */
+    private boolean[] expected;
+    private int wanted;
     private int fatalPeer = HcclException.UNKNOWN_RANK;
     private boolean connectCalled;
     private Dialer[] dialers;
@@ -241,9 +247,41 @@ public final class NettyTransport implements Transport
      *
      * @return the bound address; its port is not 0.
      */
-    public InetSocketAddress localAddress()
+    public InetSocketAddress listenAddress()
     {
         return localAddress;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @return the listening address ({@link TcpAddress}).
+     */
+    @Override
+    public byte[] localAddress()
+    {
+        return TcpAddress.encode(localAddress);
+    }
+
+    /**
+     * Connects to the peers the communicator chose TCP for: dials the lower ones and waits for the higher ones.
+     *
+     * @return every peer given, or throws as {@link #connect(InetSocketAddress[], boolean[])} does.
+     */
+    @Override
+    public Set<Integer> connect(final PeerEndpoint self, final List<PeerEndpoint> peers, final long deadlineNanos)
+    {
+        final InetSocketAddress[] addresses = new InetSocketAddress[worldSize];
+        final boolean[] expected = new boolean[worldSize];
+        final Set<Integer> ranks = new TreeSet<>();
+        for (final PeerEndpoint peer : peers)
+        {
+            addresses[peer.rank()] = TcpAddress.decode(peer.address());
+            expected[peer.rank()] = true;
+            ranks.add(peer.rank());
+        }
+        connect(addresses, expected);
+        return ranks;
     }
 
     /**
@@ -261,17 +299,37 @@ public final class NettyTransport implements Transport
      */
     public void connect(final InetSocketAddress[] peers)
     {
+        final boolean[] all = new boolean[worldSize];
+        Arrays.fill(all, true);
+        all[rank] = false;
+        connect(peers, all);
+    }
+
+    /**
+     * Builds the links to the peers {@code expected} names, as {@link #connect(InetSocketAddress[])} does for all;
+     * a peer not expected (the pair uses another transport) is refused if it dials.
+     *
+     * @param peers    the listening address of every expected lower rank, indexed by rank; others may be null.
+     * @param expected by rank, whether a link is wanted.
+     */
+    public void connect(final InetSocketAddress[] peers, final boolean[] expected)
+    {
         Objects.requireNonNull(peers, "peers");
         if (peers.length != worldSize)
         {
             throw new IllegalArgumentException(
                 "peers: expected " + worldSize + " addresses (one per rank), got " + peers.length);
         }
-        for (int j = 0; j < rank; j++)
+        int wanted = 0;
+        for (int j = 0; j < worldSize; j++)
         {
-            if (null == peers[j])
+            if (j != rank && expected[j])
             {
-                throw new IllegalArgumentException("peers[" + j + "]: the address of rank " + j + " is null");
+                wanted++;
+                if (j < rank && null == peers[j])
+                {
+                    throw new IllegalArgumentException("peers[" + j + "]: the address of rank " + j + " is null");
+                }
             }
         }
 
@@ -288,23 +346,31 @@ public final class NettyTransport implements Transport
             {
                 throw closedDuringConnect();
             }
+            this.expected = expected.clone();
+            this.wanted = wanted;
             dialers = new Dialer[rank];
             for (int j = 0; j < rank; j++)
             {
-                dialers[j] = new Dialer(j, peers[j], deadlineNs);
-                peerStatus[j] = "connecting";
+                if (expected[j])
+                {
+                    dialers[j] = new Dialer(j, peers[j], deadlineNs);
+                    peerStatus[j] = "connecting";
+                }
             }
         }
         for (int j = 0; j < rank; j++)
         {
-            dialers[j].attempt();
+            if (null != dialers[j])
+            {
+                dialers[j].attempt();
+            }
         }
 
         synchronized (lock)
         {
             try
             {
-                while (!closing && HcclException.UNKNOWN_RANK == fatalPeer && connected < worldSize - 1)
+                while (!closing && HcclException.UNKNOWN_RANK == fatalPeer && connected < wanted)
                 {
                     final long leftNs = deadlineNs - System.nanoTime();
                     if (leftNs <= 0)
@@ -327,10 +393,10 @@ public final class NettyTransport implements Transport
             {
                 throw closedDuringConnect();
             }
-            if (connected == worldSize - 1)
+            if (connected == wanted)
             {
                 LOG.info("rank {}: connected to {} peers in {} ms over {}",
-                    rank, worldSize - 1, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), name);
+                    rank, wanted, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), name);
                 return;
             }
         }
@@ -540,6 +606,10 @@ public final class NettyTransport implements Transport
                 {
                     refusal = "rank " + peer + " is already connected";
                 }
+                else if (null != expected && !expected[peer])
+                {
+                    refusal = "rank " + peer + " is reached over another transport, not TCP";
+                }
             }
             if (null != refusal)
             {
@@ -661,7 +731,7 @@ public final class NettyTransport implements Transport
             final boolean gaveUpEarly = HcclException.UNKNOWN_RANK != fatalPeer;
             for (int j = 0; j < worldSize; j++)
             {
-                if (j == rank || null != links.get(j))
+                if (j == rank || null != links.get(j) || !expected[j])
                 {
                     continue;
                 }
@@ -716,7 +786,7 @@ public final class NettyTransport implements Transport
         {
             ch.close();
         }
-        final String message = "rank " + rank + " could not connect to " + missing + " of " + (worldSize - 1) +
+        final String message = "rank " + rank + " could not connect to " + missing + " of " + wanted +
             " peers within " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs) + " ms" + sb;
         LOG.error("{}", message);
         return new HcclException(
@@ -996,7 +1066,7 @@ public final class NettyTransport implements Transport
         /**
          * The address to listen on, e.g. {@code 127.0.0.1}, an interface's address, or {@code 0.0.0.0}. Defaults to
          * the loopback address. With a wildcard address, publish a reachable address rather than
-         * {@link NettyTransport#localAddress()}.
+         * {@link NettyTransport#listenAddress()}.
          *
          * @param bindAddress the address.
          * @return this.

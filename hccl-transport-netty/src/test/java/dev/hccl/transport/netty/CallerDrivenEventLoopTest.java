@@ -3,6 +3,7 @@ package dev.hccl.transport.netty;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.BackoffWait;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Request;
@@ -60,7 +61,7 @@ class CallerDrivenEventLoopTest
         try
         {
             final Request sent = Cluster.send(t[1], 0, 1, Tags.of(1, 0, 0), DESC, payload(16));
-            assertTrue(sent.await(System.nanoTime() + WAIT_NANOS, t[1].progressEngine(), Request.DRIVE_SPIN_NANOS));
+            assertTrue(sent.await(System.nanoTime() + WAIT_NANOS, t[1].progressEngine(), BackoffWait.forNode(1, 1)));
             assertNull(sent.failure());
             final long deadline = System.nanoTime() + WAIT_NANOS;
             while (in[0].messages.isEmpty() && System.nanoTime() < deadline)
@@ -146,7 +147,7 @@ class CallerDrivenEventLoopTest
         {
             // This thread cannot drive: its send is written and completed by the other thread.
             final Request sent = Cluster.send(t[1], 0, 1, Tags.of(1, 0, 0), DESC, payload(1 << 20));
-            assertTrue(sent.await(System.nanoTime() + WAIT_NANOS, engine, Request.DRIVE_SPIN_NANOS));
+            assertTrue(sent.await(System.nanoTime() + WAIT_NANOS, engine, BackoffWait.forNode(1, 1)));
             assertNull(sent.failure());
             assertEquals(1 << 20, in[0].nextMessage().data().length);
         }

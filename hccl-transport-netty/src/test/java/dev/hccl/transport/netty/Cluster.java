@@ -79,7 +79,7 @@ final class Cluster implements AutoCloseable
         {
             inbounds[r] = new RecordingInbound();
             ts[r] = bind(customize.apply(context(r, n, inbounds[r])));
-            addresses[r] = ts[r].localAddress();
+            addresses[r] = ts[r].listenAddress();
         }
         final List<Future<?>> connects = new ArrayList<>();
         for (int r = 0; r < n; r++)
@@ -96,6 +96,11 @@ final class Cluster implements AutoCloseable
     Future<?> connectAsync(final NettyTransport t, final InetSocketAddress[] addresses)
     {
         return executor.submit(() -> t.connect(addresses));
+    }
+
+    Future<?> submit(final Runnable task)
+    {
+        return executor.submit(task);
     }
 
     static Throwable failureOf(final Future<?> f) throws Exception

@@ -51,13 +51,46 @@ class NettyTransportConnectTest
     }
 
     @Test
+    void connectsOnlyThePeersChosenForTcpAndRefusesAPeerThatDialsAnyway() throws Exception
+    {
+        // Three ranks; the pair (0, 2) uses another transport (as two ranks of one node use shared memory).
+        final RecordingInbound[] in = new RecordingInbound[3];
+        final NettyTransport[] t = new NettyTransport[3];
+        final InetSocketAddress[] addresses = new InetSocketAddress[3];
+        for (int r = 0; r < 3; r++)
+        {
+            in[r] = new RecordingInbound();
+            t[r] = cluster.bind(Cluster.context(r, 3, in[r]));
+            addresses[r] = t[r].listenAddress();
+        }
+        final boolean[][] expected = { { false, true, false }, { true, false, true }, { false, true, false } };
+        final Future<?> c0 = cluster.submit(() -> t[0].connect(addresses, expected[0]));
+        final Future<?> c1 = cluster.submit(() -> t[1].connect(addresses, expected[1]));
+        t[2].connect(addresses, expected[2]);
+        assertNull(Cluster.failureOf(c0));
+        assertNull(Cluster.failureOf(c1));
+        assertThrows(IllegalStateException.class, () -> t[2].link(0), "no TCP link for a pair served elsewhere");
+        assertThrows(IllegalStateException.class, () -> t[0].link(2));
+        final OpDescriptor desc = new OpDescriptor(Operation.SEND, DataType.INT8, null, 0, 2);
+        Cluster.awaitOk(Cluster.send(t[2], 1, 1, 1, desc, ByteBuffer.wrap(new byte[]{ 7, 8 })));
+        assertArrayEquals(new byte[]{ 7, 8 }, in[1].nextMessage().data());
+
+        // A rank 2 that wrongly dials rank 0 over TCP is refused, naming why.
+        final RecordingInbound stray = new RecordingInbound();
+        final NettyTransport wrong = cluster.bind(Cluster.context(2, 3, stray).connectTimeout(Duration.ofSeconds(2)));
+        final HcclException ex = assertThrows(HcclException.class,
+            () -> wrong.connect(addresses, new boolean[]{ true, false, false }));
+        assertTrue(ex.getMessage().contains("reached over another transport"), ex.getMessage());
+    }
+
+    @Test
     void worldSizeOneConnectsAtOnceWithoutLinks()
     {
         final NettyTransport t = cluster.bind(Cluster.context(0, 1, new RecordingInbound()));
-        assertNotEquals(0, t.localAddress().getPort());
+        assertNotEquals(0, t.listenAddress().getPort());
         assertTrue(t.name().startsWith("tcp"), t.name());
         final long start = System.nanoTime();
-        t.connect(new InetSocketAddress[]{ t.localAddress() });
+        t.connect(new InetSocketAddress[]{ t.listenAddress() });
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
         assertThrows(IllegalArgumentException.class, () -> t.link(0));
         assertThrows(IllegalArgumentException.class, () -> t.link(1));
@@ -117,7 +150,7 @@ class NettyTransportConnectTest
     {
         final RecordingInbound in0 = new RecordingInbound();
         final NettyTransport t0 = cluster.bind(Cluster.context(0, 2, in0));
-        final InetSocketAddress[] addresses = { t0.localAddress(), null };
+        final InetSocketAddress[] addresses = { t0.listenAddress(), null };
         final Future<?> connect0 = cluster.connectAsync(t0, addresses);
 
         final NettyTransport bad = cluster.bind(Cluster.context(1, 2, new RecordingInbound()).jobToken("wrong"));
@@ -142,7 +175,7 @@ class NettyTransportConnectTest
     void mismatchedCommunicatorAndWorldSizeAreRejectedWithTheReason() throws Exception
     {
         final NettyTransport t0 = cluster.bind(Cluster.context(0, 2, new RecordingInbound()));
-        final InetSocketAddress[] two = { t0.localAddress(), null };
+        final InetSocketAddress[] two = { t0.listenAddress(), null };
 
         final NettyTransport otherComm = cluster.bind(Cluster.context(1, 2, new RecordingInbound()).commId(42));
         final HcclException e1 = assertThrows(HcclException.class, () -> otherComm.connect(two));
@@ -195,7 +228,7 @@ class NettyTransportConnectTest
         // A good peer still gets in.
         final RecordingInbound in1 = new RecordingInbound();
         final NettyTransport t1 = cluster.bind(Cluster.context(1, 2, in1));
-        final InetSocketAddress[] addresses = { t0.localAddress(), t1.localAddress() };
+        final InetSocketAddress[] addresses = { t0.listenAddress(), t1.listenAddress() };
         final Future<?> connect0 = cluster.connectAsync(t0, addresses);
         t1.connect(addresses);
         assertNull(Cluster.failureOf(connect0));
@@ -228,7 +261,7 @@ class NettyTransportConnectTest
         final NettyTransport t1 = cluster.bind(
             Cluster.context(1, 2, new RecordingInbound()).connectTimeout(Duration.ofMillis(700)));
         final InetSocketAddress[] addresses =
-            { new InetSocketAddress(InetAddress.getLoopbackAddress(), deadPort), t1.localAddress() };
+            { new InetSocketAddress(InetAddress.getLoopbackAddress(), deadPort), t1.listenAddress() };
         final long start = System.nanoTime();
         final HcclException ex = assertThrows(HcclException.class, () -> t1.connect(addresses));
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(650), "gave up before the timeout");
@@ -245,7 +278,7 @@ class NettyTransportConnectTest
         final NettyTransport t0 = cluster.bind(
             Cluster.context(0, 3, new RecordingInbound()).connectTimeout(Duration.ofMillis(500)));
         final HcclException ex = assertThrows(
-            HcclException.class, () -> t0.connect(new InetSocketAddress[]{ t0.localAddress(), null, null }));
+            HcclException.class, () -> t0.connect(new InetSocketAddress[]{ t0.listenAddress(), null, null }));
         assertEquals(ErrorCode.E_TCP_CONNECT, ex.errorCode());
         assertEquals(1, ex.peer());
         assertTrue(ex.getMessage().contains("rank 1: timeout: no connection from rank 1"), ex.getMessage());
@@ -260,7 +293,7 @@ class NettyTransportConnectTest
             final NettyTransport t1 = cluster.bind(
                 Cluster.context(1, 2, new RecordingInbound()).connectTimeout(Duration.ofMillis(500)));
             final InetSocketAddress[] addresses =
-                { new InetSocketAddress(InetAddress.getLoopbackAddress(), mute.getLocalPort()), t1.localAddress() };
+                { new InetSocketAddress(InetAddress.getLoopbackAddress(), mute.getLocalPort()), t1.listenAddress() };
             final HcclException ex = assertThrows(HcclException.class, () -> t1.connect(addresses));
             assertTrue(ex.getMessage().contains("timeout: no handshake reply"), ex.getMessage());
         }
@@ -327,7 +360,7 @@ class NettyTransportConnectTest
         final Socket s = new Socket();
         s.setTcpNoDelay(true);
         s.setSoTimeout(20_000);
-        s.connect(t.localAddress(), 5_000);
+        s.connect(t.listenAddress(), 5_000);
         return s;
     }
 

@@ -173,7 +173,7 @@ class NettyTransportProtocolTest
     private Socket handshakenRawPeer() throws Exception
     {
         t0 = cluster.bind(Cluster.context(0, 2, in0).maxFrameBytes(MAX_FRAME_BYTES));
-        connect0 = cluster.connectAsync(t0, new java.net.InetSocketAddress[]{ t0.localAddress(), null });
+        connect0 = cluster.connectAsync(t0, new java.net.InetSocketAddress[]{ t0.listenAddress(), null });
         final Socket s = NettyTransportConnectTest.rawSocket(t0);
         writeAll(s.getOutputStream(), new Handshake(Cluster.TOKEN).encodeHello(Cluster.COMM_ID, 1, 2));
         readAck(s);

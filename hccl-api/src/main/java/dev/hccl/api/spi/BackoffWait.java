@@ -1,0 +1,101 @@
+package dev.hccl.api.spi;
+
+/**
+ * The standard {@link WaitPolicy}, shaped as Agrona's {@code BackoffIdleStrategy}: spin, then yield the core, then
+ * wait in the engine, longer as the idleness lasts. Stateless: the idleness is given on each call.
+ * <ul>
+ *     <li>Spins (polling without pause) for {@code spinNanos}: a few round trips, when the thread has a core to
+ *     itself. With more ranks than cores on the node it must not spin: it would take the core from the rank that
+ *     is to send the awaited message.</li>
+ *     <li>Then polls between yields of its core until {@code yieldNanos}, so that the other processes of the node
+ *     run.</li>
+ *     <li>Then waits in the engine: up to {@link #SLEEP_MAX_NANOS} at a time in an engine that wakes when I/O
+ *     arrives (a selector), or parks from {@link #PARK_MIN_NANOS} growing to {@link #PARK_MAX_NANOS} in one that
+ *     does not (shared memory), which bounds the delay added to a message that arrives during a park.</li>
+ * </ul>
+ */
+public final class BackoffWait implements WaitPolicy
+{
+    /** How long a thread with a core to itself spins: a few loopback round trips. */
+    public static final long SPIN_NANOS = 50_000;
+    /** Until when it yields between polls. */
+    public static final long YIELD_NANOS = 1_000_000;
+    /** The longest sleep in an engine that wakes on arrival, so that the waiter checks its deadline. */
+    public static final long SLEEP_MAX_NANOS = 10_000_000;
+    /** The first park in an engine that does not wake on arrival. */
+    public static final long PARK_MIN_NANOS = 20_000;
+    /** The longest park in an engine that does not wake on arrival. */
+    public static final long PARK_MAX_NANOS = 1_000_000;
+
+    private static final BackoffWait WITH_CORE = new BackoffWait(SPIN_NANOS, YIELD_NANOS);
+    private static final BackoffWait SHARING_CORES = new BackoffWait(0, YIELD_NANOS);
+
+    private final long spinNanos;
+    private final long yieldNanos;
+
+    /**
+     * A policy with its own phases.
+     *
+     * @param spinNanos  how long to spin.
+     * @param yieldNanos until when to yield between polls; at least {@code spinNanos}.
+     */
+    public BackoffWait(final long spinNanos, final long yieldNanos)
+    {
+        if (spinNanos < 0 || yieldNanos < spinNanos)
+        {
+            throw new IllegalArgumentException("spinNanos " + spinNanos + ", yieldNanos " + yieldNanos);
+        }
+        this.spinNanos = spinNanos;
+        this.yieldNanos = yieldNanos;
+    }
+
+    /**
+     * The policy for a node that runs {@code ranksHere} ranks.
+     *
+     * @param ranksHere the ranks (processes) on this node.
+     * @param cores     the cores this process may use.
+     * @return a policy that spins when every rank has a core, else one that starts by yielding.
+     */
+    public static BackoffWait forNode(final int ranksHere, final int cores)
+    {
+        return ranksHere <= cores ? WITH_CORE : SHARING_CORES;
+    }
+
+    @Override
+    public void idle(final ProgressEngine engine, final long idleNanos, final long leftNanos)
+    {
+        if (idleNanos < spinNanos)
+        {
+            Thread.onSpinWait();
+        }
+        else if (idleNanos < yieldNanos)
+        {
+            Thread.yield();
+        }
+        else if (engine.wakesOnArrival())
+        {
+            engine.poll(Math.min(leftNanos, SLEEP_MAX_NANOS));
+        }
+        else
+        {
+            final long park = Math.max(PARK_MIN_NANOS, Math.min(PARK_MAX_NANOS, (idleNanos - yieldNanos) / 8));
+            engine.poll(Math.min(leftNanos, park));
+        }
+    }
+
+    /**
+     * How long this policy spins.
+     *
+     * @return nanoseconds.
+     */
+    public long spinNanos()
+    {
+        return spinNanos;
+    }
+
+    @Override
+    public String toString()
+    {
+        return spinNanos > 0 ? "spin, yield, then sleep" : "yield, then sleep";
+    }
+}
