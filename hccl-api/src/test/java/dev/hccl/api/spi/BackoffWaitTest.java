@@ -1,0 +1,86 @@
+package dev.hccl.api.spi;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BackoffWaitTest
+{
+    @Test
+    void spinsOnlyWhenEveryRankOfTheNodeHasACore()
+    {
+        assertEquals(BackoffWait.SPIN_NANOS, BackoffWait.forNode(2, 2).spinNanos());
+        assertEquals(0, BackoffWait.forNode(4, 2).spinNanos(), "spinning would take the sender's core");
+        assertSame(BackoffWait.forNode(1, 8), BackoffWait.forNode(2, 8));
+    }
+
+    @Test
+    void spinsThenYieldsThenWaitsInTheEngineLongerAsIdlenessLasts()
+    {
+        final BackoffWait policy = BackoffWait.forNode(1, 2);
+        final Engine selector = new Engine(true);
+        final Engine memory = new Engine(false);
+        policy.idle(selector, 0, 1_000_000_000L);
+        policy.idle(selector, BackoffWait.SPIN_NANOS + 1, 1_000_000_000L);
+        assertTrue(selector.waits.isEmpty(), "neither spinning nor yielding polls the engine");
+
+        policy.idle(selector, BackoffWait.YIELD_NANOS, 1_000_000_000L);
+        policy.idle(selector, BackoffWait.YIELD_NANOS, 3_000_000L);
+        assertEquals(List.of(BackoffWait.SLEEP_MAX_NANOS, 3_000_000L), selector.waits,
+            "a selector sleeps long, ended by arrivals, and never past the deadline");
+
+        policy.idle(memory, BackoffWait.YIELD_NANOS, 1_000_000_000L);
+        policy.idle(memory, BackoffWait.YIELD_NANOS + 1_600_000, 1_000_000_000L);
+        policy.idle(memory, BackoffWait.YIELD_NANOS + 100_000_000, 1_000_000_000L);
+        assertEquals(List.of(BackoffWait.PARK_MIN_NANOS, 200_000L, BackoffWait.PARK_MAX_NANOS), memory.waits,
+            "a park grows with idleness up to its cap, since nothing ends it early");
+    }
+
+    @Test
+    void refusesPhasesOutOfOrder()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new BackoffWait(10, 5));
+        assertThrows(IllegalArgumentException.class, () -> new BackoffWait(-1, 5));
+    }
+
+    private static final class Engine implements ProgressEngine
+    {
+        final boolean wakes;
+        final List<Long> waits = new ArrayList<>();
+
+        Engine(final boolean wakes)
+        {
+            this.wakes = wakes;
+        }
+
+        @Override
+        public boolean enter()
+        {
+            return true;
+        }
+
+        @Override
+        public void exit()
+        {
+        }
+
+        @Override
+        public int poll(final long waitNanos)
+        {
+            waits.add(waitNanos);
+            return 0;
+        }
+
+        @Override
+        public boolean wakesOnArrival()
+        {
+            return wakes;
+        }
+    }
+}
