@@ -93,6 +93,25 @@ public interface Communicator extends AutoCloseable
     String transportTo(int peer);
 
     /**
+     * The transports this rank reaches its peers through.
+     *
+     * @return their names ({@link #transportTo}) joined by {@code +} in order of first use by rank, such as
+     * {@code shm+tcp}; {@code none} for a communicator of one rank.
+     */
+    default String transports()
+    {
+        final java.util.Set<String> names = new java.util.LinkedHashSet<>();
+        for (int peer = 0; peer < worldSize(); peer++)
+        {
+            if (peer != rank())
+            {
+                names.add(transportTo(peer));
+            }
+        }
+        return names.isEmpty() ? "none" : String.join("+", names);
+    }
+
+    /**
      * Which algorithm this communicator runs for an operation of a given size, and why; the same answer on every
      * rank. {@code hccl-bench} prints it; DEBUG logging gives it once per operation and size class as it happens.
      *

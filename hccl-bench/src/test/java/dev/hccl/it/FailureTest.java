@@ -25,15 +25,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What users see when a job misbehaves, over real TCP (ranks as threads): ranks that never arrive are listed,
  * mismatched collectives fail on both sides naming both operations, and a rank that stops issuing operations makes
- * the others time out naming it. None of it hangs.
+ * the others time out naming it. None of it hangs. {@link ShmFailureTest} runs the same over shared memory.
  */
 @Timeout(120)
 class FailureTest
 {
-    private static CommConfig.Builder tcp(final int rank, final int n, final int port)
+    /** Whether the ranks, which share a node, talk through shared memory rather than TCP. */
+    boolean sharedMemory()
+    {
+        return false;
+    }
+
+    private CommConfig.Builder tcp(final int rank, final int n, final int port)
     {
         return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(n).masterAddr("127.0.0.1")
-            .masterPort(port).connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30));
+            .masterPort(port).connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30))
+            .shmDisable(!sharedMemory());
     }
 
     private static ByteBuffer floats(final int count)

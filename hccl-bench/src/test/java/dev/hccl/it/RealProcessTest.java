@@ -2,22 +2,29 @@ package dev.hccl.it;
 
 import dev.hccl.tools.check.SelfCheck;
 import dev.hccl.tools.launch.HcclRun;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,25 +40,74 @@ class RealProcessTest
     private static final String CLASS_PATH = System.getProperty("java.class.path");
     private static final String OPENS = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
 
-    @ParameterizedTest(name = "np={0}")
-    @ValueSource(ints = {2, 3, 4})
-    void everyCollectiveIsRightAcrossProcessesStartedByTheLauncher(final int n)
+    /** Each test's own segment directory in /dev/shm, so that what a job leaves behind can be seen. */
+    private Path shmDir;
+
+    @BeforeEach
+    void makeShmDir() throws IOException
+    {
+        shmDir = Files.createTempDirectory(shmParent(), "hccl-test-");
+    }
+
+    @AfterEach
+    void removeShmDir() throws IOException
+    {
+        try (Stream<Path> files = Files.list(shmDir))
+        {
+            for (final Path f : files.toList())
+            {
+                Files.delete(f);
+            }
+        }
+        Files.delete(shmDir);
+    }
+
+    /**
+     * SelfCheck's every operation, type, reduction and count, in and out of place, across processes of one node: over
+     * shared memory, chosen without being asked (1 to 8 ranks; more ranks than this machine's cores among them), and
+     * over TCP with {@code HCCL_SHM_DISABLE=1}. No segment is left in the directory afterwards.
+     */
+    @ParameterizedTest(name = "np={0} over {1}")
+    @CsvSource({"1, none", "2, shm", "3, shm", "4, shm", "5, shm", "8, shm", "2, tcp", "3, tcp"})
+    void everyCollectiveIsRightAcrossProcessesStartedByTheLauncher(final int n, final String transport)
+        throws Exception
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int status = HcclRun.run(new String[]{"-np", Integer.toString(n), "--", JAVA, "-Xmx256m",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, SelfCheck.class.getName(),
-            "0", "1", "7", "1000", "65537"},
+        final String[] counts = n > 4 ? new String[]{"0", "1", "7", "1000"} : new String[]{"0", "1", "7", "1000", "65537"};
+        final List<String> command = new ArrayList<>(List.of("-np", Integer.toString(n), "--", "env",
+            "HCCL_SHM_DIR=" + shmDir, "HCCL_SHM_DISABLE=" + ("tcp".equals(transport) ? "1" : "0"), JAVA, "-Xmx256m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, SelfCheck.class.getName()));
+        command.addAll(List.of(counts));
+        final int status = HcclRun.run(command.toArray(new String[0]),
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         final String stdout = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, status, () -> "stdout:\n" + stdout + "\nstderr:\n" + err.toString(StandardCharsets.UTF_8));
         for (int r = 0; r < n; r++)
         {
             final String prefix = "[" + r + "] rank " + r + " of " + n + ": ";
-            assertTrue(stdout.lines().anyMatch(l -> l.startsWith(prefix) && l.endsWith(" passed, 0 failed")),
-                "no passing summary from rank " + r + " in:\n" + stdout);
+            assertTrue(stdout.lines().anyMatch(l -> l.startsWith(prefix) && l.contains(" over " + transport + " ") &&
+                l.endsWith(" passed, 0 failed")), "no passing summary over " + transport + " from rank " + r +
+                " in:\n" + stdout);
         }
         assertTrue(!stdout.contains("WRONG"), stdout);
+        assertEquals(List.of(), leftIn(shmDir), "segments left behind");
+    }
+
+    /** The files in a directory. */
+    static List<String> leftIn(final Path dir) throws IOException
+    {
+        try (Stream<Path> files = Files.list(dir))
+        {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    /** A temporary directory in /dev/shm, the tmpfs the segments live in, where there is one. */
+    static Path shmParent()
+    {
+        final Path devShm = Paths.get("/dev/shm");
+        return Files.isDirectory(devShm) ? devShm : Paths.get(System.getProperty("java.io.tmpdir"));
     }
 
     @Test
@@ -133,8 +189,14 @@ class RealProcessTest
         }
     }
 
-    @Test
-    void aKilledRankMakesEveryOtherRankFailNamingItWithinSeconds() throws Exception
+    /**
+     * A rank killed with SIGKILL in the middle of all-reducing 4 MiB: every survivor fails within seconds naming it,
+     * over shared memory (where no socket closes: the peer's liveness is watched) as over TCP; nothing of the job is
+     * left in the segment directory.
+     */
+    @ParameterizedTest(name = "over {0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void aKilledRankMakesEveryOtherRankFailNamingItWithinSeconds(final String transport) throws Exception
     {
         final int n = 4;
         final int victim = 2;
@@ -155,6 +217,8 @@ class RealProcessTest
                 pb.environment().put("RANK", Integer.toString(r));
                 pb.environment().put("WORLD_SIZE", Integer.toString(n));
                 pb.environment().put("HCCL_EXEC_TIMEOUT", "120"); // detection must come from the dead link
+                pb.environment().put("HCCL_SHM_DIR", shmDir.toString());
+                pb.environment().put("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0");
                 final Process p = pb.start();
                 processes.add(p);
                 final StringBuilder output = new StringBuilder();
@@ -211,6 +275,7 @@ class RealProcessTest
                     output.contains("allReduce"), "rank " + r + " must name rank " + victim + " and the operation:\n" +
                     output);
             }
+            assertEquals(List.of(), leftIn(shmDir), "segments left behind");
         }
         finally
         {

@@ -89,7 +89,8 @@ class SimulatedClusterTest
         final int ranks = NODES * perNode;
         final String stdout = launch(perNode, List.of(), TopologyReport.class.getName());
         final Pattern line = Pattern.compile("\\[(\\d+)] TOPOLOGY rank (\\d+) of (\\d+): nodes (\\d+), node (\\d+), " +
-            "topology local rank (\\d+), ranks on node \\[(.*)], communicator local rank (\\d+) of (\\d+)");
+            "topology local rank (\\d+), ranks on node \\[(.*)], communicator local rank (\\d+) of (\\d+), " +
+            "transports \\[(.*)]");
         final Map<Integer, Matcher> byRank = new HashMap<>();
         for (final String l : stdout.lines().toList())
         {
@@ -115,6 +116,13 @@ class SimulatedClusterTest
                 .collect(Collectors.joining(", ")), m.group(7), "ranks on the node, " + seen);
             assertEquals(Integer.toString(r % perNode), m.group(8), "communicator local rank, " + seen);
             assertEquals(Integer.toString(perNode), m.group(9), "communicator local size, " + seen);
+            final List<String> expected = new ArrayList<>();
+            for (int peer = 0; peer < ranks; peer++)
+            {
+                expected.add(peer == r ? "self" : peer / perNode == node ? "shm" : "tcp");
+            }
+            assertEquals(String.join(", ", expected), m.group(10),
+                "shared memory within a node and TCP across, without any setting; " + seen);
         }
     }
 

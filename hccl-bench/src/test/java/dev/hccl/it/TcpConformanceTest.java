@@ -41,6 +41,7 @@ class TcpConformanceTest extends ConformanceSuite
     {
         return CommConfig.builder().environment(Map.of())
             .ioThreads(ioThreads)
+            .shmDisable(true) // ranks as threads share a node: without this they would talk through shared memory
             .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
             .segmentBytes(64 * 1024)
             .connectTimeout(Duration.ofSeconds(60))

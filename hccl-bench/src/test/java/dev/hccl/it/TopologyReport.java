@@ -4,10 +4,13 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.Topology;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * A rank that prints the topology its communicator learnt at creation, one line, for
  * {@link SimulatedClusterTest}: {@code TOPOLOGY rank R of N: nodes M, node K, topology local rank L,
- * ranks on node [..], communicator local rank L2 of S2}.
+ * ranks on node [..], communicator local rank L2 of S2, transports [shm, self, tcp, ...]}.
  */
 public final class TopologyReport
 {
@@ -30,9 +33,19 @@ public final class TopologyReport
             System.out.println("TOPOLOGY rank " + rank + " of " + comm.worldSize() + ": nodes " +
                 topology.nodeCount() + ", node " + node + ", topology local rank " + topology.localRank(rank) +
                 ", ranks on node " + topology.ranksOnNode(node) + ", communicator local rank " + comm.localRank() +
-                " of " + comm.localSize());
+                " of " + comm.localSize() + ", transports " + transports(comm));
             // Nobody leaves before everyone has printed, so a late rank never finds its peers gone.
             comm.barrier();
         }
+    }
+
+    private static List<String> transports(final Communicator comm)
+    {
+        final List<String> row = new ArrayList<>();
+        for (int peer = 0; peer < comm.worldSize(); peer++)
+        {
+            row.add(comm.transportTo(peer));
+        }
+        return row;
     }
 }

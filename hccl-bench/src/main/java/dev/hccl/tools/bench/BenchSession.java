@@ -7,10 +7,8 @@ import dev.hccl.api.Operation;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * One {@code hccl-bench} run on this rank: a communicator and a sweep per algorithm, rank 0's printing and files, and
@@ -69,7 +67,7 @@ final class BenchSession
                 final PrintStream table = leader ? out : null;
                 if (i == 0)
                 {
-                    transport = transportOf(comm);
+                    transport = comm.transports();
                     ranks = RankInfo.gather(comm);
                     final String problem = options.problemWith(comm.worldSize());
                     if (problem != null)
@@ -219,25 +217,5 @@ final class BenchSession
             status = FAILED;
         }
         return status;
-    }
-
-    /**
-     * The transports this rank reaches its peers through, for the header.
-     *
-     * @param comm the communicator.
-     * @return their names joined by {@code +} in order of first use by rank, such as {@code shm+tcp}; {@code none}
-     * for a job of one rank.
-     */
-    static String transportOf(final Communicator comm)
-    {
-        final Set<String> names = new LinkedHashSet<>();
-        for (int peer = 0; peer < comm.worldSize(); peer++)
-        {
-            if (peer != comm.rank())
-            {
-                names.add(comm.transportTo(peer));
-            }
-        }
-        return names.isEmpty() ? "none" : String.join("+", names);
     }
 }

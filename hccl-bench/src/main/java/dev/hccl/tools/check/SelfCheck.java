@@ -44,8 +44,8 @@ public final class SelfCheck
                 }
             }
             comm.barrier();
-            System.out.printf("rank %d of %d: %d collectives checked in %.1f s: %d passed, %d failed%n", comm.rank(),
-                comm.worldSize(), cases.size(), (System.nanoTime() - start) / 1e9, cases.size() - wrong, wrong);
+            System.out.printf("rank %d of %d: %d collectives over %s checked in %.1f s: %d passed, %d failed%n",
+                comm.rank(), comm.worldSize(), cases.size(), comm.transports(), (System.nanoTime() - start) / 1e9, cases.size() - wrong, wrong);
             if (wrong > 0)
             {
                 System.exit(1);
