@@ -245,6 +245,16 @@ final class ShmSegment
     }
 
     /**
+     * Whether {@link #unmap()} ran.
+     *
+     * @return true once the mapping is released.
+     */
+    boolean isUnmapped()
+    {
+        return unmapped;
+    }
+
+    /**
      * Releases the mapping. Idempotent. Only when no thread can touch the memory again.
      */
     void unmap()

@@ -349,6 +349,29 @@ public final class ShmTransport implements Transport
     }
 
     /**
+     * Test hook: whether close released every segment's mapping.
+     *
+     * @return true when there were segments and all are unmapped.
+     */
+    boolean memoryReleasedForTest()
+    {
+        lifecycle.lock();
+        try
+        {
+            boolean all = connected.length > 0;
+            for (final ShmPeer p : connected)
+            {
+                all &= p.segment.isUnmapped();
+            }
+            return all;
+        }
+        finally
+        {
+            lifecycle.unlock();
+        }
+    }
+
+    /**
      * Test hook: stops the watch thread, so that this rank's heartbeat stops as a hung process's would.
      */
     void stopWatchForTest()

@@ -5,6 +5,7 @@ import dev.hccl.api.spi.Bootstrap;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * A {@link Bootstrap} in a map, shared by the ranks of one test; each key written once.
@@ -12,10 +13,13 @@ import java.util.concurrent.TimeUnit;
 final class MapBootstrap implements Bootstrap
 {
     private final Map<String, byte[]> values = new HashMap<>();
+    /** Called on the putting thread before each value is published. */
+    volatile BiConsumer<String, byte[]> onPut = (k, v) -> { };
 
     @Override
     public synchronized void put(final String key, final byte[] value)
     {
+        onPut.accept(key, value);
         if (null != values.putIfAbsent(key, value.clone()))
         {
             throw new IllegalStateException("key written twice: " + key);

@@ -40,12 +40,15 @@ final class RecordingInbound implements Inbound
     /** Anything a sink saw that it should not have. */
     final BlockingQueue<String> errors = new LinkedBlockingQueue<>();
     volatile boolean throwOnWrite;
+    /** Runs in each onMessage, on the delivering thread. */
+    volatile Runnable onMessageHook = () -> { };
 
     @Override
     public MessageSink onMessage(
         final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc, final int length)
     {
         final String thread = Thread.currentThread().getName();
+        onMessageHook.run();
         return new MessageSink()
         {
             private final byte[] data = new byte[length];

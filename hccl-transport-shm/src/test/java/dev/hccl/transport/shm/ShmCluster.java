@@ -25,6 +25,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -168,6 +169,22 @@ final class ShmCluster implements AutoCloseable
             Thread.sleep(delayMillis);
             return t.connect(self, peers, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
         });
+    }
+
+    /**
+     * Connects two ranks, rank 0 seeing rank 1 as another process (whose death it will watch for), while rank 1's
+     * real heartbeat goes on.
+     */
+    void connectSeeingRankOneAs(final ShmTransport t0, final ShmTransport t1, final Process standIn) throws Exception
+    {
+        final ShmAddress address = new ShmAddress(
+            t0.directory().toString(), standIn.pid(), ShmAddress.startMillis(standIn.toHandle()));
+        final Future<Set<Integer>> c0 = connectAsync(t0, endpoint(0, t0),
+            List.of(new PeerEndpoint(1, NODE, address.encode())), 0, TIMEOUT_SECONDS * 1000);
+        final Future<Set<Integer>> c1 = connectAsync(t1, endpoint(1, t1), List.of(endpoint(0, t0)), 0,
+            TIMEOUT_SECONDS * 1000);
+        assertEquals(Set.of(1), c0.get(TIMEOUT_SECONDS + 10, TimeUnit.SECONDS));
+        assertEquals(Set.of(0), c1.get(TIMEOUT_SECONDS + 10, TimeUnit.SECONDS));
     }
 
     <T> Future<T> async(final java.util.concurrent.Callable<T> task)

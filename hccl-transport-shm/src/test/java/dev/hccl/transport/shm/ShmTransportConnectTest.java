@@ -68,8 +68,19 @@ class ShmTransportConnectTest
     void afterConnectNothingOfTheJobIsLeftInTheDirectory() throws Exception
     {
         final ShmCluster cluster = cluster();
+        final Path file = cluster.dir.resolve(ShmHandshake.fileName(cluster.commId, 0, 1));
+        final List<String> existedWhen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        cluster.bootstrap.onPut = (key, value) ->
+        {
+            if (Files.exists(file))
+            {
+                existedWhen.add(key);
+            }
+        };
         final RecordingInbound[] in = new RecordingInbound[2];
         final ShmTransport[] t = cluster.connected(in);
+        // The higher rank unlinks the file before it answers: a lower rank killed after that leaves nothing.
+        assertEquals(List.of("0-1/created"), existedWhen, "the file was still there when these keys were put");
         assertEquals(List.of(), cluster.files(), "files left in " + cluster.dir + " after connect");
         final Map<String, byte[]> keys = cluster.bootstrap.snapshot();
         assertEquals("ok " + ShmCluster.TEST_RING_BYTES, utf8(keys.get("0-1/created")));
@@ -292,7 +303,14 @@ class ShmTransportConnectTest
         {
             fail("this test mounts a small tmpfs and must run as root (uid 0), not uid " + uid);
         }
-        run("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString());
+        final Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString())
+            .redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(20, TimeUnit.SECONDS) || 0 != p.exitValue())
+        {
+            fail("this test needs a " + size + " tmpfs at " + dir + " and could not mount one (root without " +
+                "CAP_SYS_ADMIN, in a container?): " + out.trim());
+        }
     }
 
     private static String run(final String... command) throws Exception

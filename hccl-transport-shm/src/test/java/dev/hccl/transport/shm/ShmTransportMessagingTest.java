@@ -305,14 +305,7 @@ class ShmTransportMessagingTest
             final ShmTransport t0 = cluster.open(0, 2, in[0] = new RecordingInbound());
             final ShmTransport t1 = cluster.open(1, 2, in[1] = new RecordingInbound());
             // Rank 0 sees rank 1 as the child process: its pid dies while rank 1's heartbeat goes on.
-            final ShmAddress childAddress = new ShmAddress(
-                t0.directory().toString(), child.pid(), ShmAddress.startMillis(child.toHandle()));
-            final var c0 = cluster.connectAsync(t0, ShmCluster.endpoint(0, t0),
-                List.of(new dev.hccl.api.spi.PeerEndpoint(1, ShmCluster.NODE, childAddress.encode())), 0, 20_000);
-            final var c1 = cluster.connectAsync(t1, ShmCluster.endpoint(1, t1),
-                List.of(ShmCluster.endpoint(0, t0)), 0, 20_000);
-            assertEquals(java.util.Set.of(1), c0.get(30, TimeUnit.SECONDS));
-            assertEquals(java.util.Set.of(0), c1.get(30, TimeUnit.SECONDS));
+            cluster.connectSeeingRankOneAs(t0, t1, child);
             Thread.sleep(300);
             assertTrue(in[0].failures.isEmpty(), "a live peer was reported: " + in[0].failures);
 
