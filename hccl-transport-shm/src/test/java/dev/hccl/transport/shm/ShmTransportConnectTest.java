@@ -192,6 +192,7 @@ class ShmTransportConnectTest
     {
         final Path mount = Files.createTempDirectory("hccl-shm-small-");
         mountTmpfs(mount, "1m");
+        Throwable primary = null;
         try
         {
             final ShmCluster small = new ShmCluster(mount, 0xABCL);
@@ -236,12 +237,24 @@ class ShmTransportConnectTest
             u0.close();
             u1.close();
         }
+        catch (final Throwable t)
+        {
+            primary = t;
+            throw t;
+        }
         finally
         {
             tearDown();
             toClose.clear();
-            run("umount", mount.toString());
-            Files.deleteIfExists(mount);
+            final String problem = unmount(mount);
+            if (null != problem)
+            {
+                if (null == primary)
+                {
+                    fail(problem);
+                }
+                primary.addSuppressed(new AssertionError(problem));
+            }
         }
     }
 
@@ -311,6 +324,27 @@ class ShmTransportConnectTest
             fail("this test needs a " + size + " tmpfs at " + dir + " and could not mount one (root without " +
                 "CAP_SYS_ADMIN, in a container?): " + out.trim());
         }
+    }
+
+    /**
+     * Unmounts, detaching lazily when the mount is busy (a mapping or a descriptor still open), and removes the
+     * mount point.
+     *
+     * @return null, or what kept the mount busy.
+     */
+    private static String unmount(final Path dir) throws Exception
+    {
+        final Process p = new ProcessBuilder("umount", dir.toString()).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String problem = null;
+        if (!p.waitFor(20, TimeUnit.SECONDS) || 0 != p.exitValue())
+        {
+            problem = "umount " + dir + " failed (a mapping or a descriptor of this JVM still open there?): " +
+                out.trim();
+            run("umount", "-l", dir.toString());
+        }
+        Files.deleteIfExists(dir);
+        return problem;
     }
 
     private static String run(final String... command) throws Exception
