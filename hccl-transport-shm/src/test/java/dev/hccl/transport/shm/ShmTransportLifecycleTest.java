@@ -75,19 +75,19 @@ class ShmTransportLifecycleTest
 
     /**
      * The messages a peer completed before it died reach the communicator before its death does, even when the
-     * watch notices the death first.
+     * watch notices the death first and they take more than one poll to read.
      */
     @Test
     void messagesWrittenBeforeADeathAreDeliveredBeforeTheFailure() throws Exception
     {
         final ShmTransport[] t = connectedWithMortalRankOne();
         final ProgressEngine e0 = t[0].progressEngine();
+        final List<String> expected = new ArrayList<>();
         enter(e0);
         try
         {
             // This thread holds rank 0's engine without polling: the watch notices the death but reads nothing.
-            final Request r = ShmCluster.send(t[1], 0, 7, 0, ALL_REDUCE, ByteBuffer.allocate(1000));
-            ShmCluster.assertOk(r);
+            sendMessagesFromRankOne(t, expected);
             killRankOne();
             Thread.sleep(400);
             assertTrue(in[0].events.isEmpty(), "delivered without a driver: " + in[0].events);
@@ -97,7 +97,19 @@ class ShmTransportLifecycleTest
         {
             e0.exit();
         }
-        assertEquals(List.of("msg 1 7", "failed 1"), new ArrayList<>(in[0].events));
+        expected.add("failed 1");
+        assertEquals(expected, new ArrayList<>(in[0].events));
+    }
+
+    /** More messages than one poll reads, each of which fits in the ring at once. */
+    private static void sendMessagesFromRankOne(final ShmTransport[] t, final List<String> events)
+    {
+        for (int i = 0; i < 3 * ShmProgress.READ_LIMIT; i++)
+        {
+            final Request r = ShmCluster.send(t[1], 0, i, 0, ALL_REDUCE, ByteBuffer.allocate(100));
+            ShmCluster.assertOk(r);
+            events.add("msg 1 " + i);
+        }
     }
 
     /** A peer that says GOODBYE and exits at once has closed in good order, whichever rank 0 notices first. */
@@ -106,9 +118,11 @@ class ShmTransportLifecycleTest
     {
         final ShmTransport[] t = connectedWithMortalRankOne();
         final ProgressEngine e0 = t[0].progressEngine();
+        final List<String> expected = new ArrayList<>();
         enter(e0);
         try
         {
+            sendMessagesFromRankOne(t, expected);
             t[1].close();
             killRankOne();
             Thread.sleep(400);
@@ -124,7 +138,8 @@ class ShmTransportLifecycleTest
             e0.exit();
         }
         Thread.sleep(300);
-        assertEquals(List.of("closed 1"), new ArrayList<>(in[0].events));
+        expected.add("closed 1");
+        assertEquals(expected, new ArrayList<>(in[0].events));
     }
 
     /**
@@ -168,15 +183,31 @@ class ShmTransportLifecycleTest
         assertFalse(t[0].progressEngine().enter(), "a closed engine must not be entered");
     }
 
-    /** close() from an Inbound callback, in the middle of a poll, leaves the memory mapped: the poll goes on in it. */
+    /**
+     * close() from an Inbound callback, in the middle of a poll on a caller's thread, leaves the memory mapped: the
+     * poll goes on reading the message's payload from it.
+     */
     @Test
     void closeFromACallbackLeavesTheMemoryMapped() throws Exception
     {
         final ShmTransport[] t = cluster.connected(in);
+        final String me = Thread.currentThread().getName();
         in[1].onMessageHook = t[1]::close;
-        final Request r = ShmCluster.send(t[0], 1, 1, 0, ALL_REDUCE, ByteBuffer.allocate(100_000));
-        ShmCluster.drive(t[0], r::isDone);
+        final ProgressEngine e1 = t[1].progressEngine();
+        enter(e1);
+        try
+        {
+            // Written whole at once, read by this thread: the callback closes on the driving thread.
+            final Request r = ShmCluster.send(t[0], 1, 1, 0, ALL_REDUCE, ByteBuffer.allocate(100_000));
+            ShmCluster.assertOk(r);
+            pollUntil(e1, () -> !in[1].messages.isEmpty());
+        }
+        finally
+        {
+            e1.exit();
+        }
         final RecordingInbound.Message m = in[1].nextMessage();
+        assertEquals(me, m.thread());
         assertEquals(100_000, m.data().length);
         assertFalse(t[1].memoryReleasedForTest(), "unmapped under a poll that was still reading");
         ShmCluster.drive(t[0], () -> !in[0].peerClosed.isEmpty());
