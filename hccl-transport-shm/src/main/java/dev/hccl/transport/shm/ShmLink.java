@@ -5,7 +5,6 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,14 +44,13 @@ final class ShmLink implements Link
     private final int rank;
     private final int peer;
     private final OneToOneRingBuffer ring;
-    private final AtomicBuffer buffer;
     private final int chunkBytes;
     private final int abortReasonMaxBytes;
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
-    private final ArrayDeque<Outgoing> queue = new ArrayDeque<>();
+    private final ArrayDeque<ShmOutgoing> queue = new ArrayDeque<>();
     /** A finished entry kept for the next send, so that a send that fits at once allocates nothing. */
-    private Outgoing spare;
+    private ShmOutgoing spare;
     /** How many entries the queue holds: read without the lock so that an idle link costs the engine no locking. */
     private volatile int queued;
     private volatile int state = OPEN;
@@ -67,7 +65,6 @@ final class ShmLink implements Link
         this.rank = rank;
         this.peer = peer;
         this.ring = ring;
-        this.buffer = ring.buffer();
         this.chunkBytes = ShmRecords.chunkBytes(ring);
         this.abortReasonMaxBytes = ShmRecords.abortReasonMaxBytes(ring);
     }
@@ -112,11 +109,11 @@ final class ShmLink implements Link
                 done.fail(notOpen());
                 return;
             }
-            Outgoing o = spare;
+            ShmOutgoing o = spare;
             spare = null;
             if (null == o)
             {
-                o = new Outgoing();
+                o = new ShmOutgoing();
             }
             o.message(commId, seq, tag, desc, payload, done);
             queue.addLast(o);
@@ -162,7 +159,7 @@ final class ShmLink implements Link
             {
                 return;
             }
-            final Outgoing o = new Outgoing();
+            final ShmOutgoing o = new ShmOutgoing();
             o.abort(commId, bytes);
             queue.addLast(o);
             queued = queue.size();
@@ -209,18 +206,18 @@ final class ShmLink implements Link
     private int flushLocked()
     {
         int records = 0;
-        Outgoing o;
+        ShmOutgoing o;
         while (null != (o = queue.peekFirst()))
         {
-            records += write(o);
+            records += o.writeTo(ring, chunkBytes);
             if (!o.finished())
             {
                 break;
             }
             queue.pollFirst();
             queued = queue.size();
-            final Request done = o.done;
-            final boolean reusable = ShmRecords.MESSAGE == o.type;
+            final Request done = o.done();
+            final boolean reusable = o.isMessage();
             o.clear();
             if (reusable)
             {
@@ -230,63 +227,6 @@ final class ShmLink implements Link
             {
                 done.complete();
             }
-        }
-        return records;
-    }
-
-    /** Writes as much of one entry as the ring takes now; the caller holds the lock and the link is open. */
-    private int write(final Outgoing o)
-    {
-        final OneToOneRingBuffer ring = this.ring;
-        if (ShmRecords.ABORT == o.type)
-        {
-            final int length = ShmRecords.ABORT_REASON_OFFSET + o.reason.length;
-            final int index = ring.tryClaim(ShmRecords.ABORT, length);
-            if (index < 0)
-            {
-                return 0;
-            }
-            buffer.putLong(index + ShmRecords.COMM_ID_OFFSET, o.commId);
-            buffer.putInt(index + ShmRecords.ABORT_LENGTH_OFFSET, o.reason.length);
-            buffer.putBytes(index + ShmRecords.ABORT_REASON_OFFSET, o.reason);
-            ring.commit(index);
-            o.headerWritten = true;
-            return 1;
-        }
-        int records = 0;
-        if (!o.headerWritten)
-        {
-            final int index = ring.tryClaim(ShmRecords.MESSAGE, ShmRecords.MESSAGE_LENGTH);
-            if (index < 0)
-            {
-                return 0;
-            }
-            ShmRecords.putMessage(buffer, index, o.commId, o.seq, o.tag, o.desc, o.length);
-            ring.commit(index);
-            o.headerWritten = true;
-            records++;
-        }
-        while (o.offset < o.length)
-        {
-            final int n = Math.min(chunkBytes, o.length - o.offset);
-            final int index = ring.tryClaim(ShmRecords.DATA, n);
-            if (index < 0)
-            {
-                break;
-            }
-            try
-            {
-                // Absolute: the caller's position and limit stay as they are.
-                buffer.putBytes(index, o.payload, o.start + o.offset, n);
-            }
-            catch (final RuntimeException | Error ex)
-            {
-                ring.abort(index);
-                throw ex;
-            }
-            ring.commit(index);
-            o.offset += n;
-            records++;
         }
         return records;
     }
@@ -310,13 +250,13 @@ final class ShmLink implements Link
             failure = cause;
             state = FAILED;
             failQueueLocked();
+            unreported.set(cause);
+            return true;
         }
         finally
         {
             lock.unlock();
         }
-        unreported.set(cause);
-        return true;
     }
 
     /**
@@ -464,10 +404,10 @@ final class ShmLink implements Link
 
     private void failQueueLocked()
     {
-        Outgoing o;
+        ShmOutgoing o;
         while (null != (o = queue.pollFirst()))
         {
-            final Request done = o.done;
+            final Request done = o.done();
             o.clear();
             if (null != done)
             {
@@ -502,62 +442,5 @@ final class ShmLink implements Link
     public String toString()
     {
         return "ShmLink{rank " + rank + " -> rank " + peer + ", state " + state + "}";
-    }
-
-    /**
-     * A queued send or ABORT, and how far it is written. Holds the caller's buffer until the last byte is in the
-     * ring; reads it at absolute indexes only.
-     */
-    private static final class Outgoing
-    {
-        int type;
-        long commId;
-        long seq;
-        long tag;
-        OpDescriptor desc;
-        ByteBuffer payload;
-        int start;
-        int length;
-        int offset;
-        boolean headerWritten;
-        Request done;
-        byte[] reason;
-
-        void message(
-            final long commId, final long seq, final long tag, final OpDescriptor desc, final ByteBuffer payload,
-            final Request done)
-        {
-            this.type = ShmRecords.MESSAGE;
-            this.commId = commId;
-            this.seq = seq;
-            this.tag = tag;
-            this.desc = desc;
-            this.payload = payload;
-            this.start = payload.position();
-            this.length = payload.remaining();
-            this.offset = 0;
-            this.headerWritten = false;
-            this.done = done;
-        }
-
-        void abort(final long commId, final byte[] reason)
-        {
-            this.type = ShmRecords.ABORT;
-            this.commId = commId;
-            this.reason = reason;
-        }
-
-        boolean finished()
-        {
-            return headerWritten && offset >= length;
-        }
-
-        void clear()
-        {
-            desc = null;
-            payload = null;
-            done = null;
-            reason = null;
-        }
     }
 }
