@@ -275,9 +275,10 @@ public final class ShmTransport implements Transport
      * <p>
      * Says GOODBYE on every open link (best effort: a peer whose ring stays full notices the missing heartbeat
      * instead), fails the sends not yet in the rings, stops the watch, and releases the memory once no thread can
-     * touch it: it waits up to 2 s each for a sender, the watch and a driving thread to leave, and otherwise leaves
-     * the mapping to the process's exit (logged at DEBUG), as releasing memory that a thread still touches would
-     * crash the JVM. Failures are no longer reported once this has begun.
+     * touch it: it waits up to 2 s each for a sender to leave its link, for the watch to end, and for the drive lock
+     * (or for the thread that holds it, waiting for a transfer, to be outside its poll: it polls nothing more once
+     * closing). Otherwise it leaves the mapping to the process's exit (logged at DEBUG), as releasing memory that a
+     * thread still touches would crash the JVM. Failures are no longer reported once this has begun.
      */
     @Override
     public void close()
