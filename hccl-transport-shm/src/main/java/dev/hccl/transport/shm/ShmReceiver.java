@@ -1,0 +1,336 @@
+package dev.hccl.transport.shm;
+
+import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.Inbound;
+import dev.hccl.api.spi.MessageSink;
+import dev.hccl.api.spi.OpDescriptor;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The receiving side of the connection to one peer: reads the ring the peer writes and hands each message to the
+ * communicator as it arrives. A payload chunk goes to the {@link MessageSink} as a view of the shared memory itself,
+ * with no copy: the sink copies or reduces straight out of the segment, during its {@code write} call only (the
+ * space is the peer's again once the call returns).
+ * <p>
+ * Runs only on the thread that drives the engine; never lets an exception escape into the ring's read.
+ */
+final class ShmReceiver implements ControlledMessageHandler
+{
+    private static final Logger LOG = LoggerFactory.getLogger(ShmReceiver.class);
+
+    private static final int AWAIT_MESSAGE = 0;
+    private static final int PAYLOAD = 1;
+    /** After GOODBYE or a failure: nothing more is read. */
+    private static final int DONE = 2;
+
+    private static final int OPERATION_COUNT = Operation.values().length;
+    private static final int DATA_TYPE_COUNT = DataType.values().length;
+    private static final int REDUCE_OP_COUNT = ReduceOp.values().length;
+
+    private final int rank;
+    private final int peer;
+    private final OneToOneRingBuffer ring;
+    private final ShmLink link;
+    private final Inbound inbound;
+    /** The one view of the ring's memory handed to sinks, moved to each chunk. */
+    private final ByteBuffer view;
+
+    private int state = AWAIT_MESSAGE;
+    private MessageSink sink;
+    private int remaining;
+    private int emptyPolls;
+    /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
+    private OpDescriptor lastDescriptor;
+
+    /**
+     * A receiver.
+     *
+     * @param rank    this rank.
+     * @param peer    the peer.
+     * @param ring    the ring the peer writes.
+     * @param region  the ring's memory, indexed as the ring's buffer is.
+     * @param link    the link to the same peer, whose state this follows.
+     * @param inbound where messages go.
+     */
+    ShmReceiver(
+        final int rank,
+        final int peer,
+        final OneToOneRingBuffer ring,
+        final ByteBuffer region,
+        final ShmLink link,
+        final Inbound inbound)
+    {
+        this.rank = rank;
+        this.peer = peer;
+        this.ring = ring;
+        this.link = link;
+        this.inbound = inbound;
+        // duplicate() resets the byte order; element data travels in the little-endian order DataType prescribes.
+        this.view = region.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Reads what the peer has written, at most {@code limit} records.
+     *
+     * @param limit the most records to read, so that one poll stays short.
+     * @return the records read.
+     */
+    int poll(final int limit)
+    {
+        if (DONE == state || !link.isOpen())
+        {
+            return 0;
+        }
+        final int read = ring.controlledRead(this, limit);
+        emptyPolls = 0 == read ? emptyPolls + 1 : 0;
+        return read;
+    }
+
+    /**
+     * Whether everything the peer wrote has been read: the last two polls found nothing (one may end at the ring's
+     * wrap with only padding read), or nothing more will be read.
+     *
+     * @return true when drained.
+     */
+    boolean drained()
+    {
+        return DONE == state || emptyPolls >= 2;
+    }
+
+    @Override
+    public Action onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        if (DONE == state)
+        {
+            return Action.BREAK;
+        }
+        try
+        {
+            switch (type)
+            {
+                case ShmRecords.DATA:
+                    onData(index, length);
+                    // Frees the chunk's space at once, for the peer's next write.
+                    return Action.COMMIT;
+
+                case ShmRecords.MESSAGE:
+                    onMessageHeader(buffer, index, length);
+                    break;
+
+                case ShmRecords.ABORT:
+                    onAbort(buffer, index, length);
+                    break;
+
+                case ShmRecords.GOODBYE:
+                    onGoodbye();
+                    break;
+
+                default:
+                    protocolError("unknown record type " + type);
+                    break;
+            }
+        }
+        catch (final Throwable t)
+        {
+            // Only a bug gets here: every callback into the communicator is guarded on its own.
+            LOG.error("rank {}: internal error receiving from rank {}", rank, peer, t);
+            stop(new IllegalStateException("internal error receiving from rank " + peer + ": " + t, t));
+        }
+        return DONE == state ? Action.BREAK : Action.CONTINUE;
+    }
+
+    private void onMessageHeader(final MutableDirectBuffer b, final int index, final int length)
+    {
+        if (PAYLOAD == state)
+        {
+            protocolError("a message header in the middle of a message's payload");
+            return;
+        }
+        if (ShmRecords.MESSAGE_LENGTH != length)
+        {
+            protocolError("a message header of " + length + " bytes");
+            return;
+        }
+        final int op = b.getByte(index + ShmRecords.OPERATION_OFFSET) & 0xFF;
+        final int dt = b.getByte(index + ShmRecords.DATA_TYPE_OFFSET) & 0xFF;
+        final int ro = b.getByte(index + ShmRecords.REDUCE_OP_OFFSET) & 0xFF;
+        final int payloadLength = b.getInt(index + ShmRecords.LENGTH_OFFSET);
+        if (op >= OPERATION_COUNT ||
+            (dt >= DATA_TYPE_COUNT && ShmRecords.NONE != dt) ||
+            (ro >= REDUCE_OP_COUNT && ShmRecords.NONE != ro) ||
+            payloadLength < 0)
+        {
+            protocolError("a bad message header (operation " + op + ", data type " + dt + ", reduction " + ro +
+                ", length " + payloadLength + ")");
+            return;
+        }
+        final OpDescriptor desc = descriptor(
+            Operation.fromOrdinal(op),
+            ShmRecords.NONE == dt ? null : DataType.fromOrdinal(dt),
+            ShmRecords.NONE == ro ? null : ReduceOp.fromOrdinal(ro),
+            b.getInt(index + ShmRecords.ROOT_OFFSET),
+            b.getLong(index + ShmRecords.COUNT_OFFSET));
+        final long commId = b.getLong(index + ShmRecords.COMM_ID_OFFSET);
+        final long seq = b.getLong(index + ShmRecords.SEQ_OFFSET);
+        final long tag = b.getLong(index + ShmRecords.TAG_OFFSET);
+
+        final MessageSink s;
+        try
+        {
+            s = inbound.onMessage(peer, commId, seq, tag, desc, payloadLength);
+            if (null == s)
+            {
+                throw new NullPointerException("Inbound.onMessage returned null");
+            }
+            if (0 == payloadLength)
+            {
+                s.complete();
+                return;
+            }
+        }
+        catch (final Throwable t)
+        {
+            deliveryFailed(t);
+            return;
+        }
+        sink = s;
+        remaining = payloadLength;
+        state = PAYLOAD;
+    }
+
+    private OpDescriptor descriptor(
+        final Operation op, final DataType dt, final ReduceOp ro, final int root, final long count)
+    {
+        final OpDescriptor last = lastDescriptor;
+        if (null != last && last.operation() == op && last.dataType() == dt && last.reduceOp() == ro &&
+            last.root() == root && last.count() == count)
+        {
+            return last;
+        }
+        final OpDescriptor desc = new OpDescriptor(op, dt, ro, root, count);
+        lastDescriptor = desc;
+        return desc;
+    }
+
+    private void onData(final int index, final int length)
+    {
+        if (PAYLOAD != state)
+        {
+            protocolError("a data record outside a message");
+            return;
+        }
+        if (0 == length || length > remaining)
+        {
+            protocolError("a data record of " + length + " bytes where " + remaining + " remain");
+            return;
+        }
+        final MessageSink s = sink;
+        try
+        {
+            view.clear().position(index).limit(index + length);
+            s.write(view);
+        }
+        catch (final Throwable t)
+        {
+            deliveryFailed(t);
+            return;
+        }
+        remaining -= length;
+        if (0 == remaining)
+        {
+            sink = null;
+            state = AWAIT_MESSAGE;
+            try
+            {
+                s.complete();
+            }
+            catch (final Throwable t)
+            {
+                deliveryFailed(t);
+            }
+        }
+    }
+
+    private void onAbort(final MutableDirectBuffer b, final int index, final int length)
+    {
+        if (PAYLOAD == state)
+        {
+            protocolError("an ABORT in the middle of a message's payload");
+            return;
+        }
+        final int reasonLength = length < ShmRecords.ABORT_REASON_OFFSET ? -1 :
+            b.getInt(index + ShmRecords.ABORT_LENGTH_OFFSET);
+        if (reasonLength < 0 || reasonLength > length - ShmRecords.ABORT_REASON_OFFSET)
+        {
+            protocolError("an ABORT record of " + length + " bytes with a reason of " + reasonLength);
+            return;
+        }
+        final long commId = b.getLong(index + ShmRecords.COMM_ID_OFFSET);
+        final byte[] reason = new byte[reasonLength];
+        b.getBytes(index + ShmRecords.ABORT_REASON_OFFSET, reason);
+        try
+        {
+            inbound.onAbort(peer, commId, new String(reason, StandardCharsets.UTF_8));
+        }
+        catch (final Throwable t)
+        {
+            LOG.error("rank {}: Inbound.onAbort({}) threw", rank, peer, t);
+        }
+    }
+
+    private void onGoodbye()
+    {
+        if (PAYLOAD == state)
+        {
+            sink = null;
+            stop(new IOException(
+                "rank " + peer + " closed its side in the middle of a message over shared memory"));
+            return;
+        }
+        state = DONE;
+        if (link.peerClosed())
+        {
+            LOG.debug("rank {}: rank {} said goodbye", rank, peer);
+            try
+            {
+                inbound.onPeerClosed(peer);
+            }
+            catch (final Throwable t)
+            {
+                LOG.error("rank {}: Inbound.onPeerClosed({}) threw", rank, peer, t);
+            }
+        }
+    }
+
+    private void protocolError(final String details)
+    {
+        LOG.warn("rank {}: protocol error from rank {} over shared memory: {}", rank, peer, details);
+        stop(new IOException("protocol error from rank " + peer + " over shared memory: " + details));
+    }
+
+    private void deliveryFailed(final Throwable t)
+    {
+        LOG.error("rank {}: the receiver failed on a message from rank {}", rank, peer, t);
+        stop(new IOException(
+            "connection to rank " + peer + " failed: the receiver threw " + t, t));
+    }
+
+    /** Reads nothing more and fails the link; the engine reports it. */
+    private void stop(final Throwable cause)
+    {
+        state = DONE;
+        sink = null;
+        link.fail(cause);
+    }
+}

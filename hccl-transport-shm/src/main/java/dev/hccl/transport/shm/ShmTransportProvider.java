@@ -1,0 +1,95 @@
+package dev.hccl.transport.shm;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.spi.Transport;
+import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.spi.TransportProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+
+/**
+ * The shared-memory transport's plug-in, found with {@link java.util.ServiceLoader}: preferred to TCP between ranks
+ * of one node.
+ */
+public final class ShmTransportProvider implements TransportProvider
+{
+    /** Above TCP's 100. */
+    public static final int PREFERENCE = 200;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShmTransportProvider.class);
+
+    /**
+     * For the {@link java.util.ServiceLoader}.
+     */
+    public ShmTransportProvider()
+    {
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @return {@code shm}.
+     */
+    @Override
+    public String name()
+    {
+        return "shm";
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @return {@value #PREFERENCE}.
+     */
+    @Override
+    public int preference()
+    {
+        return PREFERENCE;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Null when {@code HCCL_SHM_DISABLE} is set (logged at INFO) or when {@code HCCL_SHM_DIR} is not a writable
+     * directory (logged at WARN): ranks of this node then talk over TCP.
+     */
+    @Override
+    public Transport open(final TransportContext context)
+    {
+        final CommConfig config = context.config();
+        if (config.shmDisable())
+        {
+            LOG.info("rank {}: shared memory off ({}=1)", context.rank(), CommConfig.SHM_DISABLE_ENV);
+            return null;
+        }
+        final Path dir;
+        try
+        {
+            final Path given = Path.of(config.shmDir());
+            if (!Files.isDirectory(given) || !Files.isWritable(given))
+            {
+                warnUnusable(context, config.shmDir(), "not a writable directory");
+                return null;
+            }
+            // The real path: ranks that reach the directory through different links still agree on it.
+            dir = given.toRealPath();
+        }
+        catch (final InvalidPathException | IOException ex)
+        {
+            warnUnusable(context, config.shmDir(), ex.toString());
+            return null;
+        }
+        return new ShmTransport(context, dir);
+    }
+
+    private static void warnUnusable(final TransportContext context, final String dir, final String why)
+    {
+        LOG.warn("rank {}: shared memory off: {} ({}) is {}; ranks of this node talk over TCP",
+            context.rank(), dir, CommConfig.SHM_DIR_ENV, why);
+    }
+}
