@@ -1,6 +1,8 @@
 package dev.hccl.transport.shm;
 
 import dev.hccl.api.DataType;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.Inbound;
@@ -12,7 +14,6 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -294,8 +295,7 @@ final class ShmReceiver implements ControlledMessageHandler
         if (PAYLOAD == state)
         {
             sink = null;
-            stop(new IOException(
-                "rank " + peer + " closed its side in the middle of a message over shared memory"));
+            stop(failure("rank " + peer + " closed its side in the middle of a message over shared memory", null));
             return;
         }
         state = DONE;
@@ -316,14 +316,18 @@ final class ShmReceiver implements ControlledMessageHandler
     private void protocolError(final String details)
     {
         LOG.warn("rank {}: protocol error from rank {} over shared memory: {}", rank, peer, details);
-        stop(new IOException("protocol error from rank " + peer + " over shared memory: " + details));
+        stop(failure("protocol error from rank " + peer + " over shared memory: " + details, null));
     }
 
     private void deliveryFailed(final Throwable t)
     {
         LOG.error("rank {}: the receiver failed on a message from rank {}", rank, peer, t);
-        stop(new IOException(
-            "connection to rank " + peer + " failed: the receiver threw " + t, t));
+        stop(failure("the receiver of messages from rank " + peer + " over shared memory threw " + t, t));
+    }
+
+    private HcclException failure(final String why, final Throwable cause)
+    {
+        return new HcclException(ErrorCode.E_REMOTE, rank, peer, null, HcclException.NO_SEQUENCE, why, cause);
     }
 
     /** Reads nothing more and fails the link; the engine reports it. */

@@ -1,9 +1,10 @@
 package dev.hccl.transport.shm;
 
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -156,7 +157,8 @@ final class ShmWatch
                 why = "rank " + p.peer + " (pid " + p.pid + ") stopped: its heartbeat in shared memory is " + age +
                     " ms old (the limit is " + heartbeatTimeoutMillis + " ms)";
             }
-            p.link.noticeDeath(new IOException(why));
+            p.link.noticeDeath(
+                new HcclException(ErrorCode.E_REMOTE, rank, p.peer, null, HcclException.NO_SEQUENCE, why, null));
         }
     }
 

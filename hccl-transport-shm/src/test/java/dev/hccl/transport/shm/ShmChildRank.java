@@ -3,6 +3,7 @@ package dev.hccl.transport.shm;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
+import dev.hccl.api.spi.BackoffWait;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
@@ -95,7 +96,7 @@ public final class ShmChildRank
             new OpDescriptor(Operation.SEND, DataType.INT8, null, 0, 5),
             ByteBuffer.wrap(("pid " + ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), r);
         final ProgressEngine engine = t.progressEngine();
-        if (!r.await(System.nanoTime() + TimeUnit.SECONDS.toNanos(20), engine, 0) || null != r.failure())
+        if (!r.await(System.nanoTime() + TimeUnit.SECONDS.toNanos(20), engine, BackoffWait.forNode(1, 1)) || null != r.failure())
         {
             throw new IllegalStateException("send failed: " + r.failure());
         }

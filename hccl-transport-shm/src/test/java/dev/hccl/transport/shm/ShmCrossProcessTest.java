@@ -1,5 +1,6 @@
 package dev.hccl.transport.shm;
 
+import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.PeerEndpoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class ShmCrossProcessTest
         final RecordingInbound.Failure f = in.nextFailure();
         final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals(1, f.peer());
-        assertEquals("rank 1 (pid " + child.pid() + ") died", f.cause().getMessage());
+        assertEquals("rank 1 (pid " + child.pid() + ") died", ((HcclException)f.cause()).detail());
         assertTrue(ms < 2_000, "noticed after " + ms + " ms");
         assertEquals(List.of(), cluster.files(), "files left after the kill");
     }

@@ -283,10 +283,10 @@ class ShmTransportMessagingTest
         final RecordingInbound.Failure f = in[0].nextFailure();
         final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals(1, f.peer());
-        assertInstanceOf(IOException.class, f.cause());
-        assertTrue(f.cause().getMessage().startsWith("rank 1 (pid " + ProcessHandle.current().pid() + ")"),
-            f.cause().getMessage());
-        assertTrue(f.cause().getMessage().contains("heartbeat in shared memory is"), f.cause().getMessage());
+        assertEquals(ErrorCode.E_REMOTE, ((HcclException)f.cause()).errorCode());
+        assertTrue(((HcclException)f.cause()).detail().startsWith("rank 1 (pid " + ProcessHandle.current().pid() + ")"),
+            ((HcclException)f.cause()).detail());
+        assertTrue(((HcclException)f.cause()).detail().contains("heartbeat in shared memory is"), ((HcclException)f.cause()).detail());
         assertTrue(ms < 5_000, "noticed after " + ms + " ms");
         assertTrue(pending.isDone());
         assertNotNull(pending.failure(), "the waiting send did not fail");
@@ -314,7 +314,7 @@ class ShmTransportMessagingTest
             final RecordingInbound.Failure f = in[0].nextFailure();
             final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertEquals(1, f.peer());
-            assertEquals("rank 1 (pid " + child.pid() + ") died", f.cause().getMessage());
+            assertEquals("rank 1 (pid " + child.pid() + ") died", ((HcclException)f.cause()).detail());
             assertTrue(ms < 2_000, "noticed after " + ms + " ms");
         }
         finally
@@ -331,7 +331,7 @@ class ShmTransportMessagingTest
         ShmCluster.send(t[0], 1, 1, 1, ALL_REDUCE, ByteBuffer.allocate(10));
         final RecordingInbound.Failure f = in[1].nextFailure();
         assertEquals(0, f.peer());
-        assertTrue(f.cause().getMessage().contains("the receiver threw"), f.cause().getMessage());
+        assertTrue(((HcclException)f.cause()).detail().contains("threw"), ((HcclException)f.cause()).detail());
         final Request r = ShmCluster.send(t[1], 0, 2, 1, ALL_REDUCE, ByteBuffer.allocate(10));
         assertTrue(r.isDone() && null != r.failure(), "a send on a failed link must fail at once");
     }
