@@ -17,6 +17,14 @@ public record CostParameters(double alpha, double beta, double gamma)
     public static final CostParameters LOOPBACK_TCP = new CostParameters(10e-6, 1 / 1.2e9, 1 / 3e9);
 
     /**
+     * Shared memory between two processes on the same VM ({@code hccl-transport-shm}): a message is copied into the
+     * pair's ring and out of it (or reduced out of it) by the receiver, with no system call; about 3 µs per message
+     * and 2.4 GB/s per link, the reduction as for {@link #LOOPBACK_TCP}. {@code docs/PERFORMANCE.md} has the
+     * measurements.
+     */
+    public static final CostParameters VM_SHARED_MEMORY = new CostParameters(3e-6, 1 / 2.4e9, 1 / 3e9);
+
+    /**
      * Validates.
      *
      * @param alpha seconds per message, not negative.

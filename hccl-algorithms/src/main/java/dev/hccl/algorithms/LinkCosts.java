@@ -29,6 +29,15 @@ public record LinkCosts(CostParameters local, CostParameters network, String sou
         CostParameters.LOOPBACK_TCP.gamma() / SERVER_SPEEDUP);
 
     /**
+     * Shared memory within a server: the VM's figures ({@link CostParameters#VM_SHARED_MEMORY}) divided by
+     * {@link #SERVER_SPEEDUP}, as for loopback: about 1.2 µs per message, 6 GB/s per link.
+     */
+    public static final CostParameters SERVER_SHARED_MEMORY = new CostParameters(
+        CostParameters.VM_SHARED_MEMORY.alpha() / SERVER_SPEEDUP,
+        CostParameters.VM_SHARED_MEMORY.beta() / SERVER_SPEEDUP,
+        CostParameters.VM_SHARED_MEMORY.gamma() / SERVER_SPEEDUP);
+
+    /**
      * A 10 Gbit/s Ethernet network through the kernel's TCP stack: about 30 µs per message (Open MPI's TCP latency
      * between hosts on such a network), 1.1 GB/s of payload; the reduction is the server's.
      */
@@ -39,6 +48,13 @@ public record LinkCosts(CostParameters local, CostParameters network, String sou
      * within themselves several times faster than between them, as the hierarchical algorithms assume.
      */
     public static final LinkCosts DEFAULTS = new LinkCosts(SERVER_LOOPBACK, ETHERNET_10G, "defaults");
+
+    /**
+     * A server's shared memory within a node, 10 Gbit/s Ethernet between nodes: the defaults when the ranks of a node
+     * talk through shared memory, which makes the level-0 phase of the hierarchy cheaper still.
+     */
+    public static final LinkCosts SHARED_MEMORY_DEFAULTS =
+        new LinkCosts(SERVER_SHARED_MEMORY, ETHERNET_10G, "defaults (shared memory within nodes)");
 
     /**
      * Validates.

@@ -86,7 +86,7 @@ final class AlgorithmSelector
     /** What HCCL_ALGO forces per operation, with the name reported for it. */
     private final Map<Operation, Object> forcedAlgorithms = new EnumMap<>(Operation.class);
     private final Map<Operation, String> forcedNames = new EnumMap<>(Operation.class);
-    private volatile LinkCosts links = LinkCosts.DEFAULTS;
+    private volatile LinkCosts links;
     /** The (operation, size class) pairs whose choice DEBUG has explained. */
     private final Set<Long> explained = ConcurrentHashMap.newKeySet();
 
@@ -97,9 +97,23 @@ final class AlgorithmSelector
      */
     AlgorithmSelector(final AlgoOverride override, final ClusterShape shape, final boolean deterministic)
     {
+        this(override, shape, deterministic, LinkCosts.DEFAULTS);
+    }
+
+    /**
+     * @param override      what the user forces.
+     * @param shape         the communicator's layout.
+     * @param deterministic whether only the defaults decide.
+     * @param defaults      the link figures until a probe measures them: {@link LinkCosts#SHARED_MEMORY_DEFAULTS}
+     *                      when the ranks of a node talk through shared memory, else {@link LinkCosts#DEFAULTS}.
+     */
+    AlgorithmSelector(
+        final AlgoOverride override, final ClusterShape shape, final boolean deterministic, final LinkCosts defaults)
+    {
         this.override = override;
         this.shape = shape;
         this.deterministic = deterministic;
+        this.links = defaults;
         for (final Operation op : Operation.values())
         {
             final List<Candidate> list = new ArrayList<>();

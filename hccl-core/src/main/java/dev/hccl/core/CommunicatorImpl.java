@@ -109,7 +109,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             topology.ranksOnNode(topology.nodeOf(rank)).size();
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG),
-            shapeOf(topology), config.deterministic());
+            shapeOf(topology), config.deterministic(), fabric.defaultCosts());
         if (rank == 0 && LOG.isInfoEnabled())
         {
             LOG.info("rank 0: {}", algorithms);

@@ -1,5 +1,6 @@
 package dev.hccl.core;
 
+import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.core.mailbox.Dispatcher;
@@ -18,14 +19,17 @@ final class Fabric
     private final Dispatcher dispatcher;
     private final StaticTopology topology;
     private final AutoCloseable onClose;
+    private final LinkCosts defaultCosts;
     private int references = 1;
 
     Fabric(
         final TransportRouting transports,
         final Dispatcher dispatcher,
         final StaticTopology topology,
+        final LinkCosts defaultCosts,
         final AutoCloseable onClose)
     {
+        this.defaultCosts = defaultCosts;
         this.transports = transports;
         this.progressEngine = transports.progressEngine();
         this.dispatcher = dispatcher;
@@ -57,6 +61,14 @@ final class Fabric
     String transportTo(final int globalPeer)
     {
         return transports.transportTo(globalPeer);
+    }
+
+    /**
+     * The link figures the cost model starts from: the same on every rank, as they decide the algorithms.
+     */
+    LinkCosts defaultCosts()
+    {
+        return defaultCosts;
     }
 
     Dispatcher dispatcher()

@@ -1,5 +1,6 @@
 package dev.hccl.core;
 
+import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
@@ -56,6 +57,8 @@ public final class HcclProvider implements CommunicatorProvider
 
     private static final Logger LOG = LoggerFactory.getLogger(HcclProvider.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The name of the shared-memory transport's plug-in ({@code hccl-transport-shm}). */
+    private static final String SHARED_MEMORY = "shm";
 
     /**
      * Public for {@link java.util.ServiceLoader}.
@@ -107,7 +110,7 @@ public final class HcclProvider implements CommunicatorProvider
                 (name, r) -> new PeerEndpoint(r, peers[r].nodeId(), peers[r].address(name)), config.worldSize(),
                 deadline);
             final StaticTopology topology = topology(peers);
-            final Fabric fabric = new Fabric(routing, dispatcher, topology, null);
+            final Fabric fabric = new Fabric(routing, dispatcher, topology, defaultCosts(peers), null);
             final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank,
                 identity(config.worldSize()), topology);
             try
@@ -181,7 +184,7 @@ public final class HcclProvider implements CommunicatorProvider
         for (int r = 0; r < worldSize; r++)
         {
             final Fabric fabric = new Fabric(TransportRouting.single(transports[r], worldSize), dispatchers[r], topology,
-                null);
+                LinkCosts.DEFAULTS, null);
             comms.add(new CommunicatorImpl(config, fabric, commId, r, ranks, topology));
         }
         return Collections.unmodifiableList(comms);
@@ -251,6 +254,23 @@ public final class HcclProvider implements CommunicatorProvider
                 config.worldSize(), CommConfig.MASTER_ADDR_ENV, config.masterAddr(), config.masterPort(),
                 CommConfig.MASTER_ADDR_ENV);
         }
+    }
+
+    /**
+     * The cost model's starting figures, alike on every rank: the ranks of a node talk through shared memory when every
+     * rank opened the shared-memory transport (a pair whose segment did not fit falls back to TCP, but the figures
+     * must not depend on what only that pair knows).
+     */
+    private static LinkCosts defaultCosts(final PeerInfo[] peers)
+    {
+        for (final PeerInfo peer : peers)
+        {
+            if (peer.address(SHARED_MEMORY) == null)
+            {
+                return LinkCosts.DEFAULTS;
+            }
+        }
+        return LinkCosts.SHARED_MEMORY_DEFAULTS;
     }
 
     /** The transport plug-ins on the class or module path (TCP and shared memory in the library's artifact). */

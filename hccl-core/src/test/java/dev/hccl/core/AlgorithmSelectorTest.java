@@ -22,6 +22,7 @@ import java.util.Locale;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the selector hands each operation: the forced algorithm, by every name the catalog has for it, else the
@@ -190,6 +191,23 @@ class AlgorithmSelectorTest
         assertFalse(pinned.linkCosts(fastMessages));
         assertSame(LinkCosts.DEFAULTS, pinned.linkCosts());
         assertEquals(before, pinned.broadcast(bytes).name());
+    }
+
+    @Test
+    void sharedMemoryDefaultsPriceLevelZeroCheaperAndHoldUnderDeterminism()
+    {
+        final long bytes = 16 << 20;
+        final ClusterShape twoByFour = ClusterShape.of(new int[]{0, 0, 0, 0, 1, 1, 1, 1});
+        final AlgorithmSelector overTcp = new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), twoByFour, true);
+        final AlgorithmSelector overShm = new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), twoByFour, true,
+            LinkCosts.SHARED_MEMORY_DEFAULTS);
+        assertSame(LinkCosts.SHARED_MEMORY_DEFAULTS, overShm.linkCosts());
+        assertFalse(overShm.linkCosts(LinkCosts.DEFAULTS), "HCCL_DETERMINISTIC keeps the defaults it started from");
+        final double tcp = overTcp.choice(Operation.ALL_REDUCE, bytes).predictedSeconds().get(HierarchicalAlgorithm.NAME);
+        final double shm = overShm.choice(Operation.ALL_REDUCE, bytes).predictedSeconds().get(HierarchicalAlgorithm.NAME);
+        assertTrue(shm < tcp, "the hierarchy's intra-node phases cost less over shared memory: " + shm + " vs " + tcp);
+        assertTrue(overShm.choice(Operation.ALL_REDUCE, bytes).model().contains("shared memory"),
+            overShm.choice(Operation.ALL_REDUCE, bytes).model());
     }
 
     @Test

@@ -14,7 +14,7 @@ public enum LinkClass
     SHM("SHM", "Same node: the ranks reach each other through shared memory"),
 
     /** Two ranks on the same node, through the node's TCP loopback. */
-    LOC("LOC", "Same node: the ranks reach each other through the node's TCP loopback"),
+    LOC("LOC", "Same node, not through shared memory: TCP loopback, or threads of one JVM"),
 
     /** Two ranks on different nodes. */
     NET("NET", "Different nodes: the ranks reach each other over the network between the nodes");

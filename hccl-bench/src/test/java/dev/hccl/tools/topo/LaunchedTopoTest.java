@@ -103,7 +103,7 @@ class LaunchedTopoTest
             assertEquals("R" + from, cells[0]);
             for (int to = 0; to < ranks; to++)
             {
-                assertEquals(from == to ? "X" : "LOC", cells[1 + to], lines.get(head + 1 + from));
+                assertEquals(from == to ? "X" : "SHM", cells[1 + to], lines.get(head + 1 + from));
             }
         }
     }

@@ -42,8 +42,23 @@ class TopoFormatterTest
             "Legend:",
             "",
             "  X    = Self",
-            "  LOC  = Same node: the ranks reach each other through the node's loopback or shared memory",
+            "  SHM  = Same node: the ranks reach each other through shared memory",
+            "  LOC  = Same node, not through shared memory: TCP loopback, or threads of one JVM",
             "  NET  = Different nodes: the ranks reach each other over the network between the nodes"), lines);
+    }
+
+    @Test
+    void aPairThatTalksThroughSharedMemoryIsShmAndOneOnTheSameNodeOverTcpIsLoc()
+    {
+        // Ranks 0 and 1 share a node; rank 0 reaches rank 1 through shared memory, rank 1 sees the same pair (the
+        // choice is the pair's); a pair across nodes is NET whatever the transport says.
+        final boolean[][] sharedMemory = {{false, true, true}, {true, false, false}, {true, false, false}};
+        final List<String> lines = TopoFormatter.lines(TopoReport.of(RANKS, sharedMemory, null, 0.5));
+        final int head = lines.indexOf("     R0   R1   R2");
+        assertEquals(List.of("R0    X  SHM  NET", "R1  SHM    X  NET", "R2  NET  NET    X"),
+            lines.subList(head + 1, head + 4));
+        final boolean[][] none = new boolean[3][3];
+        assertEquals("R0    X  LOC  NET", TopoFormatter.lines(TopoReport.of(RANKS, none, null, 0.5)).get(head + 1));
     }
 
     @Test
