@@ -139,18 +139,30 @@ public final class Mailbox
     public void beginOp(final long seq, final OpDescriptor desc)
     {
         Unexpected mismatched = null;
+        Unexpected leftOver = null;
         synchronized (this)
         {
             expectedSeq = seq;
             expectedDesc = desc;
             recent[(int)(seq % RECENT_OPS)] = desc;
-            for (int g = 0; g < unexpected.length && mismatched == null; g++)
+            for (int g = 0; g < unexpected.length && mismatched == null && leftOver == null; g++)
             {
                 for (final Unexpected u : unexpected[g])
                 {
-                    if (u.seq == seq && Tags.phase(u.tag) != Tags.P2P_PHASE && !desc.equals(u.desc))
+                    if (Tags.phase(u.tag) == Tags.P2P_PHASE)
+                    {
+                        continue;
+                    }
+                    if (u.seq == seq && !desc.equals(u.desc))
                     {
                         mismatched = u;
+                        break;
+                    }
+                    if (u.seq < seq)
+                    {
+                        // It came after this rank had finished that operation and before this one began: no
+                        // receive will ever take it, so the ranks disagreed on how much to send.
+                        leftOver = u;
                         break;
                     }
                 }
@@ -159,6 +171,13 @@ public final class Mailbox
         if (mismatched != null)
         {
             fault(ErrorCode.E_MISMATCH, mismatched.from, mismatchMessage(mismatched.desc, seq, desc));
+        }
+        else if (leftOver != null)
+        {
+            fault(ErrorCode.E_MISMATCH, leftOver.from, "{peer} sent " + leftOver.length +
+                " bytes for operation #" + leftOver.seq + " (" + leftOver.desc + ", tag " +
+                Tags.describe(leftOver.tag) + ") that no receive took: it came after this rank had finished that " +
+                "operation, so the ranks disagreed on how much to send (the counts of a V collective, say)");
         }
     }
 
