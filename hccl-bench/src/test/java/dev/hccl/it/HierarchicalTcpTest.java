@@ -15,14 +15,16 @@ import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The hierarchical algorithms over real TCP, ranks as threads on two "nodes" by {@code HCCL_NODE_ID}: the pipelined
- * all-reduce, whose rail thread's messages are driven by the caller's thread, with the transport driven by its callers
- * and with an I/O thread; all-gather, reduce-scatter and broadcast through the two levels; and HCCL's level form,
- * which composes the levels with the algorithm it names between nodes.
+ * The hierarchical algorithms over real transports, ranks as threads on two "nodes" by {@code HCCL_NODE_ID}: TCP
+ * between the nodes and, within them, shared memory (the transports of one rank then driven as one) or TCP too. The
+ * pipelined all-reduce, whose rail thread's messages are driven by the caller's thread, with the transports driven by
+ * their callers and with an I/O thread; all-gather, reduce-scatter and broadcast through the two levels; and HCCL's
+ * level form, which composes the levels with the algorithm it names between nodes.
  */
 @Timeout(300)
 class HierarchicalTcpTest
@@ -31,18 +33,25 @@ class HierarchicalTcpTest
     /** Above the size from which the all-reduce pipelines its levels, and not a multiple of the pieces. */
     private static final int COUNT = (8 << 20) / Float.BYTES + 13;
 
-    @ParameterizedTest(name = "I/O threads {0}, HCCL_ALGO={1}")
-    @CsvSource({"0, hierarchical", "1, hierarchical", "0, level0:NA;level1:H-D_R"})
-    void everyCollectiveOfTheHierarchyIsExactOverTcp(final int ioThreads, final String algo) throws Exception
+    @ParameterizedTest(name = "I/O threads {0}, HCCL_ALGO={1}, within nodes {2}")
+    @CsvSource({"0, hierarchical, shm", "1, hierarchical, shm", "0, level0:NA;level1:H-D_R, shm",
+        "0, hierarchical, tcp", "1, hierarchical, tcp"})
+    void everyCollectiveOfTheHierarchyIsExactOverTcp(final int ioThreads, final String algo, final String local)
+        throws Exception
     {
         final int port = TcpConformanceTest.freePort();
         final List<String> outcomes = Ranks.run(RANKS, 240, rank ->
         {
             try (Communicator comm = Hccl.init(CommConfig.builder().environment(Map.of())
                 .rank(rank).worldSize(RANKS).masterAddr("127.0.0.1").masterPort(port)
-                .nodeId("node" + rank / 2).algo(algo).ioThreads(ioThreads)
+                .nodeId("node" + rank / 2).algo(algo).ioThreads(ioThreads).shmDisable("tcp".equals(local))
                 .connectTimeout(Duration.ofSeconds(60)).execTimeout(Duration.ofSeconds(120)).conclude()))
             {
+                final Set<String> wanted = "shm".equals(local) ? Set.of("shm", "tcp") : Set.of("tcp");
+                if (!Set.of(comm.transports().split("\\+")).equals(wanted))
+                {
+                    return "used " + comm.transports() + ", not " + wanted;
+                }
                 final String chosen = comm.algorithmFor(Operation.ALL_REDUCE, COUNT * 4L).algorithm();
                 if (!chosen.equals(algo.equals("hierarchical") ? "hierarchical" : "hierarchical with level1 H-D_R"))
                 {

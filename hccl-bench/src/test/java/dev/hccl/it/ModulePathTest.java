@@ -4,6 +4,7 @@ import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.Hccl;
 import dev.hccl.core.HcclProvider;
 import dev.hccl.transport.netty.NettyTransport;
+import dev.hccl.transport.shm.ShmTransportProvider;
 import io.netty.channel.epoll.Epoll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,6 +64,7 @@ class ModulePathTest
         Hccl.class, "dev.hccl.api",
         Reducers.class, "dev.hccl.algorithms",
         NettyTransport.class, "dev.hccl.transport.netty",
+        ShmTransportProvider.class, "dev.hccl.transport.shm",
         HcclProvider.class, "dev.hccl.core");
 
     /** A class of each dependency jar that hccl-core needs at run time. */
@@ -110,11 +112,12 @@ class ModulePathTest
                         int rank = r;
                         joins.add(CompletableFuture.supplyAsync(() -> Hccl.initRootInfo(rootInfo, rank, 2), RANKS));
                     }
-                    List<Communicator> tcp = new ArrayList<>();
+                    List<Communicator> processPair = new ArrayList<>();
                     for (CompletableFuture<Communicator> join : joins) {
-                        tcp.add(join.join());
+                        processPair.add(join.join());
                     }
-                    check("tcp", tcp);
+                    // Two ranks of one node: the shared-memory plug-in, when the module path brings it.
+                    check(processPair.get(0).transports(), processPair);
                 } catch (Throwable t) {
                     t.printStackTrace();
                     System.exit(1);
@@ -208,7 +211,7 @@ class ModulePathTest
         assertTrue(run.output.contains("hccl-api is module dev.hccl.api"), run::toString);
         assertTrue(run.output.contains("dev.hccl.algorithms reads jdk.incubator.vector: true"), run::toString);
         assertTrue(run.output.contains("in-JVM allReduce: OK"), run::toString);
-        assertTrue(run.output.contains("tcp allReduce: OK"), run::toString);
+        assertTrue(run.output.contains("shm allReduce: OK"), run::toString);
         if (Epoll.isAvailable())
         {
             // Unless the native library's module is resolved, Netty falls back to NIO without a word of warning.
