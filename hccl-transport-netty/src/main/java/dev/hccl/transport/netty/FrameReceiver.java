@@ -1,8 +1,6 @@
 package dev.hccl.transport.netty;
 
-import dev.hccl.api.DataType;
-import dev.hccl.api.Operation;
-import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
@@ -36,9 +34,6 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     /** After GOODBYE or a failure: everything that still arrives is dropped. */
     private static final int DRAINING = 3;
 
-    private static final int OPERATION_COUNT = Operation.values().length;
-    private static final int DATA_TYPE_COUNT = DataType.values().length;
-    private static final int REDUCE_OP_COUNT = ReduceOp.values().length;
 
     private final TcpLink link;
     private final Inbound inbound;
@@ -57,7 +52,8 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private int abortFill;
     private long abortCommId;
     /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
-    private OpDescriptor lastDescriptor;
+    /** Decodes headers' fingerprints, one descriptor per run of equal ones; this receiver's alone. */
+    private final DescriptorCodec descriptors = new DescriptorCodec();
 
     FrameReceiver(final TcpLink link, final NettyTransport transport)
     {
@@ -221,27 +217,13 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         final int op = h.getUnsignedByte(base + Frames.OPERATION_OFFSET);
         final int dt = h.getUnsignedByte(base + Frames.DATA_TYPE_OFFSET);
         final int ro = h.getUnsignedByte(base + Frames.REDUCE_OP_OFFSET);
-        if (op >= OPERATION_COUNT)
+        final OpDescriptor desc = descriptors.decode(
+            op, dt, ro, h.getInt(base + Frames.ROOT_OFFSET), h.getLong(base + Frames.COUNT_OFFSET));
+        if (null == desc)
         {
-            protocolError("bad operation ordinal " + op);
+            protocolError(DescriptorCodec.describeBad(op, dt, ro));
             return;
         }
-        if (dt >= DATA_TYPE_COUNT && Frames.NONE != dt)
-        {
-            protocolError("bad data type ordinal " + dt);
-            return;
-        }
-        if (ro >= REDUCE_OP_COUNT && Frames.NONE != ro)
-        {
-            protocolError("bad reduce op ordinal " + ro);
-            return;
-        }
-        final OpDescriptor desc = descriptor(
-            Operation.fromOrdinal(op),
-            Frames.NONE == dt ? null : DataType.fromOrdinal(dt),
-            Frames.NONE == ro ? null : ReduceOp.fromOrdinal(ro),
-            h.getInt(base + Frames.ROOT_OFFSET),
-            h.getLong(base + Frames.COUNT_OFFSET));
         final long commId = h.getLong(base + Frames.COMM_ID_OFFSET);
         final long seq = h.getLong(base + Frames.SEQ_OFFSET);
         final long tag = h.getLong(base + Frames.TAG_OFFSET);
@@ -268,20 +250,6 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         sink = s;
         remaining = length;
         state = DATA_PAYLOAD;
-    }
-
-    private OpDescriptor descriptor(
-        final Operation op, final DataType dt, final ReduceOp ro, final int root, final long count)
-    {
-        final OpDescriptor last = lastDescriptor;
-        if (null != last && last.operation() == op && last.dataType() == dt && last.reduceOp() == ro &&
-            last.root() == root && last.count() == count)
-        {
-            return last;
-        }
-        final OpDescriptor desc = new OpDescriptor(op, dt, ro, root, count);
-        lastDescriptor = desc;
-        return desc;
     }
 
     private void deliver(final ByteBuf in)

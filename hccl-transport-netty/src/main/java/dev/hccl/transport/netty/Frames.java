@@ -2,6 +2,7 @@ package dev.hccl.transport.netty;
 
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.OpDescriptor;
 import io.netty.buffer.ByteBuf;
 
@@ -43,7 +44,7 @@ final class Frames
     static final int TYPE_GOODBYE = 3;
 
     /** Ordinal byte that stands for "none" (null data type or reduction, or no operation in control frames). */
-    static final int NONE = 0xFF;
+    static final int NONE = DescriptorCodec.NONE;
 
     /** Longest ABORT reason accepted; abort reasons are held whole, so they are bounded separately from data. */
     static final int ABORT_REASON_MAX_BYTES = 4096;
@@ -83,8 +84,8 @@ final class Frames
             buf,
             TYPE_DATA,
             desc.operation().ordinal(),
-            null == dataType ? NONE : dataType.ordinal(),
-            null == reduceOp ? NONE : reduceOp.ordinal(),
+            DescriptorCodec.code(dataType),
+            DescriptorCodec.code(reduceOp),
             desc.root(),
             length,
             commId,

@@ -3,8 +3,7 @@ package dev.hccl.transport.shm;
 import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
-import dev.hccl.api.Operation;
-import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
@@ -35,9 +34,6 @@ final class ShmReceiver implements ControlledMessageHandler
     /** After GOODBYE or a failure: nothing more is read. */
     private static final int DONE = 2;
 
-    private static final int OPERATION_COUNT = Operation.values().length;
-    private static final int DATA_TYPE_COUNT = DataType.values().length;
-    private static final int REDUCE_OP_COUNT = ReduceOp.values().length;
 
     private final int rank;
     private final int peer;
@@ -52,7 +48,8 @@ final class ShmReceiver implements ControlledMessageHandler
     private int remaining;
     private int emptyPolls;
     /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
-    private OpDescriptor lastDescriptor;
+    /** Decodes headers' fingerprints, one descriptor per run of equal ones; this receiver's alone. */
+    private final DescriptorCodec descriptors = new DescriptorCodec();
 
     /**
      * A receiver.
@@ -167,21 +164,14 @@ final class ShmReceiver implements ControlledMessageHandler
         final int dt = b.getByte(index + ShmRecords.DATA_TYPE_OFFSET) & 0xFF;
         final int ro = b.getByte(index + ShmRecords.REDUCE_OP_OFFSET) & 0xFF;
         final int payloadLength = b.getInt(index + ShmRecords.LENGTH_OFFSET);
-        if (op >= OPERATION_COUNT ||
-            (dt >= DATA_TYPE_COUNT && ShmRecords.NONE != dt) ||
-            (ro >= REDUCE_OP_COUNT && ShmRecords.NONE != ro) ||
-            payloadLength < 0)
+        final OpDescriptor desc = descriptors.decode(
+            op, dt, ro, b.getInt(index + ShmRecords.ROOT_OFFSET), b.getLong(index + ShmRecords.COUNT_OFFSET));
+        if (null == desc || payloadLength < 0)
         {
             protocolError("a bad message header (operation " + op + ", data type " + dt + ", reduction " + ro +
                 ", length " + payloadLength + ")");
             return;
         }
-        final OpDescriptor desc = descriptor(
-            Operation.fromOrdinal(op),
-            ShmRecords.NONE == dt ? null : DataType.fromOrdinal(dt),
-            ShmRecords.NONE == ro ? null : ReduceOp.fromOrdinal(ro),
-            b.getInt(index + ShmRecords.ROOT_OFFSET),
-            b.getLong(index + ShmRecords.COUNT_OFFSET));
         final long commId = b.getLong(index + ShmRecords.COMM_ID_OFFSET);
         final long seq = b.getLong(index + ShmRecords.SEQ_OFFSET);
         final long tag = b.getLong(index + ShmRecords.TAG_OFFSET);
@@ -208,20 +198,6 @@ final class ShmReceiver implements ControlledMessageHandler
         sink = s;
         remaining = payloadLength;
         state = PAYLOAD;
-    }
-
-    private OpDescriptor descriptor(
-        final Operation op, final DataType dt, final ReduceOp ro, final int root, final long count)
-    {
-        final OpDescriptor last = lastDescriptor;
-        if (null != last && last.operation() == op && last.dataType() == dt && last.reduceOp() == ro &&
-            last.root() == root && last.count() == count)
-        {
-            return last;
-        }
-        final OpDescriptor desc = new OpDescriptor(op, dt, ro, root, count);
-        lastDescriptor = desc;
-        return desc;
     }
 
     private void onData(final int index, final int length)

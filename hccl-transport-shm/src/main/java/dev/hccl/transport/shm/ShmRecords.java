@@ -2,6 +2,7 @@ package dev.hccl.transport.shm;
 
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.OpDescriptor;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
@@ -43,8 +44,8 @@ final class ShmRecords
     static final int DATA_CHUNK_MAX_BYTES = 64 * 1024;
     /** The longest ABORT reason (the ring may bound it further). */
     static final int ABORT_REASON_MAX_BYTES = 4096;
-    /** Ordinal byte for a null data type or reduction. */
-    static final int NONE = 0xFF;
+    /** The ordinal of a data type or reduction an operation has not. */
+    static final int NONE = DescriptorCodec.NONE;
 
     static final int COMM_ID_OFFSET = 0;
     static final int SEQ_OFFSET = 8;
@@ -117,8 +118,8 @@ final class ShmRecords
         b.putInt(index + ROOT_OFFSET, desc.root());
         b.putInt(index + LENGTH_OFFSET, length);
         b.putByte(index + OPERATION_OFFSET, (byte)desc.operation().ordinal());
-        b.putByte(index + DATA_TYPE_OFFSET, (byte)(null == dataType ? NONE : dataType.ordinal()));
-        b.putByte(index + REDUCE_OP_OFFSET, (byte)(null == reduceOp ? NONE : reduceOp.ordinal()));
+        b.putByte(index + DATA_TYPE_OFFSET, (byte)DescriptorCodec.code(dataType));
+        b.putByte(index + REDUCE_OP_OFFSET, (byte)DescriptorCodec.code(reduceOp));
         b.putByte(index + REDUCE_OP_OFFSET + 1, (byte)0);
         b.putInt(index + REDUCE_OP_OFFSET + 2, 0);
     }
