@@ -24,6 +24,36 @@ public interface Inbound
     MessageSink onMessage(int fromRank, long commId, long seq, long tag, OpDescriptor desc, int length);
 
     /**
+     * Starts a message as every transport must: {@link #onMessage}, a null sink refused, an empty payload completed at
+     * once.
+     *
+     * @param fromRank the sender's rank in the root communicator.
+     * @param commId   the communicator it belongs to.
+     * @param seq      the operation's sequence number.
+     * @param tag      the tag within the operation.
+     * @param desc     the sender's operation.
+     * @param length   payload bytes that follow.
+     * @return the sink to write the payload to, or null when there is no payload (the message is complete).
+     * @throws NullPointerException when {@link #onMessage} returns null.
+     */
+    default MessageSink begin(
+        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc,
+        final int length)
+    {
+        final MessageSink sink = onMessage(fromRank, commId, seq, tag, desc, length);
+        if (null == sink)
+        {
+            throw new NullPointerException("Inbound.onMessage returned null");
+        }
+        if (0 == length)
+        {
+            sink.complete();
+            return null;
+        }
+        return sink;
+    }
+
+    /**
      * The connection to a peer failed: closed, reset, or a protocol error.
      *
      * @param peer  the peer's rank in the root communicator.

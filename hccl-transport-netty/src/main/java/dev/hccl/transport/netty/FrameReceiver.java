@@ -231,21 +231,16 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         final MessageSink s;
         try
         {
-            s = inbound.onMessage(peer, commId, seq, tag, desc, length);
-            if (null == s)
-            {
-                throw new NullPointerException("Inbound.onMessage returned null");
-            }
-            if (0 == length)
-            {
-                s.complete();
-                return;
-            }
+            s = inbound.begin(peer, commId, seq, tag, desc, length);
         }
         catch (final Throwable t)
         {
             deliveryFailed(t);
             return;
+        }
+        if (null == s)
+        {
+            return; // no payload: complete already
         }
         sink = s;
         remaining = length;

@@ -179,21 +179,16 @@ final class ShmReceiver implements ControlledMessageHandler
         final MessageSink s;
         try
         {
-            s = inbound.onMessage(peer, commId, seq, tag, desc, payloadLength);
-            if (null == s)
-            {
-                throw new NullPointerException("Inbound.onMessage returned null");
-            }
-            if (0 == payloadLength)
-            {
-                s.complete();
-                return;
-            }
+            s = inbound.begin(peer, commId, seq, tag, desc, payloadLength);
         }
         catch (final Throwable t)
         {
             deliveryFailed(t);
             return;
+        }
+        if (null == s)
+        {
+            return; // no payload: complete already
         }
         sink = s;
         remaining = payloadLength;
