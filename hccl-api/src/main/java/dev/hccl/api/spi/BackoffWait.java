@@ -1,5 +1,7 @@
 package dev.hccl.api.spi;
 
+import java.util.concurrent.locks.LockSupport;
+
 /**
  * The standard {@link WaitPolicy}, shaped as Agrona's {@code BackoffIdleStrategy}: spin, then yield the core, then
  * wait in the engine, longer as the idleness lasts. Stateless: the idleness is given on each call.
@@ -13,6 +15,9 @@ package dev.hccl.api.spi;
  *     arrives (a selector), or parks from {@link #PARK_MIN_NANOS} growing to {@link #PARK_MAX_NANOS} in one that
  *     does not (shared memory), which bounds the delay added to a message that arrives during a park.</li>
  * </ul>
+ * With no engine (another thread completes the transfer and unparks this one) it spins at most
+ * {@link #COMPLETION_SPIN_NANOS}, yields until {@link #COMPLETION_YIELD_NANOS} (about a loopback round trip, so that
+ * this process's I/O thread can complete the transfer on this core without a wake-up), then parks until woken.
  */
 public final class BackoffWait implements WaitPolicy
 {
@@ -26,6 +31,10 @@ public final class BackoffWait implements WaitPolicy
     public static final long PARK_MIN_NANOS = 20_000;
     /** The longest park in an engine that does not wake on arrival. */
     public static final long PARK_MAX_NANOS = 1_000_000;
+    /** With no engine: the longest spin before yielding. */
+    public static final long COMPLETION_SPIN_NANOS = 5_000;
+    /** With no engine: until when to yield before parking. */
+    public static final long COMPLETION_YIELD_NANOS = 200_000;
 
     private static final BackoffWait WITH_CORE = new BackoffWait(SPIN_NANOS, YIELD_NANOS);
     private static final BackoffWait SHARING_CORES = new BackoffWait(0, YIELD_NANOS);
@@ -64,6 +73,11 @@ public final class BackoffWait implements WaitPolicy
     @Override
     public void idle(final ProgressEngine engine, final long idleNanos, final long leftNanos)
     {
+        if (null == engine)
+        {
+            awaitCompletion(idleNanos, leftNanos);
+            return;
+        }
         if (idleNanos < spinNanos)
         {
             Thread.onSpinWait();
@@ -80,6 +94,22 @@ public final class BackoffWait implements WaitPolicy
         {
             final long park = Math.max(PARK_MIN_NANOS, Math.min(PARK_MAX_NANOS, (idleNanos - yieldNanos) / 8));
             engine.poll(Math.min(leftNanos, park));
+        }
+    }
+
+    private void awaitCompletion(final long idleNanos, final long leftNanos)
+    {
+        if (idleNanos < Math.min(spinNanos, COMPLETION_SPIN_NANOS))
+        {
+            Thread.onSpinWait();
+        }
+        else if (idleNanos < COMPLETION_YIELD_NANOS)
+        {
+            Thread.yield();
+        }
+        else
+        {
+            LockSupport.parkNanos(this, leftNanos);
         }
     }
 

@@ -8,9 +8,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Request
 {
-    private static final int SPIN_ITERATIONS = 200;
-    /** How long a waiter yields its core before parking: a round trip on loopback, give or take. */
-    private static final long YIELD_NANOS = 200_000;
+    /** How a waiter that passes no policy waits: as one with a core to itself. */
+    private static final WaitPolicy DEFAULT_POLICY = BackoffWait.forNode(1, 1);
     /** How often a waiter whose transfers another thread drives checks whether it should drive them itself. */
     private static final long DRIVE_RETRY_NANOS = 1_000_000;
 
@@ -124,9 +123,9 @@ public final class Request
     }
 
     /**
-     * Waits until the transfer finishes or the deadline passes, as Agrona's back-off idle strategy does: spins
-     * briefly, then yields its core for about a loopback round trip (so that this process's I/O thread, which
-     * completes the transfer, can run on it without a wake-up), then parks.
+     * Waits until the transfer finishes or the deadline passes, as {@link BackoffWait} waits for a completion that
+     * another thread makes: spins briefly, then yields its core for about a loopback round trip (so that this
+     * process's I/O thread, which completes the transfer, can run on it without a wake-up), then parks.
      * <p>
      * Not interruptible, as {@code CompletableFuture.join()} is not: an interrupt neither ends the wait nor is lost;
      * the thread's interrupt status is set again when this returns. A transfer abandoned half-way would leave the
@@ -137,42 +136,30 @@ public final class Request
      */
     public boolean await(final long deadlineNanos)
     {
-        try
-        {
-            awaitParked(deadlineNanos);
-            return done;
-        }
-        finally
-        {
-            restoreInterrupt();
-        }
+        return await(deadlineNanos, null, DEFAULT_POLICY);
     }
 
-    /** {@link #await(long)} with the interrupt status held aside, not set again. */
-    private void awaitParked(final long deadlineNanos)
+    /**
+     * Waits, as {@code policy} says with no engine to drive, until another thread completes the transfer (which
+     * unparks this one) or the deadline passes; the interrupt status is held aside, not set again.
+     */
+    private void awaitCompletion(final long deadlineNanos, final WaitPolicy policy)
     {
-        for (int i = 0; i < SPIN_ITERATIONS; i++)
-        {
-            if (done)
-            {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        final long yieldUntil = Math.min(deadlineNanos, System.nanoTime() + YIELD_NANOS);
-        while (!done && System.nanoTime() - yieldUntil < 0)
-        {
-            Thread.yield();
-        }
-        holdInterrupt();
         waiter = Thread.currentThread();
         try
         {
-            long left;
-            while (!done && (left = deadlineNanos - System.nanoTime()) > 0)
+            final long start = System.nanoTime();
+            long now = start;
+            while (!done)
             {
-                LockSupport.parkNanos(this, left);
-                holdInterrupt();
+                final long left = deadlineNanos - now;
+                if (left <= 0)
+                {
+                    return;
+                }
+                holdInterrupt(); // a park returns at once on an interrupted thread
+                policy.idle(null, now - start, left);
+                now = System.nanoTime();
             }
         }
         finally
@@ -196,14 +183,15 @@ public final class Request
      */
     public boolean await(final long deadlineNanos, final ProgressEngine engine, final WaitPolicy policy)
     {
-        if (null == engine)
-        {
-            return await(deadlineNanos);
-        }
         // Held aside for the whole wait: a selector, like a park, returns at once on an interrupted thread.
         holdInterrupt();
         try
         {
+            if (null == engine)
+            {
+                awaitCompletion(deadlineNanos, policy);
+                return done;
+            }
             while (!done)
             {
                 if (engine.enter())
@@ -225,7 +213,7 @@ public final class Request
                 {
                     return false;
                 }
-                awaitParked(Math.min(deadlineNanos, now + DRIVE_RETRY_NANOS));
+                awaitCompletion(Math.min(deadlineNanos, now + DRIVE_RETRY_NANOS), policy);
             }
             return true;
         }

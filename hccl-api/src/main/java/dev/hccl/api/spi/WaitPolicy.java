@@ -1,9 +1,10 @@
 package dev.hccl.api.spi;
 
 /**
- * How a thread that drives a transport waits while nothing is ready, apart from what completes a transfer
- * ({@link Request}), in the manner of Agrona's {@code IdleStrategy}: spin, yield its core, or wait in the engine
- * ({@link ProgressEngine#poll(long)}), which sleeps in the kernel until I/O arrives or parks for a while.
+ * How a thread waits for a transfer, apart from what completes it ({@link Request}), in the manner of Agrona's
+ * {@code IdleStrategy}: spin, yield its core, or wait. A thread that drives the transports waits in their engine
+ * ({@link ProgressEngine#poll(long)}), which sleeps in the kernel until I/O arrives or parks for a while; a thread whose
+ * transfer another thread completes parks, and is unparked by the completion.
  */
 @FunctionalInterface
 public interface WaitPolicy
@@ -11,7 +12,8 @@ public interface WaitPolicy
     /**
      * Waits a little after a poll found nothing to do.
      *
-     * @param engine    the engine being driven; the policy may poll it with a wait.
+     * @param engine    the engine being driven, which the policy may poll with a wait; null when another thread
+     *                  completes the transfer and unparks this one, so that the policy may park.
      * @param idleNanos how long nothing has been ready.
      * @param leftNanos how long until the waiter's deadline; positive.
      */

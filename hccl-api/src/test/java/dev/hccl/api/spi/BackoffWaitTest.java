@@ -4,8 +4,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,6 +42,29 @@ class BackoffWaitTest
         policy.idle(memory, BackoffWait.YIELD_NANOS + 100_000_000, 1_000_000_000L);
         assertEquals(List.of(BackoffWait.PARK_MIN_NANOS, 200_000L, BackoffWait.PARK_MAX_NANOS), memory.waits,
             "a park grows with idleness up to its cap, since nothing ends it early");
+    }
+
+    @Test
+    void withNoEngineItParksUntilTheCompletionWakesItOrTheDeadlinePasses() throws Exception
+    {
+        final BackoffWait policy = BackoffWait.forNode(4, 2);
+        final Request completed = new Request(1, false, 0);
+        final Thread completer = new Thread(() ->
+        {
+            LockSupport.parkNanos(300_000_000L); // long past the yielding: the waiter is parked by then
+            completed.complete();
+        });
+        final long start = System.nanoTime();
+        completer.start();
+        assertTrue(completed.await(start + 60_000_000_000L, null, policy));
+        final long waited = System.nanoTime() - start;
+        assertTrue(waited < 10_000_000_000L, "the completion must wake the parked waiter, waited " + waited + " ns");
+        completer.join();
+
+        final Request never = new Request(1, false, 0);
+        final long before = System.nanoTime();
+        assertFalse(never.await(before + 50_000_000L, null, policy));
+        assertTrue(System.nanoTime() - before >= 50_000_000L, "returned before its deadline");
     }
 
     @Test
