@@ -174,14 +174,24 @@ final class ShmHandshake
     /** Phase 2, this rank the higher: map the file the lower rank created, unlink it, and say whether it worked. */
     private void answer(final int peer, final long deadlineNanos)
     {
-        final String created = await(key(peer, rank, "created"), peer, deadlineNanos);
+        final Path file = dir.resolve(fileName(commId, peer, rank));
+        final String created;
+        try
+        {
+            created = await(key(peer, rank, "created"), peer, deadlineNanos);
+        }
+        catch (final RuntimeException ex)
+        {
+            // The lower rank may have died between creating the file and saying so: nobody else will remove it.
+            delete(file);
+            throw ex;
+        }
         final int peerRingBytes = parseCreated(created);
         if (peerRingBytes < 0)
         {
             LOG.debug("rank {}: rank {} could not create our segment ({}); the pair falls back", rank, peer, created);
             return;
         }
-        final Path file = dir.resolve(fileName(commId, peer, rank));
         String answer = FAIL;
         try
         {

@@ -150,14 +150,15 @@ class ShmTransportConnectTest
             t0, ShmCluster.endpoint(0, t0), List.of(ShmCluster.endpoint(1, t1)), 0, 1_500);
 
         final Path file = cluster.dir.resolve(ShmHandshake.fileName(cluster.commId, 0, 1));
+        final long size = ShmSegment.fileBytes(ShmCluster.TEST_RING_BYTES);
         final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        while (!Files.exists(file) && System.nanoTime() - until < 0)
+        // The file exists from its creation on and grows as it is written through: wait for the whole of it.
+        while (!(Files.exists(file) && Files.size(file) == size) && System.nanoTime() - until < 0)
         {
             Thread.sleep(5);
         }
         assertTrue(Files.exists(file), "rank 0 did not create " + file);
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
-        final long size = ShmSegment.fileBytes(ShmCluster.TEST_RING_BYTES);
         assertEquals(size, Files.size(file));
         assertTrue(allocatedBytes(file) >= size, "the file is sparse: " + allocatedBytes(file) + " of " + size);
 
@@ -181,6 +182,24 @@ class ShmTransportConnectTest
         assertEquals(0, ex.peer());
         assertTrue(ex.getMessage().contains("rank 0 did not answer the shared-memory handshake"), ex.getMessage());
         assertEquals(List.of(), cluster.files(), "rank 1's file for the pair with rank 2 was left behind");
+    }
+
+    /**
+     * A lower rank that died after creating the pair's file but before saying so: the higher rank times out naming it
+     * and removes the file, which nobody else would.
+     */
+    @Test
+    void aLowerRankThatDiesAfterCreatingItsFileLeavesNothingBehind() throws Exception
+    {
+        final ShmCluster cluster = cluster();
+        final ShmTransport t0 = cluster.open(0, 2, new RecordingInbound());
+        final ShmTransport t1 = cluster.open(1, 2, new RecordingInbound());
+        Files.createFile(cluster.dir.resolve(ShmHandshake.fileName(cluster.commId, 0, 1))); // rank 0's, then it died
+        final Future<Set<Integer>> c1 = cluster.connectAsync(t1, ShmCluster.endpoint(1, t1),
+            List.of(ShmCluster.endpoint(0, t0)), 0, 700);
+        final HcclException ex = timeoutOf(c1);
+        assertEquals(0, ex.peer());
+        assertEquals(List.of(), cluster.files(), "the dead rank's file was left behind");
     }
 
     /**
