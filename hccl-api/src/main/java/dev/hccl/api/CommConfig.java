@@ -107,6 +107,20 @@ public final class CommConfig
     /** {@code 1} turns the shared-memory transport off: ranks of one node then talk over TCP (NCCL_SHM_DISABLE). */
     public static final String SHM_DISABLE_ENV = "HCCL_SHM_DISABLE";
 
+    /**
+     * TCP connections per pair of ranks and I/O thread (NCCL's {@code NCCL_NSOCKS_PERTHREAD}): a pair has
+     * {@code HCCL_SOCKET_NSOCKS x HCCL_SOCKET_NTHREADS} connections, and the segments of a large transfer travel over
+     * them side by side. Every rank must use the same values.
+     */
+    public static final String SOCKET_NSOCKS_ENV = "HCCL_SOCKET_NSOCKS";
+    /**
+     * I/O threads that one pair's TCP connections are spread over (NCCL's {@code NCCL_SOCKET_NTHREADS}); more than 1
+     * needs at least as many {@link #IO_THREADS_ENV}.
+     */
+    public static final String SOCKET_NTHREADS_ENV = "HCCL_SOCKET_NTHREADS";
+    /** The most TCP connections per pair ({@link #SOCKET_NSOCKS_ENV} x {@link #SOCKET_NTHREADS_ENV}). */
+    public static final int SOCKETS_PER_PAIR_MAX = 16;
+
     /** Value of {@link #localRank()} and {@link #localSize()} when they are to be derived from host identity. */
     public static final int DERIVE = -1;
 
@@ -136,6 +150,8 @@ public final class CommConfig
     private final int ioThreads;
     private final String shmDir;
     private final boolean shmDisable;
+    private final int socketNsocks;
+    private final int socketNthreads;
     private final Map<String, String> sources;
     private final Set<String> given;
 
@@ -163,6 +179,8 @@ public final class CommConfig
         ioThreads = b.ioThreads;
         shmDir = b.shmDir;
         shmDisable = b.shmDisable;
+        socketNsocks = b.socketNsocks;
+        socketNthreads = b.socketNthreads;
         this.sources = sources;
     }
 
@@ -387,6 +405,36 @@ public final class CommConfig
     }
 
     /**
+     * TCP connections per pair and I/O thread ({@link #SOCKET_NSOCKS_ENV}).
+     *
+     * @return at least 1.
+     */
+    public int socketNsocks()
+    {
+        return socketNsocks;
+    }
+
+    /**
+     * I/O threads one pair's TCP connections are spread over ({@link #SOCKET_NTHREADS_ENV}).
+     *
+     * @return at least 1.
+     */
+    public int socketNthreads()
+    {
+        return socketNthreads;
+    }
+
+    /**
+     * TCP connections per pair of ranks: {@link #socketNsocks()} x {@link #socketNthreads()}.
+     *
+     * @return 1 to {@link #SOCKETS_PER_PAIR_MAX}.
+     */
+    public int socketsPerPair()
+    {
+        return socketNsocks * socketNthreads;
+    }
+
+    /**
      * Every resolved value with where it came from, for logging once at creation.
      *
      * @return name = value (source), in a stable order.
@@ -451,6 +499,8 @@ public final class CommConfig
         private String explicitJobToken;
         private String explicitNodeId;
         private Integer explicitIoThreads;
+        private Integer explicitSocketNsocks;
+        private Integer explicitSocketNthreads;
         private String explicitShmDir;
         private Boolean explicitShmDisable;
 
@@ -475,6 +525,8 @@ public final class CommConfig
         private int ioThreads;
         private String shmDir;
         private boolean shmDisable;
+        private int socketNsocks;
+        private int socketNthreads;
 
         private Builder()
         {
@@ -721,6 +773,30 @@ public final class CommConfig
         }
 
         /**
+         * TCP connections per pair of ranks and I/O thread ({@link #SOCKET_NSOCKS_ENV}).
+         *
+         * @param sockets at least 1.
+         * @return this.
+         */
+        public Builder socketNsocks(final int sockets)
+        {
+            explicitSocketNsocks = sockets;
+            return this;
+        }
+
+        /**
+         * I/O threads one pair's TCP connections are spread over ({@link #SOCKET_NTHREADS_ENV}).
+         *
+         * @param threads at least 1, at most {@link #ioThreads(int)} when above 1.
+         * @return this.
+         */
+        public Builder socketNthreads(final int threads)
+        {
+            explicitSocketNthreads = threads;
+            return this;
+        }
+
+        /**
          * Where shared-memory segments are created.
          *
          * @param dir a directory on a tmpfs, such as {@code /dev/shm}.
@@ -805,6 +881,8 @@ public final class CommConfig
             ioThreads = intValue(sources, explicitIoThreads, new String[]{IO_THREADS_ENV}, IO_THREADS_DEFAULT);
             shmDir = stringValue(sources, explicitShmDir, SHM_DIR_ENV, SHM_DIR_DEFAULT);
             shmDisable = flagValue(sources, explicitShmDisable, SHM_DISABLE_ENV);
+            socketNsocks = intValue(sources, explicitSocketNsocks, new String[]{SOCKET_NSOCKS_ENV}, 1);
+            socketNthreads = intValue(sources, explicitSocketNthreads, new String[]{SOCKET_NTHREADS_ENV}, 1);
             validate();
             return new CommConfig(this, Map.copyOf(sources));
         }
@@ -825,6 +903,14 @@ public final class CommConfig
             require(maxFrameBytes >= segmentBytes,
                 "maxFrameBytes (" + maxFrameBytes + ") must be at least segmentBytes (" + segmentBytes + ")");
             require(ioThreads >= 0 && ioThreads <= 64, "ioThreads must be in [0, 64], got " + ioThreads);
+            require(socketNsocks >= 1 && socketNthreads >= 1 &&
+                    (long)socketNsocks * socketNthreads <= SOCKETS_PER_PAIR_MAX,
+                SOCKET_NSOCKS_ENV + " (" + socketNsocks + ") and " + SOCKET_NTHREADS_ENV + " (" + socketNthreads +
+                ") must be at least 1, and their product (TCP connections per pair) at most " + SOCKETS_PER_PAIR_MAX);
+            require(socketNthreads <= Math.max(1, ioThreads),
+                SOCKET_NTHREADS_ENV + "=" + socketNthreads + " spreads each pair's connections over " + socketNthreads +
+                " I/O threads, but " + IO_THREADS_ENV + "=" + ioThreads + "; set " + IO_THREADS_ENV + " to at least " +
+                socketNthreads);
             require(jobToken == null || !jobToken.isEmpty(), "jobToken must not be empty");
         }
 

@@ -107,6 +107,25 @@ class CommConfigTest
     }
 
     @Test
+    void tcpConnectionsPerPairAreSocketsTimesThreadsAndThreadsNeedIoThreads()
+    {
+        assertEquals(1, CommConfig.builder().environment(Map.of()).conclude().socketsPerPair());
+        final CommConfig c = CommConfig.builder().environment(Map.of(
+            "HCCL_SOCKET_NSOCKS", "2", "HCCL_SOCKET_NTHREADS", "4", "HCCL_IO_THREADS", "4")).conclude();
+        assertEquals(2, c.socketNsocks());
+        assertEquals(4, c.socketNthreads());
+        assertEquals(8, c.socketsPerPair());
+        assertEquals(3, CommConfig.builder().environment(Map.of()).socketNsocks(3).conclude().socketsPerPair());
+        assertMessage("HCCL_SOCKET_NTHREADS=2 spreads each pair's connections over 2 I/O threads, but " +
+                "HCCL_IO_THREADS=0; set HCCL_IO_THREADS to at least 2",
+            () -> CommConfig.builder().environment(Map.of("HCCL_SOCKET_NTHREADS", "2")).conclude());
+        assertMessage("their product (TCP connections per pair) at most 16",
+            () -> CommConfig.builder().environment(Map.of("HCCL_SOCKET_NSOCKS", "17")).conclude());
+        assertMessage("HCCL_SOCKET_NSOCKS (0)",
+            () -> CommConfig.builder().environment(Map.of("HCCL_SOCKET_NSOCKS", "0")).conclude());
+    }
+
+    @Test
     void topologyProbeIsOffUnlessSetAndReadsTheUsualSpellings()
     {
         assertEquals(TopoProbe.OFF, CommConfig.builder().environment(Map.of()).conclude().topoProbe());

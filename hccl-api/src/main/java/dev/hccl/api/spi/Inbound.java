@@ -3,10 +3,13 @@ package dev.hccl.api.spi;
 /**
  * What a transport delivers to: implemented by the communicator layer, called from transport threads.
  * <p>
- * Threading contract: the callbacks about one peer come from one thread at a time, in the order of the wire:
- * {@link #onMessage}, then the sink's {@link MessageSink#write} calls and {@link MessageSink#complete}, before the
- * next message from that peer. Callbacks about different peers may run concurrently. An in-process transport calls
- * them on the sender's thread.
+ * Threading contract: the callbacks about one message come from one thread at a time, in order: {@link #onMessage},
+ * then the sink's {@link MessageSink#write} calls and {@link MessageSink#complete}. A transport with one channel per
+ * pair delivers a peer's messages one after another in the order sent; one with several (TCP with
+ * {@code HCCL_SOCKET_NSOCKS} or {@code HCCL_SOCKET_NTHREADS} above 1) may deliver different messages of one peer
+ * side by side, on several threads and in any order, so receivers match by sequence number and tag, never by arrival
+ * order. {@link #onPeerClosed} comes after every message the peer sent. Callbacks about different peers may run
+ * concurrently. An in-process transport calls them on the sender's thread.
  */
 public interface Inbound
 {
