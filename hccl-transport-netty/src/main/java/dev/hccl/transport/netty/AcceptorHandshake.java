@@ -69,7 +69,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
             in.readBytes(hello, fill, n);
             fill += n;
 
-            // Check the magic as soon as it is here, so that garbage is dropped without waiting for 54 bytes.
+            // Check the magic as soon as it is here, so that garbage is dropped without waiting for the whole HELLO.
             if (fill >= 4)
             {
                 final int magic = ((hello[0] & 0xFF) << 24) | ((hello[1] & 0xFF) << 16) |
@@ -91,7 +91,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
 
             finish();
             final Handshake.Hello h = Handshake.decodeHello(hello);
-            final String reason = transport.admit(h, ctx.channel());
+            final NettyTransport.Admission admission = transport.admit(h, ctx.channel());
+            final String reason = admission.refusal();
             if (null != reason)
             {
                 LOG.warn(
@@ -103,14 +104,14 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
                 return;
             }
 
-            final TcpLink link = transport.linkOrNull(h.rank());
+            final TcpConnection connection = admission.connection();
             final byte[] ackMac = transport.handshake().ackMac(
-                transport.commId(), transport.rank(), h.rank(), transport.worldSize());
+                transport.commId(), transport.rank(), h.rank(), transport.worldSize(), h.connection());
             ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_ACK, transport.rank(), ackMac))
                 .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(link, transport));
+            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(connection, transport));
             transport.handshakeDone(ctx.channel());
-            LOG.debug("rank {}: accepted rank {} from {}", transport.rank(), h.rank(), ctx.channel().remoteAddress());
+            LOG.debug("rank {}: {} accepted from {}", transport.rank(), connection.name(), ctx.channel().remoteAddress());
             if (in.isReadable())
             {
                 // Frames may follow HELLO in the same read: the replaced context forwards to the receiver.

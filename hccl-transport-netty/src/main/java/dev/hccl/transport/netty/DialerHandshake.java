@@ -40,7 +40,9 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(final ChannelHandlerContext ctx)
     {
-        final byte[] hello = transport.handshake().encodeHello(transport.commId(), transport.rank(), transport.worldSize());
+        final byte[] hello = transport.handshake().encodeHello(
+            transport.commId(), transport.rank(), transport.worldSize(), dialer.connection(),
+            transport.connectionsPerPeer());
         ctx.writeAndFlush(Unpooled.wrappedBuffer(hello));
         final long waitNs = Math.max(1, dialer.nanosLeft());
         timeout = ctx.executor().schedule(() ->
@@ -131,7 +133,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
                 return;
             }
             final byte[] expected = transport.handshake().ackMac(
-                transport.commId(), peerRank, transport.rank(), transport.worldSize());
+                transport.commId(), peerRank, transport.rank(), transport.worldSize(), dialer.connection());
             if (!MessageDigest.isEqual(expected, body))
             {
                 fatal(ctx, "rejected: rank " + peerRank + " failed authentication (job token mismatch)");
@@ -139,15 +141,15 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
             }
 
             finish();
-            final TcpLink link = transport.registerDialed(dialer.peer(), ctx.channel());
-            if (null == link)
+            final TcpConnection connection = transport.registerDialed(dialer.peer(), dialer.connection(), ctx.channel());
+            if (null == connection)
             {
                 ctx.close();
                 return;
             }
-            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(link, transport));
+            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(connection, transport));
             transport.handshakeDone(ctx.channel());
-            LOG.debug("rank {}: connected to rank {} at {}", transport.rank(), peerRank, dialer.address());
+            LOG.debug("rank {}: {} at {} is up", transport.rank(), connection.name(), dialer.address());
             if (in.isReadable())
             {
                 // The acceptor may send frames right behind its ACK: forward them to the receiver.

@@ -35,6 +35,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private static final int DRAINING = 3;
 
 
+    private final TcpConnection connection;
     private final TcpLink link;
     private final Inbound inbound;
     private final int rank;
@@ -51,13 +52,13 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private byte[] abortBytes;
     private int abortFill;
     private long abortCommId;
-    /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
     /** Decodes headers' fingerprints, one descriptor per run of equal ones; this receiver's alone. */
     private final DescriptorCodec descriptors = new DescriptorCodec();
 
-    FrameReceiver(final TcpLink link, final NettyTransport transport)
+    FrameReceiver(final TcpConnection connection, final NettyTransport transport)
     {
-        this.link = link;
+        this.connection = connection;
+        this.link = connection.link();
         this.inbound = transport.inbound();
         this.rank = transport.rank();
         this.peer = link.peer();
@@ -82,7 +83,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
             // Only a bug gets here: every callback into the communicator is guarded on its own.
             LOG.error("rank {}: internal error receiving from rank {}", rank, peer, t);
             state = DRAINING;
-            link.fail("connection to rank " + peer + " failed: internal error in the receiver: " + t, t);
+            link.fail(connection, connection.name() + " failed: internal error in the receiver: " + t, t, true);
         }
         finally
         {
@@ -96,14 +97,14 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         final boolean midMessage = DATA_PAYLOAD == state || ABORT_PAYLOAD == state || headerFill > 0;
         state = DRAINING;
         sink = null;
-        link.onInactive(midMessage);
+        connection.onInactive(midMessage);
     }
 
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
         state = DRAINING;
-        link.fail("connection to rank " + peer + " lost: " + cause, cause);
+        link.fail(connection, connection.name() + " lost: " + cause, cause, true);
     }
 
     private void consume(final ChannelHandlerContext ctx, final ByteBuf in)
@@ -202,7 +203,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
                 else
                 {
                     state = DRAINING;
-                    link.onGoodbye();
+                    connection.onGoodbye();
                 }
                 break;
 
@@ -311,7 +312,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         state = DRAINING;
         sink = null;
         LOG.warn("rank {}: protocol error from rank {}: {}; closing the connection", rank, peer, details);
-        link.fail("protocol error from rank " + peer + ": " + details, null, false);
+        link.fail(connection, "protocol error from rank " + peer + ": " + details, null, false);
     }
 
     private void deliveryFailed(final Throwable t)
@@ -319,6 +320,6 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         state = DRAINING;
         sink = null;
         LOG.error("rank {}: the receiver failed on a message from rank {}; closing the connection", rank, peer, t);
-        link.fail("connection to rank " + peer + " failed: the receiver threw " + t, t, false);
+        link.fail(connection, connection.name() + " failed: the receiver threw " + t, t, false);
     }
 }

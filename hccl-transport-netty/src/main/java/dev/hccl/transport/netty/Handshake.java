@@ -17,11 +17,13 @@ import javax.crypto.spec.SecretKeySpec;
  * <pre>
  *  offset size field
  *   0     4    magic      0x4843434C ("HCCL")
- *   4     2    version    1
+ *   4     2    version    2
  *   6     8    commId     root communicator id
  *  14     4    rank       the dialer's rank
  *  18     4    worldSize
- *  22    32    mac        HMAC-SHA256(key, "HCCL-HELLO" version commId rank worldSize)
+ *  22     2    connection which of the pair's connections this is, 0 .. connections - 1
+ *  24     2    connections how many connections the dialer opens to each peer
+ *  26    32    mac        HMAC-SHA256(key, "HCCL-HELLO" version commId rank worldSize connection connections)
  * </pre>
  *
  * The acceptor replies, and closes the connection after a REJECT:
@@ -29,11 +31,12 @@ import javax.crypto.spec.SecretKeySpec;
  * <pre>
  *  offset size field
  *   0     4    magic      0x4843434C
- *   4     2    version    1
+ *   4     2    version    2
  *   6     1    status     ACK=0, REJECT=1
  *   7     4    rank       the acceptor's rank
  *  11     2    bodyLength 0 .. 1024
- *  13     n    body       ACK: HMAC-SHA256(key, "HCCL-ACK" version commId acceptorRank dialerRank worldSize);
+ *  13     n    body       ACK: HMAC-SHA256(key, "HCCL-ACK" version commId acceptorRank dialerRank worldSize
+ *                              connection);
  *                         REJECT: the reason, UTF-8
  * </pre>
  *
@@ -47,11 +50,11 @@ final class Handshake
     /** First four bytes of HELLO and of the reply: "HCCL". */
     static final int MAGIC = 0x4843434C;
     /** The protocol version this code speaks. */
-    static final short VERSION = 1;
+    static final short VERSION = 2;
     /** Bytes of an HMAC-SHA256. */
     static final int MAC_LENGTH = 32;
     /** Bytes in HELLO. */
-    static final int HELLO_LENGTH = 4 + 2 + 8 + 4 + 4 + MAC_LENGTH;
+    static final int HELLO_LENGTH = 4 + 2 + 8 + 4 + 4 + 2 + 2 + MAC_LENGTH;
     /** Bytes in a reply before its body. */
     static final int REPLY_FIXED_LENGTH = 4 + 2 + 1 + 4 + 2;
     /** Longest reply body accepted. */
@@ -92,10 +95,12 @@ final class Handshake
      * @param version   protocol version.
      * @param commId    communicator id.
      * @param rank      the dialer's rank.
-     * @param worldSize its world size.
-     * @param mac       its authenticator.
+     * @param worldSize   its world size.
+     * @param connection  which of the pair's connections this is.
+     * @param connections how many connections the dialer opens to each peer.
+     * @param mac         its authenticator.
      */
-    record Hello(int version, long commId, int rank, int worldSize, byte[] mac)
+    record Hello(int version, long commId, int rank, int worldSize, int connection, int connections, byte[] mac)
     {
     }
 
@@ -104,15 +109,32 @@ final class Handshake
      *
      * @param commId    communicator id.
      * @param rank      the dialer's rank.
+     * @param worldSize   world size.
+     * @param connection  which of the pair's connections this is.
+     * @param connections how many connections the dialer opens to each peer.
+     * @return {@link #HELLO_LENGTH} bytes.
+     */
+    byte[] encodeHello(
+        final long commId, final int rank, final int worldSize, final int connection, final int connections)
+    {
+        final ByteBuffer bb = ByteBuffer.allocate(HELLO_LENGTH);
+        bb.putInt(MAGIC).putShort(VERSION).putLong(commId).putInt(rank).putInt(worldSize);
+        bb.putShort((short)connection).putShort((short)connections);
+        bb.put(helloMac(VERSION, commId, rank, worldSize, connection, connections));
+        return bb.array();
+    }
+
+    /**
+     * Encodes the HELLO of a pair's only connection.
+     *
+     * @param commId    communicator id.
+     * @param rank      the dialer's rank.
      * @param worldSize world size.
      * @return {@link #HELLO_LENGTH} bytes.
      */
     byte[] encodeHello(final long commId, final int rank, final int worldSize)
     {
-        final ByteBuffer bb = ByteBuffer.allocate(HELLO_LENGTH);
-        bb.putInt(MAGIC).putShort(VERSION).putLong(commId).putInt(rank).putInt(worldSize);
-        bb.put(helloMac(VERSION, commId, rank, worldSize));
-        return bb.array();
+        return encodeHello(commId, rank, worldSize, 0, 1);
     }
 
     /**
@@ -129,9 +151,11 @@ final class Handshake
         final long commId = bb.getLong();
         final int rank = bb.getInt();
         final int worldSize = bb.getInt();
+        final int connection = bb.getShort() & 0xFFFF;
+        final int connections = bb.getShort() & 0xFFFF;
         final byte[] mac = new byte[MAC_LENGTH];
         bb.get(mac);
-        return new Hello(version, commId, rank, worldSize, mac);
+        return new Hello(version, commId, rank, worldSize, connection, connections, mac);
     }
 
     /**
@@ -144,7 +168,9 @@ final class Handshake
     {
         // Constant-time comparison: the MAC must not be guessable byte by byte from timing.
         return MessageDigest.isEqual(
-            helloMac(hello.version(), hello.commId(), hello.rank(), hello.worldSize()), hello.mac());
+            helloMac(hello.version(), hello.commId(), hello.rank(), hello.worldSize(), hello.connection(),
+                hello.connections()),
+            hello.mac());
     }
 
     /**
@@ -154,12 +180,15 @@ final class Handshake
      * @param acceptorRank the acceptor.
      * @param dialerRank   the dialer.
      * @param worldSize    world size.
+     * @param connection   which of the pair's connections.
      * @return {@link #MAC_LENGTH} bytes.
      */
-    byte[] ackMac(final long commId, final int acceptorRank, final int dialerRank, final int worldSize)
+    byte[] ackMac(
+        final long commId, final int acceptorRank, final int dialerRank, final int worldSize, final int connection)
     {
-        final ByteBuffer bb = ByteBuffer.allocate(ACK_DOMAIN.length + 2 + 8 + 4 + 4 + 4);
+        final ByteBuffer bb = ByteBuffer.allocate(ACK_DOMAIN.length + 2 + 8 + 4 + 4 + 4 + 2);
         bb.put(ACK_DOMAIN).putShort(VERSION).putLong(commId).putInt(acceptorRank).putInt(dialerRank).putInt(worldSize);
+        bb.putShort((short)connection);
         return mac(bb.array());
     }
 
@@ -198,10 +227,13 @@ final class Handshake
         return cut;
     }
 
-    private byte[] helloMac(final int version, final long commId, final int rank, final int worldSize)
+    private byte[] helloMac(
+        final int version, final long commId, final int rank, final int worldSize, final int connection,
+        final int connections)
     {
-        final ByteBuffer bb = ByteBuffer.allocate(HELLO_DOMAIN.length + 2 + 8 + 4 + 4);
+        final ByteBuffer bb = ByteBuffer.allocate(HELLO_DOMAIN.length + 2 + 8 + 4 + 4 + 2 + 2);
         bb.put(HELLO_DOMAIN).putShort((short)version).putLong(commId).putInt(rank).putInt(worldSize);
+        bb.putShort((short)connection).putShort((short)connections);
         return mac(bb.array());
     }
 

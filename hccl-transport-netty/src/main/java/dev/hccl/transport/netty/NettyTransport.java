@@ -1,5 +1,6 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
@@ -16,6 +17,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -49,25 +51,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The TCP transport: one Netty channel per pair of ranks, epoll when available and NIO otherwise.
+ * The TCP transport: one or more Netty channels per pair of ranks ({@link Context#connectionsPerPeer(int)}), epoll
+ * when available and NIO otherwise.
  * <p>
  * <b>Life cycle.</b> {@link #bind(Context)} starts the I/O threads and listens on an ephemeral port;
  * {@link #listenAddress()} is what the other ranks must be told (through the bootstrap store).
  * {@link #connect(InetSocketAddress[])} then builds the full mesh: rank i dials every rank j &lt; i and accepts a
  * connection from every rank j &gt; i. Connections from higher ranks are accepted from the moment of {@code bind},
- * so messages may reach the {@link Inbound} before this rank's {@code connect} returns.
+ * so messages may reach the {@link Inbound} before this rank's {@code connect} returns. With several connections
+ * per pair, the dialer opens all of them and the link to a peer is up when every one has completed its handshake.
  * <p>
  * <b>Wire format.</b> Every connection opens with the handshake described in {@link Handshake} (HELLO with an
  * HMAC-SHA256 of the job token, then ACK or REJECT), followed by frames with the 48-byte header described in
  * {@link Frames}; all header fields are big-endian (network order).
  * <p>
- * <b>Threading.</b> Each channel lives on one I/O thread ({@code hccl-io-<rank>-<n>}, daemon). Every {@link Inbound}
- * callback about a peer runs on that peer's channel's I/O thread, in the order of the bytes on the wire: messages from
- * one peer are announced ({@code onMessage}), written ({@code MessageSink.write}, one or more chunks, each a
- * little-endian view of the read buffer valid only during the call) and completed one after another, never
- * interleaved. Callbacks about different peers may run concurrently on different I/O threads. Callbacks must not
- * block and must not call {@link #close()}. {@link Link#send} may be called from any thread; sends on one link reach
- * the peer in call order and complete on the I/O thread.
+ * <b>Threading.</b> Each channel lives on one I/O thread ({@code hccl-io-<rank>-<n>}, daemon); the dialer places a
+ * pair's connections on {@link Context#threadsPerPeer(int)} threads, the acceptor takes Netty's turn-about. Every
+ * {@link Inbound} callback about a connection runs on its channel's I/O thread, in the order of the bytes on the wire:
+ * messages on one connection are announced ({@code onMessage}), written ({@code MessageSink.write}, one or more
+ * chunks, each a little-endian view of the read buffer valid only during the call) and completed one after another,
+ * never interleaved. With several connections per pair, messages from one peer arrive on each side by side, in no
+ * particular order between connections. Callbacks must not block and must not call {@link #close()}.
+ * {@link Link#send} may be called from any thread and completes on the I/O thread; each message goes whole on one
+ * connection (see {@link TcpLink}).
  * <p>
  * <b>Failures.</b> A link that fails (reset, closed without GOODBYE, protocol error, a throwing sink) is reported
  * once to {@link Inbound#onLinkFailure} with {@link ErrorCode#E_TCP_TRANSFER}; after {@link #close()} has begun,
@@ -84,6 +90,8 @@ public final class NettyTransport implements Transport
     public static final int IO_THREADS_DEFAULT = 0;
     /** The most I/O threads a transport may have. */
     public static final int IO_THREADS_MAX = 64;
+    /** The most connections a pair of ranks may have: each is a file descriptor per peer on both sides. */
+    public static final int CONNECTIONS_PER_PEER_MAX = 16;
     /** Default for {@link Context#connectTimeout(Duration)}: HCCL's {@code HCCL_CONNECT_TIMEOUT} default. */
     public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(120);
 
@@ -114,15 +122,20 @@ public final class NettyTransport implements Transport
     private final long commId;
     private final int maxFrameBytes;
     private final long connectTimeoutNs;
+    private final int connectionsPerPeer;
+    private final int threadsPerPeer;
     private final Inbound inbound;
     private final Handshake handshake;
     private final EventLoopGroup group;
     /** The loop that callers drive, when there are no I/O threads; else null. */
     private final CallerDrivenEventLoop drivenLoop;
+    /** The group's event loops, for placing each connection a dialer opens. */
+    private final EventLoop[] loops;
     private final Class<? extends Channel> socketChannelClass;
     private final String name;
     private final Channel serverChannel;
     private final InetSocketAddress localAddress;
+    /** The links that can carry messages: every connection of the pair is up. */
     private final AtomicReferenceArray<TcpLink> links;
     /** Channels still in their handshake, closed by {@link #close()}. */
     private final Set<Channel> handshaking = ConcurrentHashMap.newKeySet();
@@ -131,13 +144,16 @@ public final class NettyTransport implements Transport
     // Guarded by lock.
     private final String[] peerStatus;
     private final Throwable[] peerCause;
+    /** Links with some of their connections up, by rank; moved to {@link #links} when complete. */
+    private final TcpLink[] building;
     private int connected;
     /** The peers that {@link #connect} wants, by rank (null before it is called), and how many. */
     private boolean[] expected;
     private int wanted;
     private int fatalPeer = HcclException.UNKNOWN_RANK;
     private boolean connectCalled;
-    private Dialer[] dialers;
+    /** By lower rank, then by connection. */
+    private Dialer[][] dialers;
 
     private volatile boolean connectEnded;
     private volatile boolean closing;
@@ -152,15 +168,24 @@ public final class NettyTransport implements Transport
         this.commId = ctx.commId();
         this.maxFrameBytes = ctx.maxFrameBytes();
         this.connectTimeoutNs = ctx.connectTimeout().toNanos();
+        this.connectionsPerPeer = ctx.connectionsPerPeer();
+        this.threadsPerPeer = ctx.threadsPerPeer();
         this.inbound = ctx.inbound();
         this.handshake = new Handshake(ctx.jobToken());
         this.group = group;
         this.drivenLoop = group instanceof CallerDrivenEventLoop ? (CallerDrivenEventLoop)group : null;
+        final List<EventLoop> loopList = new ArrayList<>();
+        for (final EventExecutor e : group)
+        {
+            loopList.add((EventLoop)e);
+        }
+        this.loops = loopList.toArray(new EventLoop[0]);
         this.socketChannelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         this.name = epoll ? "tcp/epoll" : "tcp/nio";
         this.links = new AtomicReferenceArray<>(worldSize);
         this.peerStatus = new String[worldSize];
         this.peerCause = new Throwable[worldSize];
+        this.building = new TcpLink[worldSize];
 
         final Class<? extends ServerChannel> serverClass =
             epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -348,12 +373,16 @@ public final class NettyTransport implements Transport
             }
             this.expected = expected.clone();
             this.wanted = wanted;
-            dialers = new Dialer[rank];
+            dialers = new Dialer[rank][];
             for (int j = 0; j < rank; j++)
             {
                 if (expected[j])
                 {
-                    dialers[j] = new Dialer(j, peers[j], deadlineNs);
+                    dialers[j] = new Dialer[connectionsPerPeer];
+                    for (int k = 0; k < connectionsPerPeer; k++)
+                    {
+                        dialers[j][k] = new Dialer(j, k, peers[j], deadlineNs);
+                    }
                     peerStatus[j] = "connecting";
                 }
             }
@@ -362,7 +391,10 @@ public final class NettyTransport implements Transport
         {
             if (null != dialers[j])
             {
-                dialers[j].attempt();
+                for (final Dialer d : dialers[j])
+                {
+                    d.attempt();
+                }
             }
         }
 
@@ -395,8 +427,10 @@ public final class NettyTransport implements Transport
             }
             if (connected == wanted)
             {
-                LOG.info("rank {}: connected to {} peers in {} ms over {}",
-                    rank, wanted, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), name);
+                LOG.info("rank {}: connected to {} peers in {} ms over {}{}",
+                    rank, wanted, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), name,
+                    1 == connectionsPerPeer ? "" : ", " + connectionsPerPeer + " connections each on " +
+                        threadsPerPeer + " thread" + (1 == threadsPerPeer ? "" : "s"));
                 return;
             }
         }
@@ -476,10 +510,10 @@ public final class NettyTransport implements Transport
         closes.add(serverChannel.close());
         for (int i = 0; i < worldSize; i++)
         {
-            final TcpLink link = links.get(i);
+            final TcpLink link = null != links.get(i) ? links.get(i) : building[i];
             if (null != link)
             {
-                closes.add(link.closeOrderly());
+                link.closeOrderly(closes);
             }
         }
         for (final Channel ch : handshaking)
@@ -547,6 +581,11 @@ public final class NettyTransport implements Transport
         return connectTimeoutNs;
     }
 
+    int connectionsPerPeer()
+    {
+        return connectionsPerPeer;
+    }
+
     Inbound inbound()
     {
         return inbound;
@@ -583,18 +622,29 @@ public final class NettyTransport implements Transport
     }
 
     /**
-     * Checks a HELLO on the accepting side and, when it is good, registers the link.
+     * What the accepting side decided about a HELLO.
+     *
+     * @param connection the connection registered, or null when refused.
+     * @param refusal    why it was refused, or null when accepted.
+     */
+    record Admission(TcpConnection connection, String refusal)
+    {
+    }
+
+    /**
+     * Checks a HELLO on the accepting side and, when it is good, registers the connection.
      *
      * @param hello   the HELLO.
      * @param channel its channel.
-     * @return null when accepted (the link is registered), else the reason for refusing.
+     * @return the connection, or why it is refused.
      */
-    String admit(final Handshake.Hello hello, final Channel channel)
+    Admission admit(final Handshake.Hello hello, final Channel channel)
     {
         final String reason = checkHello(hello);
         synchronized (lock)
         {
             String refusal = reason;
+            boolean incompatible = false;
             final int peer = hello.rank();
             if (null == refusal)
             {
@@ -602,13 +652,22 @@ public final class NettyTransport implements Transport
                 {
                     refusal = "rank " + rank + " is closing";
                 }
-                else if (null != links.get(peer))
+                else if (isUp(peer, hello.connection()))
                 {
-                    refusal = "rank " + peer + " is already connected";
+                    refusal = (1 == connectionsPerPeer ? "rank " + peer :
+                        "connection " + hello.connection() + " of rank " + peer) + " is already connected";
                 }
                 else if (null != expected && !expected[peer])
                 {
                     refusal = "rank " + peer + " is reached over another transport, not TCP";
+                }
+                else if (hello.connections() != connectionsPerPeer)
+                {
+                    // An authenticated rank of this job set up differently: waiting cannot help either side.
+                    incompatible = true;
+                    refusal = "rank " + peer + " opens " + hello.connections() + " connections to each peer and rank " +
+                        rank + " " + connectionsPerPeer + "; " + CommConfig.SOCKET_NSOCKS_ENV + " x " +
+                        CommConfig.SOCKET_NTHREADS_ENV + " must be the same on every rank";
                 }
             }
             if (null != refusal)
@@ -617,30 +676,35 @@ public final class NettyTransport implements Transport
                 {
                     // Remembered so that a timeout names the real trouble, not just "no connection".
                     peerStatus[peer] = "its connection was refused here: " + refusal;
+                    if (incompatible && HcclException.UNKNOWN_RANK == fatalPeer)
+                    {
+                        fatalPeer = peer;
+                        lock.notifyAll();
+                    }
                 }
-                return refusal;
+                return new Admission(null, refusal);
             }
-            register(peer, channel);
-            return null;
+            return new Admission(register(peer, hello.connection(), channel), null);
         }
     }
 
     /**
-     * Registers the link to a lower rank after its ACK.
+     * Registers a connection to a lower rank after its ACK.
      *
-     * @param peer    the lower rank.
-     * @param channel the channel.
-     * @return the link, or null when closing or already connected.
+     * @param peer       the lower rank.
+     * @param connection which of the pair's connections.
+     * @param channel    the channel.
+     * @return the connection, or null when closing or already connected.
      */
-    TcpLink registerDialed(final int peer, final Channel channel)
+    TcpConnection registerDialed(final int peer, final int connection, final Channel channel)
     {
         synchronized (lock)
         {
-            if (closing || null != links.get(peer))
+            if (closing || isUp(peer, connection))
             {
                 return null;
             }
-            return register(peer, channel);
+            return register(peer, connection, channel);
         }
     }
 
@@ -679,19 +743,41 @@ public final class NettyTransport implements Transport
         {
             return "rank " + peer + " must not dial rank " + rank + " (each rank dials only lower ranks)";
         }
+        if (hello.connections() < 1 || hello.connections() > CONNECTIONS_PER_PEER_MAX ||
+            hello.connection() >= hello.connections())
+        {
+            return "connection " + hello.connection() + " of " + hello.connections() + " is out of range (at most " +
+                CONNECTIONS_PER_PEER_MAX + " connections per peer)";
+        }
         return null;
     }
 
-    private TcpLink register(final int peer, final Channel channel)
+    /** Whether connection {@code index} to {@code peer} has completed its handshake. Caller holds lock. */
+    private boolean isUp(final int peer, final int index)
+    {
+        return null != links.get(peer) || (null != building[peer] && building[peer].has(index));
+    }
+
+    private TcpConnection register(final int peer, final int index, final Channel channel)
     {
         // Caller holds lock.
-        final TcpLink link = new TcpLink(this, peer, channel);
-        links.set(peer, link);
-        peerStatus[peer] = null;
-        peerCause[peer] = null;
-        connected++;
-        lock.notifyAll();
-        return link;
+        TcpLink link = building[peer];
+        if (null == link)
+        {
+            link = new TcpLink(this, peer, connectionsPerPeer);
+            building[peer] = link;
+        }
+        final TcpConnection connection = link.attach(index, channel);
+        if (link.complete())
+        {
+            building[peer] = null;
+            links.set(peer, link);
+            peerStatus[peer] = null;
+            peerCause[peer] = null;
+            connected++;
+            lock.notifyAll();
+        }
+        return connection;
     }
 
     private void trackHandshake(final Channel ch)
@@ -739,10 +825,18 @@ public final class NettyTransport implements Transport
                 final String status;
                 if (j < rank)
                 {
-                    final Dialer d = dialers[j];
+                    final Dialer d = firstDown(j);
                     String last = peerStatus[j];
                     final Channel ch = d.current;
-                    if (null != ch)
+                    if (gaveUpEarly && j == fatalPeer)
+                    {
+                        // What made connect() give up, even if another of the pair's connections is still trying.
+                        if (null != ch)
+                        {
+                            toClose.add(ch);
+                        }
+                    }
+                    else if (null != ch)
                     {
                         // An attempt is still under way: its own timeout may not have fired yet.
                         toClose.add(ch);
@@ -767,7 +861,7 @@ public final class NettyTransport implements Transport
                 sb.append("; rank ").append(j);
                 if (j < rank)
                 {
-                    sb.append(" at ").append(dialers[j].address);
+                    sb.append(" at ").append(dialers[j][0].address);
                 }
                 sb.append(": ").append(status);
                 if (HcclException.UNKNOWN_RANK == firstMissing)
@@ -793,6 +887,19 @@ public final class NettyTransport implements Transport
             ErrorCode.E_TCP_CONNECT, rank, firstMissing, Operation.INIT, HcclException.NO_SEQUENCE, message, cause);
     }
 
+    /** The first of a lower peer's dialers whose connection is not up. Caller holds lock. */
+    private Dialer firstDown(final int peer)
+    {
+        for (final Dialer d : dialers[peer])
+        {
+            if (!isUp(peer, d.connection))
+            {
+                return d;
+            }
+        }
+        return dialers[peer][0];
+    }
+
     private static String describeDialFailure(final InetSocketAddress address, final Throwable cause)
     {
         if (cause instanceof ConnectTimeoutException)
@@ -807,27 +914,37 @@ public final class NettyTransport implements Transport
     }
 
     /**
-     * Dials one lower rank until it answers, is rejected, or the connect deadline passes.
+     * Dials one connection to a lower rank until it answers, is rejected, or the connect deadline passes.
      */
     final class Dialer implements Runnable
     {
         private final int peer;
+        private final int connection;
         private final InetSocketAddress address;
+        /** The event loop of this connection: a pair's connections take turns over threadsPerPeer threads. */
+        private final EventLoop loop;
         private final long deadlineNs;
         private long backoffMs = DIAL_BACKOFF_INITIAL_MS;
         private volatile int attempts;
         private volatile Channel current;
 
-        Dialer(final int peer, final InetSocketAddress address, final long deadlineNs)
+        Dialer(final int peer, final int connection, final InetSocketAddress address, final long deadlineNs)
         {
             this.peer = peer;
+            this.connection = connection;
             this.address = address;
+            this.loop = loops[(peer + connection % threadsPerPeer) % loops.length];
             this.deadlineNs = deadlineNs;
         }
 
         int peer()
         {
             return peer;
+        }
+
+        int connection()
+        {
+            return connection;
         }
 
         InetSocketAddress address()
@@ -856,7 +973,7 @@ public final class NettyTransport implements Transport
             attempts++;
             final int connectTimeoutMs = (int)Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(leftNs)));
             final Bootstrap b = new Bootstrap()
-                .group(group)
+                .group(loop)
                 .channel(socketChannelClass)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
@@ -909,7 +1026,7 @@ public final class NettyTransport implements Transport
             LOG.debug("rank {}: dial of rank {} at {}: {}; retrying in {} ms", rank, peer, address, status, delayMs);
             try
             {
-                group.next().schedule(this, delayMs, TimeUnit.MILLISECONDS);
+                loop.schedule(this, delayMs, TimeUnit.MILLISECONDS);
             }
             catch (final RejectedExecutionException ex)
             {
@@ -945,7 +1062,8 @@ public final class NettyTransport implements Transport
             synchronized (lock)
             {
                 current = null;
-                if (null == links.get(peer))
+                // Once a peer has made connect() give up, what its other connections see later is no news.
+                if (!isUp(peer, connection) && fatalPeer != peer)
                 {
                     peerStatus[peer] = status;
                     peerCause[peer] = cause;
@@ -971,6 +1089,8 @@ public final class NettyTransport implements Transport
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int maxFrameBytes = MAX_FRAME_BYTES_DEFAULT;
         private int ioThreads = IO_THREADS_DEFAULT;
+        private int connectionsPerPeer = 1;
+        private int threadsPerPeer = 1;
         private Duration connectTimeout = CONNECT_TIMEOUT_DEFAULT;
         private Inbound inbound;
 
@@ -1135,6 +1255,53 @@ public final class NettyTransport implements Transport
         }
 
         /**
+         * How many TCP connections each pair of ranks has, every rank alike: each message goes whole on the least
+         * loaded one, so the segments of a large transfer travel side by side (NCCL's
+         * {@code NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS}). Defaults to 1.
+         *
+         * @param connections 1 to {@value NettyTransport#CONNECTIONS_PER_PEER_MAX}.
+         * @return this.
+         */
+        public Context connectionsPerPeer(final int connections)
+        {
+            this.connectionsPerPeer = connections;
+            return this;
+        }
+
+        /**
+         * Connections per pair of ranks.
+         *
+         * @return the count.
+         */
+        public int connectionsPerPeer()
+        {
+            return connectionsPerPeer;
+        }
+
+        /**
+         * Over how many I/O threads the dialing rank spreads a pair's connections, so that one pair's bytes can keep
+         * several cores busy. Defaults to 1; more needs as many {@link #ioThreads(int)}.
+         *
+         * @param threads 1 to {@link #connectionsPerPeer()}.
+         * @return this.
+         */
+        public Context threadsPerPeer(final int threads)
+        {
+            this.threadsPerPeer = threads;
+            return this;
+        }
+
+        /**
+         * I/O threads per pair.
+         *
+         * @return the count.
+         */
+        public int threadsPerPeer()
+        {
+            return threadsPerPeer;
+        }
+
+        /**
          * How long {@link NettyTransport#connect} may take in all, and how long an accepted connection may take to
          * send its HELLO. Defaults to {@link #CONNECT_TIMEOUT_DEFAULT}.
          *
@@ -1211,6 +1378,21 @@ public final class NettyTransport implements Transport
             {
                 throw new IllegalArgumentException(
                     "ioThreads: must be in [0, " + IO_THREADS_MAX + "], got " + ioThreads);
+            }
+            if (connectionsPerPeer < 1 || connectionsPerPeer > CONNECTIONS_PER_PEER_MAX)
+            {
+                throw new IllegalArgumentException("connectionsPerPeer: must be in [1, " + CONNECTIONS_PER_PEER_MAX +
+                    "], got " + connectionsPerPeer);
+            }
+            if (threadsPerPeer < 1 || threadsPerPeer > connectionsPerPeer)
+            {
+                throw new IllegalArgumentException("threadsPerPeer: must be in [1, connectionsPerPeer " +
+                    connectionsPerPeer + "], got " + threadsPerPeer);
+            }
+            if (threadsPerPeer > Math.max(1, ioThreads))
+            {
+                throw new IllegalArgumentException("threadsPerPeer: " + threadsPerPeer + " threads per pair need at " +
+                    "least as many ioThreads, got " + ioThreads);
             }
             if (null == connectTimeout || connectTimeout.isNegative() || connectTimeout.isZero())
             {

@@ -11,27 +11,31 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.socket.DuplexChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The TCP connection to one peer, after a successful handshake. Sends come from communicator threads; everything
- * else (receives, failures) happens on the channel's event loop.
+ * The link to one peer over TCP: {@link NettyTransport.Context#connectionsPerPeer(int)} connections, each a
+ * {@link TcpConnection}, used as one. Sends come from communicator threads; everything else (receives, failures)
+ * happens on the connections' event loops.
  * <p>
- * A link is OPEN until exactly one of: it fails (reported once to {@link Inbound#onLinkFailure}), the peer says
- * GOODBYE (reported to {@link Inbound#onPeerClosed}), or this side closes it. Sends on a link that is not OPEN fail
- * at once.
+ * <b>Spreading.</b> Each message goes whole on one connection: the one with the fewest bytes queued, ties going
+ * round the connections. The pieces of a large transfer (segments, each a message of its own) thus travel side by
+ * side. Messages on one connection arrive in the order they were sent; messages on different connections may not,
+ * which the receiver's matching by sequence number and tag does not mind.
+ * <p>
+ * <b>State.</b> A link is OPEN until exactly one of: any of its connections fails (reported once to
+ * {@link Inbound#onLinkFailure}, and every connection is closed), the peer has said GOODBYE on every connection
+ * (reported to {@link Inbound#onPeerClosed}: each GOODBYE follows everything sent on its connection, so nothing from
+ * the peer is still on its way), or this side closes it. Sends on a link that is not OPEN fail at once.
  */
 final class TcpLink implements Link
 {
@@ -55,27 +59,27 @@ final class TcpLink implements Link
     private final Inbound inbound;
     private final int rank;
     private final int peer;
-    private final Channel channel;
-    private final ByteBufAllocator alloc;
     private final int maxFrameBytes;
-    private final CountDownLatch terminated = new CountDownLatch(1);
-    /** Frames waiting for the event loop, in call order; drained by one task per batch. */
-    private final Queue<PendingWrite> pending = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean drainScheduled = new AtomicBoolean();
-    private final Runnable drainTask = this::drain;
+    /** The connections by index; a slot is filled once, when that connection's handshake succeeds. */
+    private final AtomicReferenceArray<TcpConnection> connections;
+    private final AtomicInteger goodbyes = new AtomicInteger();
+    /** Counted down as each connection's inactivity has been handled. */
+    private final CountDownLatch terminated;
+    /** Where the search for the least loaded connection starts: advanced by each send, races harmless. */
+    private int nextStart;
     private volatile int state = OPEN;
     private volatile HcclException failure;
     private volatile String failureMessage;
 
-    TcpLink(final NettyTransport transport, final int peer, final Channel channel)
+    TcpLink(final NettyTransport transport, final int peer, final int connectionCount)
     {
         this.transport = transport;
         this.inbound = transport.inbound();
         this.rank = transport.rank();
         this.peer = peer;
-        this.channel = channel;
-        this.alloc = channel.alloc();
         this.maxFrameBytes = transport.maxFrameBytes();
+        this.connections = new AtomicReferenceArray<>(connectionCount);
+        this.terminated = new CountDownLatch(connectionCount);
     }
 
     /**
@@ -91,9 +95,8 @@ final class TcpLink implements Link
      * {@inheritDoc}
      * <p>
      * The payload is written without a copy (payloads up to {@value #INLINE_PAYLOAD_MAX_BYTES} bytes are copied into
-     * the header's buffer); {@code done} completes on the event loop once the bytes are in the socket's send buffer,
-     * and fails with {@link ErrorCode#E_TCP_TRANSFER} if the link fails first. Sends on one link reach the peer in
-     * the order of the calls.
+     * the header's buffer), on the least loaded connection; {@code done} completes on the event loop once the bytes
+     * are in the socket's send buffer, and fails with {@link ErrorCode#E_TCP_TRANSFER} if the link fails first.
      */
     @Override
     public void send(
@@ -120,6 +123,8 @@ final class TcpLink implements Link
             return;
         }
 
+        final TcpConnection connection = leastLoaded();
+        final ByteBufAllocator alloc = connection.alloc();
         ByteBuf frame = null;
         try
         {
@@ -140,9 +145,19 @@ final class TcpLink implements Link
                 // The wrapper does not own the memory: releasing it after the write leaves the payload alone.
                 frame = Unpooled.wrappedUnmodifiableBuffer(header, Unpooled.wrappedBuffer(payload.duplicate()));
             }
-            final PendingWrite write = new SendWrite(frame, this, done);
-            frame = null; // owned by the queue from here on
-            enqueue(write);
+            final ByteBuf queued = frame;
+            frame = null; // owned by the connection's queue from here on
+            connection.enqueue(queued, f ->
+            {
+                if (f.isSuccess())
+                {
+                    done.complete();
+                }
+                else
+                {
+                    done.fail(sendFailure(f.cause()));
+                }
+            });
         }
         catch (final Throwable t)
         {
@@ -176,10 +191,13 @@ final class TcpLink implements Link
         }
         try
         {
-            final ByteBuf frame = alloc.directBuffer(Frames.HEADER_LENGTH + bytes.length);
+            final TcpConnection connection = leastLoaded();
+            final ByteBuf frame = connection.alloc().directBuffer(Frames.HEADER_LENGTH + bytes.length);
             Frames.writeControlHeader(frame, Frames.TYPE_ABORT, commId, bytes.length);
             frame.writeBytes(bytes);
-            enqueue(new ControlWrite(frame, null));
+            connection.enqueue(frame, f ->
+            {
+            });
         }
         catch (final Throwable t)
         {
@@ -190,11 +208,81 @@ final class TcpLink implements Link
     @Override
     public String toString()
     {
-        return "TcpLink{rank " + rank + " -> rank " + peer + ", " + channel + ", state " + state + "}";
+        return "TcpLink{rank " + rank + " -> rank " + peer + ", " + connections.length() + " connection" +
+            (1 == connections.length() ? "" : "s") + ", state " + state + "}";
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Building, under the transport's lock.
+
+    /**
+     * Adds a connection whose handshake succeeded.
+     *
+     * @param index   which connection of the pair.
+     * @param channel its channel.
+     * @return the connection.
+     */
+    TcpConnection attach(final int index, final Channel channel)
+    {
+        final TcpConnection connection = new TcpConnection(this, index, connections.length(), channel);
+        connections.set(index, connection);
+        if (OPEN != state)
+        {
+            // The link failed or closed while this connection was in its handshake: it must not stay open.
+            channel.close();
+        }
+        return connection;
     }
 
     /**
-     * Test hook: counted down once the channel's inactivity has been handled.
+     * Whether connection {@code index} has been added.
+     *
+     * @param index which connection.
+     * @return true once its handshake succeeded.
+     */
+    boolean has(final int index)
+    {
+        return null != connections.get(index);
+    }
+
+    /**
+     * Whether every connection has been added.
+     *
+     * @return true when the link can carry messages.
+     */
+    boolean complete()
+    {
+        for (int i = 0; i < connections.length(); i++)
+        {
+            if (null == connections.get(i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    int connectionCount()
+    {
+        return connections.length();
+    }
+
+    /**
+     * One of the connections, for tests and diagnostics.
+     *
+     * @param index which.
+     * @return it, or null before its handshake.
+     */
+    TcpConnection connection(final int index)
+    {
+        return connections.get(index);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Events, on the connections' event loops.
+
+    /**
+     * Test hook: counted down once the inactivity of every connection has been handled.
      *
      * @return the latch.
      */
@@ -203,12 +291,19 @@ final class TcpLink implements Link
         return terminated;
     }
 
-    /**
-     * The peer said GOODBYE. Called on the event loop.
-     */
-    void onGoodbye()
+    void connectionTerminated()
     {
-        if (STATE.compareAndSet(this, OPEN, PEER_CLOSED))
+        terminated.countDown();
+    }
+
+    /**
+     * The peer said GOODBYE on one connection; on the last, it has closed the link.
+     *
+     * @param connection the connection.
+     */
+    void onGoodbye(final TcpConnection connection)
+    {
+        if (goodbyes.incrementAndGet() == connections.length() && STATE.compareAndSet(this, OPEN, PEER_CLOSED))
         {
             LOG.debug("rank {}: rank {} said goodbye", rank, peer);
             try
@@ -219,14 +314,13 @@ final class TcpLink implements Link
             {
                 LOG.error("rank {}: Inbound.onPeerClosed({}) threw", rank, peer, t);
             }
-            // The peer reads nothing more that matters: closing our side too lets its close() finish at once.
-            channel.close();
         }
     }
 
     /**
-     * The peer sent ABORT. Called on the event loop.
+     * The peer sent ABORT.
      *
+     * @param commId the communicator that failed there.
      * @param reason its reason.
      */
     void onAbort(final long commId, final String reason)
@@ -245,116 +339,72 @@ final class TcpLink implements Link
     }
 
     /**
-     * The link failed: reports it once (unless this side is closing), then closes the channel.
+     * A connection failed, and with it the link: reports it once (unless this side is closing) and closes every
+     * connection. When the link is no longer open (closing, or the peer said goodbye elsewhere), only the failed
+     * connection is closed: the others may still be carrying the last messages.
      *
-     * @param message what happened, in words.
-     * @param cause   the underlying cause, or null.
-     */
-    void fail(final String message, final Throwable cause)
-    {
-        fail(message, cause, true);
-    }
-
-    /**
-     * The link failed: reports it once (unless this side is closing), then closes the channel.
-     *
+     * @param source  the connection that failed.
      * @param message what happened, in words.
      * @param cause   the underlying cause, or null.
      * @param log     false when the caller has logged it already.
      */
-    void fail(final String message, final Throwable cause, final boolean log)
+    void fail(final TcpConnection source, final String message, final Throwable cause, final boolean log)
     {
-        if (STATE.compareAndSet(this, OPEN, FAILED))
+        if (!STATE.compareAndSet(this, OPEN, FAILED))
         {
-            final HcclException ex = new HcclException(
-                ErrorCode.E_TCP_TRANSFER, rank, peer, null, HcclException.NO_SEQUENCE, message, cause);
-            failureMessage = message;
-            failure = ex;
-            if (!transport.isClosing())
+            source.channel().close();
+            return;
+        }
+        final HcclException ex = new HcclException(
+            ErrorCode.E_TCP_TRANSFER, rank, peer, null, HcclException.NO_SEQUENCE, message, cause);
+        failureMessage = message;
+        failure = ex;
+        if (!transport.isClosing())
+        {
+            if (log)
             {
-                if (log)
-                {
-                    LOG.warn("rank {}: {}", rank, message);
-                }
-                try
-                {
-                    inbound.onLinkFailure(peer, ex);
-                }
-                catch (final Throwable t)
-                {
-                    LOG.error("rank {}: Inbound.onLinkFailure({}) threw", rank, peer, t);
-                }
+                LOG.warn("rank {}: {}", rank, message);
+            }
+            try
+            {
+                inbound.onLinkFailure(peer, ex);
+            }
+            catch (final Throwable t)
+            {
+                LOG.error("rank {}: Inbound.onLinkFailure({}) threw", rank, peer, t);
             }
         }
-        channel.close();
+        closeChannels();
     }
 
-    /**
-     * The channel became inactive. Called on the event loop, once.
-     *
-     * @param midMessage true if a message was partly received.
-     */
-    void onInactive(final boolean midMessage)
-    {
-        try
-        {
-            fail(
-                "connection to rank " + peer + " lost: closed by the peer without goodbye" +
-                (midMessage ? " in the middle of a message" : ""),
-                null);
-        }
-        finally
-        {
-            terminated.countDown();
-        }
-    }
+    // ---------------------------------------------------------------------------------------------------------------
+    // Closing.
 
     /**
-     * Closes in good order: GOODBYE after any queued sends, then a half-close of our output; the peer closes its side
-     * on GOODBYE, which closes the channel here.
+     * Closes in good order: on every connection, GOODBYE after any queued sends, then a half-close of our output.
      *
-     * @return the channel's close future.
+     * @param closes where to add each connection's close future.
      */
-    ChannelFuture closeOrderly()
+    void closeOrderly(final List<ChannelFuture> closes)
     {
         final int previous = STATE.getAndSet(this, CLOSED);
-        if (OPEN != previous || !channel.isActive())
+        for (int i = 0; i < connections.length(); i++)
         {
-            return channel.close();
-        }
-        try
-        {
-            final ByteBuf frame = alloc.directBuffer(Frames.HEADER_LENGTH);
-            Frames.writeControlHeader(frame, Frames.TYPE_GOODBYE, 0L, 0);
-            // Through the send queue, so that GOODBYE follows every send made before close().
-            enqueue(new ControlWrite(frame, f ->
+            final TcpConnection connection = connections.get(i);
+            if (null != connection)
             {
-                if (f.isSuccess() && channel instanceof DuplexChannel)
-                {
-                    // Half-close rather than close: data from the peer still in flight must not turn into a reset
-                    // that could destroy our GOODBYE before the peer reads it.
-                    ((DuplexChannel)channel).shutdownOutput();
-                }
-                else
-                {
-                    channel.close();
-                }
-            }));
+                closes.add(OPEN == previous ? connection.sayGoodbye() : connection.channel().close());
+            }
         }
-        catch (final Throwable t)
-        {
-            channel.close();
-        }
-        return channel.closeFuture();
     }
 
     /**
-     * Test hook: closes the channel without GOODBYE, as a crashed process would.
+     * Test hook: closes every connection without GOODBYE, as a crashed process would.
      */
     void closeAbruptly()
     {
         STATE.set(this, CLOSED);
-        channel.close();
+        closeChannels();
     }
 
     HcclException sendFailure(final Throwable cause)
@@ -364,6 +414,49 @@ final class TcpLink implements Link
             ErrorCode.E_TCP_TRANSFER, rank, peer, null, HcclException.NO_SEQUENCE,
             "send to rank " + peer + " failed: " + (null != message ? message : String.valueOf(cause)),
             null != cause ? cause : failure);
+    }
+
+    private void closeChannels()
+    {
+        for (int i = 0; i < connections.length(); i++)
+        {
+            final TcpConnection connection = connections.get(i);
+            if (null != connection)
+            {
+                connection.channel().close();
+            }
+        }
+    }
+
+    /**
+     * The connection with the fewest bytes queued; the search starts one further each call, so that equal loads
+     * take turns. Only called on a complete link.
+     */
+    private TcpConnection leastLoaded()
+    {
+        final int n = connections.length();
+        if (1 == n)
+        {
+            return connections.get(0);
+        }
+        final int start = Math.floorMod(nextStart++, n);
+        TcpConnection best = null;
+        long bestBytes = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++)
+        {
+            final TcpConnection c = connections.get((start + i) % n);
+            final long bytes = c.queuedBytes();
+            if (bytes < bestBytes)
+            {
+                best = c;
+                bestBytes = bytes;
+                if (0 == bytes)
+                {
+                    break;
+                }
+            }
+        }
+        return best;
     }
 
     private HcclException notOpen()
@@ -384,124 +477,5 @@ final class TcpLink implements Link
         return new HcclException(
             ErrorCode.E_TCP_TRANSFER, rank, peer, null, HcclException.NO_SEQUENCE,
             "cannot send to rank " + peer + ": " + why, failure);
-    }
-
-    private void enqueue(final PendingWrite write)
-    {
-        pending.offer(write);
-        if (drainScheduled.compareAndSet(false, true))
-        {
-            try
-            {
-                channel.eventLoop().execute(drainTask);
-            }
-            catch (final RejectedExecutionException ex)
-            {
-                // The I/O threads have stopped: nothing will ever drain the queue, so fail what is in it.
-                drainScheduled.set(false);
-                PendingWrite w;
-                while (null != (w = pending.poll()))
-                {
-                    w.frame.release();
-                    w.operationComplete(channel.newFailedFuture(ex));
-                }
-            }
-        }
-    }
-
-    /**
-     * Runs on the event loop: writes every queued frame, then flushes once, so that a burst of small sends costs one
-     * wake-up and one system call rather than one each.
-     */
-    private void drain()
-    {
-        // Reset before polling: a frame offered after this point schedules another drain, so none is stranded.
-        drainScheduled.set(false);
-        PendingWrite w;
-        boolean wrote = false;
-        while (null != (w = pending.poll()))
-        {
-            channel.write(w.frame).addListener(w);
-            wrote = true;
-        }
-        if (wrote)
-        {
-            channel.flush();
-        }
-    }
-
-    /**
-     * A frame in the send queue, and what to do when its write finishes.
-     */
-    private abstract static class PendingWrite implements ChannelFutureListener
-    {
-        final ByteBuf frame;
-
-        PendingWrite(final ByteBuf frame)
-        {
-            this.frame = frame;
-        }
-
-        @Override
-        public abstract void operationComplete(ChannelFuture future);
-    }
-
-    /**
-     * A DATA frame: completes or fails the send's request.
-     */
-    private static final class SendWrite extends PendingWrite
-    {
-        private final TcpLink link;
-        private final Request done;
-
-        SendWrite(final ByteBuf frame, final TcpLink link, final Request done)
-        {
-            super(frame);
-            this.link = link;
-            this.done = done;
-        }
-
-        @Override
-        public void operationComplete(final ChannelFuture future)
-        {
-            if (future.isSuccess())
-            {
-                done.complete();
-            }
-            else
-            {
-                done.fail(link.sendFailure(future.cause()));
-            }
-        }
-    }
-
-    /**
-     * An ABORT or GOODBYE frame, with an optional follow-up.
-     */
-    private static final class ControlWrite extends PendingWrite
-    {
-        private final ChannelFutureListener then;
-
-        ControlWrite(final ByteBuf frame, final ChannelFutureListener then)
-        {
-            super(frame);
-            this.then = then;
-        }
-
-        @Override
-        public void operationComplete(final ChannelFuture future)
-        {
-            if (null != then)
-            {
-                try
-                {
-                    then.operationComplete(future);
-                }
-                catch (final Exception ex)
-                {
-                    LOG.debug("after a control frame to {}", future.channel(), ex);
-                }
-            }
-        }
     }
 }

@@ -48,6 +48,8 @@ public final class TcpTransportProvider implements TransportProvider
             .bindAddress(context.bindAddress())
             .maxFrameBytes(config.maxFrameBytes())
             .ioThreads(config.ioThreads())
+            .connectionsPerPeer(config.socketsPerPair())
+            .threadsPerPeer(config.socketNthreads())
             .connectTimeout(config.connectTimeout())
             .inbound(context.inbound())
             .conclude());

@@ -47,7 +47,7 @@ class CallerDrivenEventLoopTest
 
     private NettyTransport[] connected() throws Exception
     {
-        final NettyTransport[] t = cluster.connected(in, ctx -> ctx.ioThreads(0));
+        final NettyTransport[] t = cluster.connected(in, ctx -> ctx.ioThreads(0).threadsPerPeer(1));
         assertNotNull(t[0].progressEngine(), "no I/O threads: the transport must offer its engine");
         return t;
     }

@@ -27,8 +27,15 @@ final class Cluster implements AutoCloseable
     static final long COMM_ID = 0x5EED_CAFEL;
     static final String TOKEN = "test-token";
     static final Duration TIMEOUT = Duration.ofSeconds(20);
-    /** Surefire runs the suite twice: with no I/O threads (the default) and with one. */
+    /**
+     * Surefire runs the suite three times: with no I/O threads (the default) and one connection per pair; with one
+     * I/O thread; and with two I/O threads and three connections per pair spread over both.
+     */
     static final int IO_THREADS = Integer.getInteger("hccl.test.ioThreads", NettyTransport.IO_THREADS_DEFAULT);
+    /** Connections per pair in this run of the suite. */
+    static final int CONNECTIONS = Integer.getInteger("hccl.test.connections", 1);
+    /** I/O threads per pair in this run of the suite. */
+    static final int THREADS_PER_PEER = Integer.getInteger("hccl.test.threadsPerPeer", 1);
 
     private final List<NettyTransport> transports = new ArrayList<>();
     private final ExecutorService executor = Executors.newCachedThreadPool(r ->
@@ -48,7 +55,17 @@ final class Cluster implements AutoCloseable
             .bindAddress(InetAddress.getLoopbackAddress())
             .connectTimeout(TIMEOUT)
             .ioThreads(IO_THREADS)
+            .connectionsPerPeer(CONNECTIONS)
+            .threadsPerPeer(THREADS_PER_PEER)
             .inbound(inbound);
+    }
+
+    /**
+     * Settings for a transport that a test's raw socket talks to: that socket is the pair's only connection.
+     */
+    static NettyTransport.Context rawPeerContext(final int rank, final int worldSize, final RecordingInbound inbound)
+    {
+        return context(rank, worldSize, inbound).connectionsPerPeer(1).threadsPerPeer(1);
     }
 
     NettyTransport bind(final NettyTransport.Context ctx)

@@ -152,11 +152,18 @@ class NettyTransportMessagingTest
         }
         for (int r = 0; r < 2; r++)
         {
+            final boolean[] seen = new boolean[n];
             for (int i = 0; i < n; i++)
             {
                 final RecordingInbound.Message m = in[r].nextMessage();
-                assertEquals(i, m.seq(), "out of order at rank " + r);
-                assertArrayEquals(pattern(i), m.data());
+                if (1 == Cluster.CONNECTIONS)
+                {
+                    assertEquals(i, m.seq(), "out of order at rank " + r);
+                }
+                // With several connections per pair only the messages of one connection keep their order.
+                assertTrue(!seen[(int)m.seq()], "seq " + m.seq() + " twice at rank " + r);
+                seen[(int)m.seq()] = true;
+                assertArrayEquals(pattern((int)m.seq()), m.data());
             }
         }
         for (final Thread s : senders)
@@ -193,11 +200,16 @@ class NettyTransportMessagingTest
         assertEquals(0, in[1].peerClosed.poll(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
         final TcpLink link = t[1].linkOrNull(0);
         assertTrue(link.terminated().await(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
+        final java.util.Set<String> expected = new java.util.HashSet<>();
+        final java.util.Set<String> got = new java.util.HashSet<>();
         for (int i = 0; i < n; i++)
         {
-            assertEquals("msg 0 " + i, in[1].events.poll());
+            expected.add("msg 0 " + i);
+            got.add(in[1].events.poll());
             assertArrayEquals(big, in[1].nextMessage().data());
         }
+        // Every message before the goodbye; in send order on one connection, in any order over several.
+        assertEquals(expected, got);
         assertEquals("closed 0", in[1].events.poll());
         assertTrue(in[1].failures.isEmpty(), () -> "unexpected failure: " + in[1].failures);
         assertTrue(in[0].failures.isEmpty(), () -> "unexpected failure at the closing side: " + in[0].failures);
@@ -248,7 +260,7 @@ class NettyTransportMessagingTest
             assertEquals(ErrorCode.E_TCP_TRANSFER, ex.errorCode());
             assertEquals(r, ex.rank());
             assertEquals(2, ex.peer());
-            assertTrue(ex.getMessage().contains("connection to rank 2 lost"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("to rank 2 lost"), ex.getMessage());
             assertTrue(t[r].linkOrNull(2).terminated().await(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
             assertTrue(three[r].failures.isEmpty(), "reported more than once");
             assertTrue(three[r].peerClosed.isEmpty());

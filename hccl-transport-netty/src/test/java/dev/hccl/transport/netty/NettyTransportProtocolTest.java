@@ -134,7 +134,7 @@ class NettyTransportProtocolTest
     @Test
     void framesRightBehindTheHelloAreDelivered() throws Exception
     {
-        t0 = cluster.bind(Cluster.context(0, 2, in0).maxFrameBytes(MAX_FRAME_BYTES));
+        t0 = cluster.bind(Cluster.rawPeerContext(0, 2, in0).maxFrameBytes(MAX_FRAME_BYTES));
         try (Socket s = NettyTransportConnectTest.rawSocket(t0))
         {
             final byte[] hello = new Handshake(Cluster.TOKEN).encodeHello(Cluster.COMM_ID, 1, 2);
@@ -172,7 +172,7 @@ class NettyTransportProtocolTest
 
     private Socket handshakenRawPeer() throws Exception
     {
-        t0 = cluster.bind(Cluster.context(0, 2, in0).maxFrameBytes(MAX_FRAME_BYTES));
+        t0 = cluster.bind(Cluster.rawPeerContext(0, 2, in0).maxFrameBytes(MAX_FRAME_BYTES));
         connect0 = cluster.connectAsync(t0, new java.net.InetSocketAddress[]{ t0.listenAddress(), null });
         final Socket s = NettyTransportConnectTest.rawSocket(t0);
         writeAll(s.getOutputStream(), new Handshake(Cluster.TOKEN).encodeHello(Cluster.COMM_ID, 1, 2));
@@ -190,7 +190,7 @@ class NettyTransportProtocolTest
         assertEquals(0, din.readInt());
         final byte[] mac = new byte[din.readUnsignedShort()];
         din.readFully(mac);
-        assertArrayEquals(new Handshake(Cluster.TOKEN).ackMac(Cluster.COMM_ID, 0, 1, 2), mac);
+        assertArrayEquals(new Handshake(Cluster.TOKEN).ackMac(Cluster.COMM_ID, 0, 1, 2, 0), mac);
     }
 
     private static byte[] frame(final long seq, final byte[] payload)
