@@ -65,19 +65,25 @@ class RealProcessTest
     /**
      * SelfCheck's every operation, type, reduction and count, in and out of place, across processes of one node: over
      * shared memory, chosen without being asked (1 to 8 ranks; more ranks than this machine's cores among them), and
-     * over TCP with {@code HCCL_SHM_DISABLE=1}. No segment is left in the directory afterwards.
+     * over TCP with {@code HCCL_SHM_DISABLE=1}, with one connection per pair and with four on two I/O threads
+     * ({@code HCCL_SOCKET_NSOCKS=2 HCCL_SOCKET_NTHREADS=2}). No segment is left in the directory afterwards.
      */
-    @ParameterizedTest(name = "np={0} over {1}")
-    @CsvSource({"1, none", "2, shm", "3, shm", "4, shm", "5, shm", "8, shm", "2, tcp", "3, tcp"})
-    void everyCollectiveIsRightAcrossProcessesStartedByTheLauncher(final int n, final String transport)
-        throws Exception
+    @ParameterizedTest(name = "np={0} over {1} with {2} connection(s) per pair")
+    @CsvSource({"1, none, 1", "2, shm, 1", "3, shm, 1", "4, shm, 1", "5, shm, 1", "8, shm, 1", "2, tcp, 1",
+        "3, tcp, 1", "3, tcp, 4"})
+    void everyCollectiveIsRightAcrossProcessesStartedByTheLauncher(
+        final int n, final String transport, final int connections) throws Exception
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final String[] counts = n > 4 ? new String[]{"0", "1", "7", "1000"} : new String[]{"0", "1", "7", "1000", "65537"};
         final List<String> command = new ArrayList<>(List.of("-np", Integer.toString(n), "--", "env",
-            "HCCL_SHM_DIR=" + shmDir, "HCCL_SHM_DISABLE=" + ("tcp".equals(transport) ? "1" : "0"), JAVA, "-Xmx256m",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, SelfCheck.class.getName()));
+            "HCCL_SHM_DIR=" + shmDir, "HCCL_SHM_DISABLE=" + ("tcp".equals(transport) ? "1" : "0"),
+            "HCCL_SOCKET_NSOCKS=" + (connections / 2 > 0 ? connections / 2 : 1),
+            "HCCL_SOCKET_NTHREADS=" + (connections > 1 ? 2 : 1), "HCCL_IO_THREADS=" + (connections > 1 ? 2 : 0),
+            JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-Dorg.slf4j.simpleLogger.log.dev.hccl.transport.netty.NettyTransport=info",
+            "-cp", CLASS_PATH, SelfCheck.class.getName()));
         command.addAll(List.of(counts));
         final int status = HcclRun.run(command.toArray(new String[0]),
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -91,6 +97,12 @@ class RealProcessTest
                 " in:\n" + stdout);
         }
         assertTrue(!stdout.contains("WRONG"), stdout);
+        if (connections > 1)
+        {
+            final String stderr = err.toString(StandardCharsets.UTF_8);
+            assertEquals(n, stderr.lines().filter(l -> l.contains(", " + connections + " connections each on 2 threads"))
+                .count(), stderr);
+        }
         assertEquals(List.of(), leftIn(shmDir), "segments left behind");
     }
 
