@@ -9,6 +9,7 @@ import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
 import dev.hccl.transport.netty.NettyTransport;
+import dev.hccl.transport.netty.TcpSettings;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -189,9 +190,9 @@ public class FrameBenchmark
         }
     }
 
-    private static NettyTransport.Context context(final int rank, final Inbound inbound)
+    private static TcpSettings context(final int rank, final Inbound inbound)
     {
-        return new NettyTransport.Context()
+        return new TcpSettings()
             .rank(rank)
             .worldSize(2)
             .jobToken(TOKEN)

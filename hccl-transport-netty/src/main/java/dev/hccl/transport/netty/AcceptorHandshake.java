@@ -91,7 +91,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
 
             finish();
             final Handshake.Hello h = Handshake.decodeHello(hello);
-            final NettyTransport.Admission admission = transport.admit(h, ctx.channel());
+            final TcpMesh.Admission admission = transport.mesh().admit(h, ctx.channel());
             final String reason = admission.refusal();
             if (null != reason)
             {

@@ -16,14 +16,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The dialing side of the handshake: sends HELLO once connected, reads the reply, and on ACK hands the channel over
- * to a {@link FrameReceiver}. Outcomes are reported to the {@link NettyTransport.Dialer} that made the connection.
+ * to a {@link FrameReceiver}. Outcomes are reported to the {@link Dialer} that made the connection.
  */
 final class DialerHandshake extends ChannelInboundHandlerAdapter
 {
     private static final Logger LOG = LoggerFactory.getLogger(DialerHandshake.class);
 
     private final NettyTransport transport;
-    private final NettyTransport.Dialer dialer;
+    private final Dialer dialer;
     private final byte[] fixed = new byte[Handshake.REPLY_FIXED_LENGTH];
     private int fixedFill;
     private byte[] body;
@@ -31,7 +31,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
     private boolean finished;
     private ScheduledFuture<?> timeout;
 
-    DialerHandshake(final NettyTransport transport, final NettyTransport.Dialer dialer)
+    DialerHandshake(final NettyTransport transport, final Dialer dialer)
     {
         this.transport = transport;
         this.dialer = dialer;
@@ -141,7 +141,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
             }
 
             finish();
-            final TcpConnection connection = transport.registerDialed(dialer.peer(), dialer.connection(), ctx.channel());
+            final TcpConnection connection = transport.mesh().registerDialed(dialer.peer(), dialer.connection(), ctx.channel());
             if (null == connection)
             {
                 ctx.close();

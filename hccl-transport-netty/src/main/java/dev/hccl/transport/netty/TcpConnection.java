@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
  * One TCP connection of a {@link TcpLink}, after its handshake: its send queue and what its receiver reports. A pair
- * of ranks has {@link NettyTransport.Context#connectionsPerPeer(int)} of them; everything about the pair as a whole
+ * of ranks has {@link TcpSettings#connectionsPerPeer(int)} of them; everything about the pair as a whole
  * (its state, failures, the peer's goodbye) is the link's.
  * <p>
  * Frames are queued from any thread and written by the channel's event loop in queue order; the bytes queued and not

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The link to one peer over TCP: {@link NettyTransport.Context#connectionsPerPeer(int)} connections, each a
+ * The link to one peer over TCP: {@link TcpSettings#connectionsPerPeer(int)} connections, each a
  * {@link TcpConnection}, used as one. Sends come from communicator threads; everything else (receives, failures)
  * happens on the connections' event loops.
  * <p>

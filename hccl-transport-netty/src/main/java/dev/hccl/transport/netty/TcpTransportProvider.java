@@ -40,7 +40,7 @@ public final class TcpTransportProvider implements TransportProvider
     public Transport open(final TransportContext context)
     {
         final CommConfig config = context.config();
-        return NettyTransport.bind(new NettyTransport.Context()
+        return NettyTransport.bind(new TcpSettings()
             .rank(context.rank())
             .worldSize(context.worldSize())
             .jobToken(context.jobToken())

@@ -31,7 +31,7 @@ final class Cluster implements AutoCloseable
      * Surefire runs the suite three times: with no I/O threads (the default) and one connection per pair; with one
      * I/O thread; and with two I/O threads and three connections per pair spread over both.
      */
-    static final int IO_THREADS = Integer.getInteger("hccl.test.ioThreads", NettyTransport.IO_THREADS_DEFAULT);
+    static final int IO_THREADS = Integer.getInteger("hccl.test.ioThreads", TcpSettings.IO_THREADS_DEFAULT);
     /** Connections per pair in this run of the suite. */
     static final int CONNECTIONS = Integer.getInteger("hccl.test.connections", 1);
     /** I/O threads per pair in this run of the suite. */
@@ -45,9 +45,9 @@ final class Cluster implements AutoCloseable
         return t;
     });
 
-    static NettyTransport.Context context(final int rank, final int worldSize, final RecordingInbound inbound)
+    static TcpSettings context(final int rank, final int worldSize, final RecordingInbound inbound)
     {
-        return new NettyTransport.Context()
+        return new TcpSettings()
             .rank(rank)
             .worldSize(worldSize)
             .jobToken(TOKEN)
@@ -63,12 +63,12 @@ final class Cluster implements AutoCloseable
     /**
      * Settings for a transport that a test's raw socket talks to: that socket is the pair's only connection.
      */
-    static NettyTransport.Context rawPeerContext(final int rank, final int worldSize, final RecordingInbound inbound)
+    static TcpSettings rawPeerContext(final int rank, final int worldSize, final RecordingInbound inbound)
     {
         return context(rank, worldSize, inbound).connectionsPerPeer(1).threadsPerPeer(1);
     }
 
-    NettyTransport bind(final NettyTransport.Context ctx)
+    NettyTransport bind(final TcpSettings ctx)
     {
         final NettyTransport t = NettyTransport.bind(ctx);
         transports.add(t);
@@ -87,7 +87,7 @@ final class Cluster implements AutoCloseable
      * Binds and fully connects {@code n} ranks, adjusting each one's settings.
      */
     NettyTransport[] connected(
-        final RecordingInbound[] inbounds, final UnaryOperator<NettyTransport.Context> customize) throws Exception
+        final RecordingInbound[] inbounds, final UnaryOperator<TcpSettings> customize) throws Exception
     {
         final int n = inbounds.length;
         final NettyTransport[] ts = new NettyTransport[n];

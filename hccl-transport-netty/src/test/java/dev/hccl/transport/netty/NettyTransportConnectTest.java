@@ -336,20 +336,20 @@ class NettyTransportConnectTest
     void contextNamesTheInvalidField()
     {
         final RecordingInbound in = new RecordingInbound();
-        assertInvalid("worldSize", new NettyTransport.Context().rank(0).jobToken("t").inbound(in));
-        assertInvalid("rank", new NettyTransport.Context().rank(2).worldSize(2).jobToken("t").inbound(in));
-        assertInvalid("jobToken", new NettyTransport.Context().rank(0).worldSize(1).inbound(in));
-        assertInvalid("inbound", new NettyTransport.Context().rank(0).worldSize(1).jobToken("t"));
+        assertInvalid("worldSize", new TcpSettings().rank(0).jobToken("t").inbound(in));
+        assertInvalid("rank", new TcpSettings().rank(2).worldSize(2).jobToken("t").inbound(in));
+        assertInvalid("jobToken", new TcpSettings().rank(0).worldSize(1).inbound(in));
+        assertInvalid("inbound", new TcpSettings().rank(0).worldSize(1).jobToken("t"));
         assertInvalid("maxFrameBytes", Cluster.context(0, 1, in).maxFrameBytes(0));
         assertInvalid("ioThreads", Cluster.context(0, 1, in).ioThreads(-1));
-        assertInvalid("ioThreads", Cluster.context(0, 1, in).ioThreads(NettyTransport.IO_THREADS_MAX + 1));
+        assertInvalid("ioThreads", Cluster.context(0, 1, in).ioThreads(TcpSettings.IO_THREADS_MAX + 1));
         assertInvalid("connectTimeout", Cluster.context(0, 1, in).connectTimeout(Duration.ZERO));
         assertInvalid("bindAddress", Cluster.context(0, 1, in).bindAddress(null));
-        final NettyTransport.Context ok = Cluster.context(0, 1, in);
+        final TcpSettings ok = Cluster.context(0, 1, in);
         assertSame(ok, ok.conclude());
     }
 
-    private static void assertInvalid(final String field, final NettyTransport.Context ctx)
+    private static void assertInvalid(final String field, final TcpSettings ctx)
     {
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, ctx::conclude);
         assertTrue(ex.getMessage().startsWith(field + ":"), ex.getMessage());

@@ -161,13 +161,13 @@ class NettyTransportConnectionsTest
         final RecordingInbound in = new RecordingInbound();
         assertInvalid("connectionsPerPeer", Cluster.context(0, 1, in).connectionsPerPeer(0).threadsPerPeer(1));
         assertInvalid("connectionsPerPeer", Cluster.context(0, 1, in)
-            .connectionsPerPeer(NettyTransport.CONNECTIONS_PER_PEER_MAX + 1).threadsPerPeer(1));
+            .connectionsPerPeer(TcpSettings.CONNECTIONS_PER_PEER_MAX + 1).threadsPerPeer(1));
         assertInvalid("threadsPerPeer", Cluster.context(0, 1, in).connectionsPerPeer(2).threadsPerPeer(3));
         assertInvalid("threadsPerPeer", Cluster.context(0, 1, in).ioThreads(0).connectionsPerPeer(4).threadsPerPeer(2));
         assertInvalid("threadsPerPeer", Cluster.context(0, 1, in).ioThreads(1).connectionsPerPeer(4).threadsPerPeer(2));
     }
 
-    private static void assertInvalid(final String field, final NettyTransport.Context ctx)
+    private static void assertInvalid(final String field, final TcpSettings ctx)
     {
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, ctx::conclude);
         assertTrue(ex.getMessage().startsWith(field + ":"), ex.getMessage());
