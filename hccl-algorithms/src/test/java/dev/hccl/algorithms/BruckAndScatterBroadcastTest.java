@@ -59,7 +59,7 @@ class BruckAndScatterBroadcastTest
     void bruckGathersEveryBlockOnEveryRank(final int n) throws Exception
     {
         final Random random = new Random(n);
-        try (LocalGroups groups = new LocalGroups(n, CommConfig.SEGMENT_SIZE_DEFAULT, null);
+        try (LocalGroups groups = new LocalGroups(n, CommConfig.SEGMENT_SIZE.defaultValue(), null);
             LocalGroups small = new LocalGroups(n, SMALL_SEGMENT, null))
         {
             for (final DataType type : TYPES)
@@ -81,7 +81,7 @@ class BruckAndScatterBroadcastTest
     void scatterRingBroadcastReachesEveryRankFromEveryRoot(final int n) throws Exception
     {
         final Random random = new Random(100 + n);
-        try (LocalGroups groups = new LocalGroups(n, CommConfig.SEGMENT_SIZE_DEFAULT, null);
+        try (LocalGroups groups = new LocalGroups(n, CommConfig.SEGMENT_SIZE.defaultValue(), null);
             LocalGroups small = new LocalGroups(n, SMALL_SEGMENT, null))
         {
             for (final DataType type : TYPES)

@@ -11,7 +11,7 @@ final class LaunchEnvironment
 {
     /** Launchers' pairs, in the order they are looked for; PMIx gives no size of its own. */
     private static final String[][] PAIRS = {
-        {CommConfig.RANK_ENV, CommConfig.WORLD_SIZE_ENV},
+        {CommConfig.RANK.variable(), CommConfig.WORLD_SIZE.variable()},
         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
         {"PMI_RANK", "PMI_SIZE"},
         {"SLURM_PROCID", "SLURM_NTASKS"},
@@ -63,7 +63,7 @@ final class LaunchEnvironment
         {
             return rankVariable + " is set (" + rankText + ") but " + (sizeVariable != null ? sizeVariable + " is not" :
                 "the launcher gives no world size") + ": set " + (sizeVariable != null ? sizeVariable :
-                CommConfig.WORLD_SIZE_ENV) + " too, or pass CommConfig.builder().worldSize(n)";
+                CommConfig.WORLD_SIZE.variable()) + " too, or pass CommConfig.builder().worldSize(n)";
         }
         if (rankText == null && !rankGiven && !"1".equals(sizeText))
         {

@@ -25,7 +25,7 @@ class CommConfigTest
         assertEquals(8, config.worldSize());
         assertEquals(1234, config.masterPort());
         assertEquals(Duration.ofMillis(2500), config.execTimeout());
-        assertEquals(CommConfig.CONNECT_TIMEOUT_DEFAULT, config.connectTimeout());
+        assertEquals(CommConfig.CONNECT_TIMEOUT.defaultValue(), config.connectTimeout());
         assertEquals("127.0.0.1", config.masterAddr());
         assertEquals(CommConfig.DERIVE, config.localRank());
         assertNull(config.algo());
@@ -70,13 +70,13 @@ class CommConfigTest
     {
         final CommConfig one = CommConfig.builder().environment(Map.of("WORLD_SIZE", "1")).conclude();
         assertEquals(0, one.rank());
-        assertTrue(one.given(CommConfig.WORLD_SIZE_ENV));
-        assertTrue(!one.given(CommConfig.RANK_ENV) && !one.given(CommConfig.MASTER_ADDR_ENV));
+        assertTrue(one.given(CommConfig.WORLD_SIZE));
+        assertTrue(!one.given(CommConfig.RANK) && !one.given(CommConfig.MASTER_ADDR));
         final CommConfig none = CommConfig.builder().environment(Map.of()).conclude();
-        assertTrue(!none.given(CommConfig.WORLD_SIZE_ENV), "the default world size is not given");
+        assertTrue(!none.given(CommConfig.WORLD_SIZE), "the default world size is not given");
         assertTrue(CommConfig.builder().environment(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2",
-            "MASTER_ADDR", "10.0.0.1")).conclude().given(CommConfig.MASTER_ADDR_ENV));
-        assertTrue(CommConfig.builder().environment(Map.of()).worldSize(1).conclude().given(CommConfig.WORLD_SIZE_ENV));
+            "MASTER_ADDR", "10.0.0.1")).conclude().given(CommConfig.MASTER_ADDR));
+        assertTrue(CommConfig.builder().environment(Map.of()).worldSize(1).conclude().given(CommConfig.WORLD_SIZE));
     }
 
     private static void assertEnv(final String expected, final Map<String, String> env)
@@ -96,33 +96,14 @@ class CommConfigTest
             () -> CommConfig.builder().environment(Map.of("WORLD_SIZE", "four")).conclude());
         assertMessage("HCCL_CONNECT_TIMEOUT must be a positive number of seconds",
             () -> CommConfig.builder().environment(Map.of("HCCL_CONNECT_TIMEOUT", "-1")).conclude());
-        assertMessage("HCCL_DETERMINISTIC must be true or false",
+        assertMessage("HCCL_DETERMINISTIC must be 1 or 0 (true or false), got 'yes'",
             () -> CommConfig.builder().environment(Map.of("HCCL_DETERMINISTIC", "yes")).conclude());
         assertMessage("HCCL_TOPO_PROBE must be auto, on (1, true) or off (0, false), got 'sometimes'",
             () -> CommConfig.builder().environment(Map.of("HCCL_TOPO_PROBE", "sometimes")).conclude());
-        assertMessage("segmentBytes must be a multiple of 8",
+        assertMessage("HCCL_SEGMENT_SIZE must be a multiple of 8 in [1 KiB, 64 MiB], got 1001",
             () -> CommConfig.builder().environment(Map.of()).segmentBytes(1001).conclude());
-        assertMessage("masterPort must be in [0, 65535]",
+        assertMessage("MASTER_PORT must be in [0, 65535], got 70000",
             () -> CommConfig.builder().environment(Map.of("MASTER_PORT", "70000")).conclude());
-    }
-
-    @Test
-    void tcpConnectionsPerPairAreSocketsTimesThreadsAndThreadsNeedIoThreads()
-    {
-        assertEquals(1, CommConfig.builder().environment(Map.of()).conclude().socketsPerPair());
-        final CommConfig c = CommConfig.builder().environment(Map.of(
-            "HCCL_SOCKET_NSOCKS", "2", "HCCL_SOCKET_NTHREADS", "4", "HCCL_IO_THREADS", "4")).conclude();
-        assertEquals(2, c.socketNsocks());
-        assertEquals(4, c.socketNthreads());
-        assertEquals(8, c.socketsPerPair());
-        assertEquals(3, CommConfig.builder().environment(Map.of()).socketNsocks(3).conclude().socketsPerPair());
-        assertMessage("HCCL_SOCKET_NTHREADS=2 spreads each pair's connections over 2 I/O threads, but " +
-                "HCCL_IO_THREADS=0; set HCCL_IO_THREADS to at least 2",
-            () -> CommConfig.builder().environment(Map.of("HCCL_SOCKET_NTHREADS", "2")).conclude());
-        assertMessage("their product (TCP connections per pair) at most 16",
-            () -> CommConfig.builder().environment(Map.of("HCCL_SOCKET_NSOCKS", "17")).conclude());
-        assertMessage("HCCL_SOCKET_NSOCKS (0)",
-            () -> CommConfig.builder().environment(Map.of("HCCL_SOCKET_NSOCKS", "0")).conclude());
     }
 
     @Test

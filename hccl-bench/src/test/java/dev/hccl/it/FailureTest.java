@@ -8,6 +8,7 @@ import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -40,7 +41,7 @@ class FailureTest
     {
         return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(n).masterAddr("127.0.0.1")
             .masterPort(port).connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30))
-            .shmDisable(!sharedMemory());
+            .set(ShmTransportProvider.DISABLE, !sharedMemory());
     }
 
     private static ByteBuffer floats(final int count)

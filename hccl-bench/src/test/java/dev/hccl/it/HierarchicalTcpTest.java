@@ -6,6 +6,8 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.transport.netty.TcpTransportProvider;
+import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -44,7 +46,8 @@ class HierarchicalTcpTest
         {
             try (Communicator comm = Hccl.init(CommConfig.builder().environment(Map.of())
                 .rank(rank).worldSize(RANKS).masterAddr("127.0.0.1").masterPort(port)
-                .nodeId("node" + rank / 2).algo(algo).ioThreads(ioThreads).shmDisable("tcp".equals(local))
+                .nodeId("node" + rank / 2).algo(algo).set(TcpTransportProvider.IO_THREADS, ioThreads)
+                .set(ShmTransportProvider.DISABLE, "tcp".equals(local))
                 .connectTimeout(Duration.ofSeconds(60)).execTimeout(Duration.ofSeconds(120)).conclude()))
             {
                 final Set<String> wanted = "shm".equals(local) ? Set.of("shm", "tcp") : Set.of("tcp");

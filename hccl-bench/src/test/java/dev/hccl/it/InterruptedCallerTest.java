@@ -5,6 +5,7 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.transport.netty.TcpTransportProvider;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -61,7 +62,8 @@ class InterruptedCallerTest
         final int port = TcpConformanceTest.freePort();
         final List<Communicator> comms = Ranks.run(2, 60, rank -> Hccl.init(CommConfig.builder()
             .environment(Map.of()).rank(rank).worldSize(2).masterAddr("127.0.0.1").masterPort(port)
-            .ioThreads(ioThreads).connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30))
+            .set(TcpTransportProvider.IO_THREADS, ioThreads)
+            .connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30))
             .conclude()));
         final ScheduledExecutorService interrupter = Executors.newSingleThreadScheduledExecutor();
         try

@@ -3,6 +3,8 @@ package dev.hccl.it;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
+import dev.hccl.transport.netty.TcpTransportProvider;
+import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
@@ -34,14 +36,15 @@ class TcpConformanceTest extends ConformanceSuite
 
     static CommConfig config(final int rank, final int n, final int port)
     {
-        return config(rank, n, port, CommConfig.IO_THREADS_DEFAULT);
+        return config(rank, n, port, TcpTransportProvider.IO_THREADS.defaultValue());
     }
 
     static CommConfig config(final int rank, final int n, final int port, final int ioThreads)
     {
         return CommConfig.builder().environment(Map.of())
-            .ioThreads(ioThreads)
-            .shmDisable(true) // ranks as threads share a node: without this they would talk through shared memory
+            .set(TcpTransportProvider.IO_THREADS, ioThreads)
+            // Ranks as threads share a node: without this they would talk through shared memory.
+            .set(ShmTransportProvider.DISABLE, true)
             .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
             .segmentBytes(64 * 1024)
             .connectTimeout(Duration.ofSeconds(60))

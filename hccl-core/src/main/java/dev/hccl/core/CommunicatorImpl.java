@@ -152,7 +152,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             if (rank == 0)
             {
                 LOG.info("rank 0: {} ignored under {}: the cost model keeps its defaults",
-                    CommConfig.TOPO_PROBE_ENV, CommConfig.DETERMINISTIC_ENV);
+                    CommConfig.TOPO_PROBE, CommConfig.DETERMINISTIC);
             }
             return;
         }

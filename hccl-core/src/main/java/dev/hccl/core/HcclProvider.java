@@ -240,19 +240,19 @@ public final class HcclProvider implements CommunicatorProvider
      */
     static void checkLaunched(final CommConfig config)
     {
-        if (!config.given(CommConfig.WORLD_SIZE_ENV))
+        if (!config.given(CommConfig.WORLD_SIZE))
         {
             throw new HcclException(ErrorCode.E_ENV, "no rank and world size: none of the launcher variables " +
                 CommConfig.launcherVariables() + " is set, so this process cannot tell whether it is one rank of " +
                 "many. Start it with a launcher (bin/hcclrun, torchrun, mpirun, srun), or ask for a single rank " +
                 "explicitly: WORLD_SIZE=1 in the environment, or CommConfig.builder().worldSize(1)");
         }
-        if (config.worldSize() > 1 && config.rootInfo() == null && !config.given(CommConfig.MASTER_ADDR_ENV))
+        if (config.worldSize() > 1 && config.rootInfo() == null && !config.given(CommConfig.MASTER_ADDR))
         {
             LOG.warn("rank {} of {}: {} is not set, so every rank looks for rank 0's store at {}:{}, which reaches " +
                 "only this host; for a job across hosts set {} to rank 0's address", config.rank(),
-                config.worldSize(), CommConfig.MASTER_ADDR_ENV, config.masterAddr(), config.masterPort(),
-                CommConfig.MASTER_ADDR_ENV);
+                config.worldSize(), CommConfig.MASTER_ADDR, config.masterAddr(), config.masterPort(),
+                CommConfig.MASTER_ADDR);
         }
     }
 
@@ -335,7 +335,7 @@ public final class HcclProvider implements CommunicatorProvider
      */
     private static String advertisedHost(final CommConfig config)
     {
-        if (config.ifIp() == null && config.given(CommConfig.MASTER_ADDR_ENV))
+        if (config.ifIp() == null && config.given(CommConfig.MASTER_ADDR))
         {
             return config.masterAddr();
         }

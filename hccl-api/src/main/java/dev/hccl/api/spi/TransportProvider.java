@@ -1,5 +1,10 @@
 package dev.hccl.api.spi;
 
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.Setting;
+
+import java.util.List;
+
 /**
  * A transport plug-in, found with {@link java.util.ServiceLoader}: it opens this rank's end of its transport, which
  * then says which peers it can reach. The communicator picks, for every peer, the most preferred transport that can
@@ -30,4 +35,30 @@ public interface TransportProvider
      * @throws dev.hccl.api.HcclException when the transport is wanted but fails in a way that must fail the rank.
      */
     Transport open(TransportContext context);
+
+    /**
+     * The settings this transport owns, each defined once as a {@link Setting}: read with
+     * {@link CommConfig#get(Setting)}, listed in the configuration logged at creation, documented in the README.
+     *
+     * @return the settings; none by default.
+     */
+    default List<Setting<?>> settings()
+    {
+        return List.of();
+    }
+
+    /**
+     * Checks this transport's settings together, before anything is opened, so that a rank set up wrongly fails at
+     * creation naming the variables.
+     *
+     * @param config the configuration.
+     * @throws IllegalArgumentException naming the variables and what to change.
+     */
+    default void check(final CommConfig config)
+    {
+        for (final Setting<?> s : settings())
+        {
+            config.get(s);
+        }
+    }
 }

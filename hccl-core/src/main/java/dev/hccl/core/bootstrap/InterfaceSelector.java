@@ -71,7 +71,7 @@ public final class InterfaceSelector
         final String ip = blankToNull(ifIp);
         if (ip != null)
         {
-            final String source = CommConfig.IF_IP_ENV + "=" + ip;
+            final String source = CommConfig.IF_IP + "=" + ip;
             final InetAddress wanted = parseLiteral(ip, interfaces);
             for (final NetInterface nif : interfaces)
             {
@@ -85,7 +85,7 @@ public final class InterfaceSelector
                     {
                         // The interface's own address object: an IPv6 link-local one carries its scope.
                         return new InterfaceSelector(List.of(nif), address, source,
-                            ifname == null ? List.of() : List.of(CommConfig.SOCKET_IFNAME_ENV + " ignored"));
+                            ifname == null ? List.of() : List.of(CommConfig.SOCKET_IFNAME + " ignored"));
                     }
                 }
             }
@@ -105,13 +105,13 @@ public final class InterfaceSelector
         {
             if (filter != null)
             {
-                throw new IllegalArgumentException(CommConfig.SOCKET_IFNAME_ENV + "=" + ifname +
+                throw new IllegalArgumentException(CommConfig.SOCKET_IFNAME + "=" + ifname +
                     " matches no interface that is up and has an address; " + describe(interfaces));
             }
             throw new IllegalStateException("no network interface is up with an address; " + describe(interfaces));
         }
         return new InterfaceSelector(List.copyOf(candidates), null,
-            filter == null ? DEFAULT : CommConfig.SOCKET_IFNAME_ENV + "=" + ifname, List.of());
+            filter == null ? DEFAULT : CommConfig.SOCKET_IFNAME + "=" + ifname, List.of());
     }
 
     /**
@@ -260,7 +260,7 @@ public final class InterfaceSelector
                 // fall through to the common refusal
             }
         }
-        throw new IllegalArgumentException(CommConfig.IF_IP_ENV + "=" + ip + " is not an IP address; " +
+        throw new IllegalArgumentException(CommConfig.IF_IP + "=" + ip + " is not an IP address; " +
             describe(interfaces));
     }
 

@@ -125,7 +125,7 @@ public final class Rendezvous implements AutoCloseable
                 if (token != null && !token.equals(stored))
                 {
                     throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        CommConfig.JOB_TOKEN_ENV + " differs from rank 0's: the ranks belong to different jobs, or " +
+                        CommConfig.JOB_TOKEN + " differs from rank 0's: the ranks belong to different jobs, or " +
                         "the variable is set for some ranks only", null);
                 }
                 token = stored;
@@ -135,7 +135,7 @@ public final class Rendezvous implements AutoCloseable
                 if (segmentBytes != config.segmentBytes())
                 {
                     throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        CommConfig.SEGMENT_SIZE_ENV + " differs: rank 0 uses " + segmentBytes + ", this rank " +
+                        CommConfig.SEGMENT_SIZE + " differs: rank 0 uses " + segmentBytes + ", this rank " +
                         config.segmentBytes() + "; every rank must cut messages the same way", null);
                 }
                 final String algo = awaitKey(client, "algo", rank, deadlineNanos);
@@ -144,7 +144,7 @@ public final class Rendezvous implements AutoCloseable
                     // Ranks that ran different algorithms would wait for messages that never come, until
                     // HCCL_EXEC_TIMEOUT: say so now.
                     throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        CommConfig.ALGO_ENV + "/" + CommConfig.DETERMINISTIC_ENV + "/" + CommConfig.TOPO_PROBE_ENV +
+                        CommConfig.ALGO + "/" + CommConfig.DETERMINISTIC + "/" + CommConfig.TOPO_PROBE +
                         " differ: rank 0 uses '" + algo +
                         "', this rank '" + algoKey(config) + "'; every rank must choose algorithms the same way",
                         null);
@@ -263,7 +263,7 @@ public final class Rendezvous implements AutoCloseable
             {
                 final List<Integer> missing = client.missing(keys);
                 final String verdict = "rank" + (missing.size() == 1 ? " " : "s ") + missing + " of " + worldSize +
-                    " did not arrive within the connect timeout (" + CommConfig.CONNECT_TIMEOUT_ENV + "); " +
+                    " did not arrive within the connect timeout (" + CommConfig.CONNECT_TIMEOUT + "); " +
                     (worldSize - missing.size()) + " ranks arrived";
                 if (server != null)
                 {

@@ -74,6 +74,6 @@ final class WaitReport
     String left()
     {
         return Math.max(0, TimeUnit.NANOSECONDS.toSeconds(deadlineNanos - System.nanoTime())) + " s left of " +
-            CommConfig.CONNECT_TIMEOUT_ENV;
+            CommConfig.CONNECT_TIMEOUT;
     }
 }

@@ -1,6 +1,5 @@
 package dev.hccl.transport.netty;
 
-import dev.hccl.api.CommConfig;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
@@ -275,8 +274,8 @@ final class TcpMesh
                     // An authenticated rank of this job set up differently: waiting cannot help either side.
                     incompatible = true;
                     refusal = "rank " + peer + " opens " + hello.connections() + " connections to each peer and rank " +
-                        rank + " " + connectionsPerPeer + "; " + CommConfig.SOCKET_NSOCKS_ENV + " x " +
-                        CommConfig.SOCKET_NTHREADS_ENV + " must be the same on every rank";
+                        rank + " " + connectionsPerPeer + "; " + TcpTransportProvider.SOCKET_NSOCKS.variable() + " x " +
+                        TcpTransportProvider.SOCKET_NTHREADS.variable() + " must be the same on every rank";
                 }
             }
             if (null != refusal)

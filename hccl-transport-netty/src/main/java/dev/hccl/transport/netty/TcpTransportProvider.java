@@ -1,9 +1,12 @@
 package dev.hccl.transport.netty;
 
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.Setting;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportProvider;
+
+import java.util.List;
 
 /**
  * The TCP transport as a plug-in: reaches every peer, on any node, so it is the one every pair falls back to.
@@ -12,6 +15,25 @@ public final class TcpTransportProvider implements TransportProvider
 {
     /** The preference of TCP: below the transports that only some pairs can use. */
     public static final int PREFERENCE = 100;
+    /**
+     * Netty I/O threads per process; 0 has none, the thread that waits for a transfer performing the I/O (lowest
+     * latency), more lets the I/O of many peers use more cores.
+     */
+    public static final Setting<Integer> IO_THREADS = Setting.integer("HCCL_IO_THREADS",
+        TcpSettings.IO_THREADS_DEFAULT, 0, TcpSettings.IO_THREADS_MAX, "Netty I/O threads per process");
+    /**
+     * TCP connections per pair of ranks and I/O thread (NCCL's {@code NCCL_NSOCKS_PERTHREAD}): a pair has
+     * {@code HCCL_SOCKET_NSOCKS x HCCL_SOCKET_NTHREADS} connections, and the segments of a large transfer travel over
+     * them side by side. Every rank must use the same values.
+     */
+    public static final Setting<Integer> SOCKET_NSOCKS = Setting.integer("HCCL_SOCKET_NSOCKS", 1, 1,
+        TcpSettings.CONNECTIONS_PER_PEER_MAX, "TCP connections per pair of ranks and I/O thread");
+    /**
+     * I/O threads that one pair's TCP connections are spread over (NCCL's {@code NCCL_SOCKET_NTHREADS}); more than 1
+     * needs at least as many {@link #IO_THREADS}.
+     */
+    public static final Setting<Integer> SOCKET_NTHREADS = Setting.integer("HCCL_SOCKET_NTHREADS", 1, 1,
+        TcpSettings.CONNECTIONS_PER_PEER_MAX, "I/O threads one pair's TCP connections are spread over");
 
     /**
      * Public for {@link java.util.ServiceLoader}.
@@ -47,11 +69,62 @@ public final class TcpTransportProvider implements TransportProvider
             .commId(context.commId())
             .bindAddress(context.bindAddress())
             .maxFrameBytes(config.maxFrameBytes())
-            .ioThreads(config.ioThreads())
-            .connectionsPerPeer(config.socketsPerPair())
-            .threadsPerPeer(config.socketNthreads())
+            .ioThreads(config.get(IO_THREADS))
+            .connectionsPerPeer(connectionsPerPeer(config))
+            .threadsPerPeer(config.get(SOCKET_NTHREADS))
             .connectTimeout(config.connectTimeout())
             .inbound(context.inbound())
             .conclude());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @return {@link #IO_THREADS}, {@link #SOCKET_NSOCKS} and {@link #SOCKET_NTHREADS}.
+     */
+    @Override
+    public List<Setting<?>> settings()
+    {
+        return List.of(IO_THREADS, SOCKET_NSOCKS, SOCKET_NTHREADS);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The connections per pair ({@link #SOCKET_NSOCKS} x {@link #SOCKET_NTHREADS}) are at most
+     * {@value TcpSettings#CONNECTIONS_PER_PEER_MAX}, and their threads need as many {@link #IO_THREADS}.
+     */
+    @Override
+    public void check(final CommConfig config)
+    {
+        connectionsPerPeer(config);
+        final int threads = config.get(SOCKET_NTHREADS);
+        final int io = config.get(IO_THREADS);
+        if (threads > Math.max(1, io))
+        {
+            throw new IllegalArgumentException(SOCKET_NTHREADS.variable() + "=" + threads + " spreads each pair's " +
+                "connections over " + threads + " I/O threads, but " + IO_THREADS.variable() + "=" + io + "; set " +
+                IO_THREADS.variable() + " to at least " + threads);
+        }
+    }
+
+    /**
+     * TCP connections per pair of ranks.
+     *
+     * @param config the configuration.
+     * @return {@link #SOCKET_NSOCKS} x {@link #SOCKET_NTHREADS}.
+     * @throws IllegalArgumentException when the product is above {@value TcpSettings#CONNECTIONS_PER_PEER_MAX}.
+     */
+    public static int connectionsPerPeer(final CommConfig config)
+    {
+        final int sockets = config.get(SOCKET_NSOCKS);
+        final int threads = config.get(SOCKET_NTHREADS);
+        if (sockets * threads > TcpSettings.CONNECTIONS_PER_PEER_MAX)
+        {
+            throw new IllegalArgumentException(SOCKET_NSOCKS.variable() + " (" + sockets + ") x " +
+                SOCKET_NTHREADS.variable() + " (" + threads + "), the TCP connections per pair, must be at most " +
+                TcpSettings.CONNECTIONS_PER_PEER_MAX);
+        }
+        return sockets * threads;
     }
 }

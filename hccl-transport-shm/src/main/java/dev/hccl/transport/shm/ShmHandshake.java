@@ -1,6 +1,5 @@
 package dev.hccl.transport.shm;
 
-import dev.hccl.api.CommConfig;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
@@ -166,7 +165,7 @@ final class ShmHandshake
                 "free in {}): {}. Point {} to a directory on a tmpfs with more room, or give the container more " +
                 "shared memory (Docker's --shm-size, {} by default)",
                 rank, peer, file, ShmSegment.fileBytes(ringBytes), freeBytes(), dir, ex.toString(),
-                CommConfig.SHM_DIR_ENV, DOCKER_SHM_DEFAULT);
+                ShmTransportProvider.DIR.variable(), DOCKER_SHM_DEFAULT);
         }
         bootstrap.put(key(rank, peer, "created"), answer.getBytes(StandardCharsets.UTF_8));
     }
@@ -203,7 +202,7 @@ final class ShmHandshake
         catch (final IOException | RuntimeException ex)
         {
             LOG.warn("rank {}: shared memory with rank {} falls back to TCP: cannot map {}: {} (do both ranks see " +
-                "the same {}?)", rank, peer, file, ex.toString(), CommConfig.SHM_DIR_ENV);
+                "the same {}?)", rank, peer, file, ex.toString(), ShmTransportProvider.DIR.variable());
         }
         if (OK.equals(answer))
         {

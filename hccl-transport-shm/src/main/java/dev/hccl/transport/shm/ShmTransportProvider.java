@@ -1,6 +1,7 @@
 package dev.hccl.transport.shm;
 
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.Setting;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportProvider;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The shared-memory transport's plug-in, found with {@link java.util.ServiceLoader}: preferred to TCP between ranks
@@ -20,6 +22,15 @@ public final class ShmTransportProvider implements TransportProvider
 {
     /** Above TCP's 100. */
     public static final int PREFERENCE = 200;
+    /**
+     * The directory (a tmpfs) where two ranks of a node create the segment they share; each segment is removed from
+     * it as soon as both ranks have mapped it.
+     */
+    public static final Setting<String> DIR = Setting.text("HCCL_SHM_DIR", "/dev/shm",
+        "the directory (a tmpfs) where two ranks of a node create the segment they share");
+    /** On: ranks of one node talk over TCP (NCCL's {@code NCCL_SHM_DISABLE}). */
+    public static final Setting<Boolean> DISABLE = Setting.flag("HCCL_SHM_DISABLE",
+        "ranks of one node talk over TCP, not shared memory");
 
     private static final Logger LOG = LoggerFactory.getLogger(ShmTransportProvider.class);
 
@@ -54,6 +65,17 @@ public final class ShmTransportProvider implements TransportProvider
 
     /**
      * {@inheritDoc}
+     *
+     * @return {@link #DIR} and {@link #DISABLE}.
+     */
+    @Override
+    public List<Setting<?>> settings()
+    {
+        return List.of(DIR, DISABLE);
+    }
+
+    /**
+     * {@inheritDoc}
      * <p>
      * Null when {@code HCCL_SHM_DISABLE} is set (logged at INFO) or when {@code HCCL_SHM_DIR} is not a writable
      * directory (logged at WARN): ranks of this node then talk over TCP.
@@ -62,18 +84,18 @@ public final class ShmTransportProvider implements TransportProvider
     public Transport open(final TransportContext context)
     {
         final CommConfig config = context.config();
-        if (config.shmDisable())
+        if (config.get(DISABLE))
         {
-            LOG.info("rank {}: shared memory off ({}=1)", context.rank(), CommConfig.SHM_DISABLE_ENV);
+            LOG.info("rank {}: shared memory off ({}=1)", context.rank(), DISABLE.variable());
             return null;
         }
         final Path dir;
         try
         {
-            final Path given = Path.of(config.shmDir());
+            final Path given = Path.of(config.get(DIR));
             if (!Files.isDirectory(given) || !Files.isWritable(given))
             {
-                warnUnusable(context, config.shmDir(), "not a writable directory");
+                warnUnusable(context, config.get(DIR), "not a writable directory");
                 return null;
             }
             // The real path: ranks that reach the directory through different links still agree on it.
@@ -81,7 +103,7 @@ public final class ShmTransportProvider implements TransportProvider
         }
         catch (final InvalidPathException | IOException ex)
         {
-            warnUnusable(context, config.shmDir(), ex.toString());
+            warnUnusable(context, config.get(DIR), ex.toString());
             return null;
         }
         return new ShmTransport(context, dir);
@@ -90,6 +112,6 @@ public final class ShmTransportProvider implements TransportProvider
     private static void warnUnusable(final TransportContext context, final String dir, final String why)
     {
         LOG.warn("rank {}: shared memory off: {} ({}) is {}; ranks of this node talk over TCP",
-            context.rank(), dir, CommConfig.SHM_DIR_ENV, why);
+            context.rank(), dir, DIR.variable(), why);
     }
 }

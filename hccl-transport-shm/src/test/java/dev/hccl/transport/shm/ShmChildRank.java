@@ -80,7 +80,7 @@ public final class ShmChildRank
             }
         };
         final CommConfig config = CommConfig.builder().environment(Map.of()).worldSize(2).rank(1)
-            .shmDir(dir.toString()).conclude();
+            .set(ShmTransportProvider.DIR, dir.toString()).conclude();
         final ShmTransport t = new ShmTransport(new TransportContext(1, 2, ShmCluster.COMM_ID, "token", ShmCluster.NODE,
             InetAddress.getLoopbackAddress(), config, ignore, bootstrap), dir);
         bootstrap.put("address/1", t.localAddress());

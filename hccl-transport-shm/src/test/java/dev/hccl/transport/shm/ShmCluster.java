@@ -75,7 +75,8 @@ final class ShmCluster implements AutoCloseable
 
     static CommConfig config(final int rank, final int worldSize, final Path dir)
     {
-        return CommConfig.builder().environment(Map.of()).worldSize(worldSize).rank(rank).shmDir(dir.toString())
+        return CommConfig.builder().environment(Map.of()).worldSize(worldSize).rank(rank)
+            .set(ShmTransportProvider.DIR, dir.toString())
             .conclude();
     }
 

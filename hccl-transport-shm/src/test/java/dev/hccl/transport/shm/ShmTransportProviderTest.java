@@ -74,8 +74,9 @@ class ShmTransportProviderTest
     void offWhenDisabled(@TempDir final Path dir)
     {
         assertNull(new ShmTransportProvider().open(context(config(dir, true))));
-        final CommConfig fromEnv = CommConfig.builder().environment(Map.of(CommConfig.SHM_DISABLE_ENV, "1"))
-            .worldSize(2).rank(0).shmDir(dir.toString()).conclude();
+        final CommConfig fromEnv = CommConfig.builder()
+            .environment(Map.of(ShmTransportProvider.DISABLE.variable(), "1"))
+            .worldSize(2).rank(0).set(ShmTransportProvider.DIR, dir.toString()).conclude();
         assertNull(new ShmTransportProvider().open(context(fromEnv)));
     }
 
@@ -104,8 +105,9 @@ class ShmTransportProviderTest
 
     private static CommConfig config(final Path dir, final boolean disable)
     {
-        return CommConfig.builder().environment(Map.of()).worldSize(2).rank(0).shmDir(dir.toString())
-            .shmDisable(disable).conclude();
+        return CommConfig.builder().environment(Map.of()).worldSize(2).rank(0)
+            .set(ShmTransportProvider.DIR, dir.toString())
+            .set(ShmTransportProvider.DISABLE, disable).conclude();
     }
 
     private static TransportContext context(final CommConfig config)
