@@ -58,7 +58,7 @@ public final class Mailbox
     private boolean[] members;
     private FaultListener listener;
     private HcclException failure;
-    private final ArrayList<Object[]> earlyFaults = new ArrayList<>();
+    private final ArrayList<Fault> earlyFaults = new ArrayList<>();
 
     /**
      * A mailbox for a communicator of the process whose root communicator has {@code rootWorldSize} ranks.
@@ -102,7 +102,7 @@ public final class Mailbox
      */
     public void attach(final int[] memberGlobalRanks, final FaultListener listener)
     {
-        final ArrayList<Object[]> replay;
+        final ArrayList<Fault> replay;
         synchronized (this)
         {
             members = new boolean[posted.length];
@@ -117,15 +117,15 @@ public final class Mailbox
             {
                 if (peerGone[g] && members[g] && !peerGoneOrderly[g])
                 {
-                    replay.add(new Object[]{peerGoneCode[g], g, "{peer} " + peerGoneReason[g]});
+                    replay.add(new Fault(peerGoneCode[g], g, "{peer} " + peerGoneReason[g]));
                 }
             }
         }
-        for (final Object[] fault : replay)
+        for (final Fault fault : replay)
         {
-            if ((Integer)fault[1] < 0 || members[(Integer)fault[1]])
+            if (fault.globalPeer() < 0 || members[fault.globalPeer()])
             {
-                listener.onFault((ErrorCode)fault[0], (Integer)fault[1], (String)fault[2]);
+                listener.onFault(fault.code(), fault.globalPeer(), fault.message());
             }
         }
     }
@@ -505,7 +505,7 @@ public final class Mailbox
             l = listener;
             if (l == null)
             {
-                earlyFaults.add(new Object[]{code, globalPeer, message});
+                earlyFaults.add(new Fault(code, globalPeer, message));
                 return;
             }
         }
@@ -515,5 +515,16 @@ public final class Mailbox
     private synchronized HcclException failureOr(final String message)
     {
         return failure != null ? failure : new HcclException(ErrorCode.E_INTERNAL, message.replace("{peer}", "peer"));
+    }
+
+    /**
+     * A fault kept until the communicator attaches.
+     *
+     * @param code       what kind.
+     * @param globalPeer the peer, in the root communicator, or negative for none.
+     * @param message    what happened; {@code {peer}} stands for the peer's rank.
+     */
+    private record Fault(ErrorCode code, int globalPeer, String message)
+    {
     }
 }

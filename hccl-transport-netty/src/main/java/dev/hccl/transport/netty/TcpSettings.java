@@ -1,5 +1,6 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.spi.Inbound;
 
 import java.net.InetAddress;
@@ -10,8 +11,11 @@ import java.time.Duration;
  */
 public final class TcpSettings
 {
-    /** Default for {@link #maxFrameBytes(int)}: 256 MiB; payloads are streamed, so this bounds no buffer. */
-    public static final int MAX_FRAME_BYTES_DEFAULT = 256 * 1024 * 1024;
+    /**
+     * Default for {@link #maxFrameBytes(int)}: {@code HCCL_BUFFSIZE}'s default, in bytes. Payloads are streamed, so
+     * this bounds no buffer.
+     */
+    public static final int MAX_FRAME_BYTES_DEFAULT = CommConfig.BUFFSIZE.defaultValue() * 1024 * 1024;
     /**
      * Default for {@link #ioThreads(int)}: none, the threads that wait for transfers perform the I/O (see
      * {@link NettyTransport#progressEngine()}).
