@@ -526,13 +526,22 @@ public interface Communicator extends AutoCloseable
      */
     CommFuture barrierAsync();
 
+    // The array conveniences below run the ByteBuffer forms on a direct staging buffer: filled from the array,
+    // reduced or broadcast in place, copied back.
+
     /**
      * In-place all-reduce of a {@code float[]}.
      *
      * @param data input and result.
      * @param op   reduction.
      */
-    void allReduce(float[] data, ReduceOp op);
+    default void allReduce(final float[] data, final ReduceOp op)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP32);
+        b.asFloatBuffer().put(data);
+        allReduce(b, b, data.length, DataType.FP32, op);
+        b.asFloatBuffer().get(data);
+    }
 
     /**
      * In-place all-reduce of a {@code double[]}.
@@ -540,7 +549,13 @@ public interface Communicator extends AutoCloseable
      * @param data input and result.
      * @param op   reduction.
      */
-    void allReduce(double[] data, ReduceOp op);
+    default void allReduce(final double[] data, final ReduceOp op)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP64);
+        b.asDoubleBuffer().put(data);
+        allReduce(b, b, data.length, DataType.FP64, op);
+        b.asDoubleBuffer().get(data);
+    }
 
     /**
      * In-place all-reduce of an {@code int[]}.
@@ -548,7 +563,13 @@ public interface Communicator extends AutoCloseable
      * @param data input and result.
      * @param op   reduction.
      */
-    void allReduce(int[] data, ReduceOp op);
+    default void allReduce(final int[] data, final ReduceOp op)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT32);
+        b.asIntBuffer().put(data);
+        allReduce(b, b, data.length, DataType.INT32, op);
+        b.asIntBuffer().get(data);
+    }
 
     /**
      * In-place all-reduce of a {@code long[]}.
@@ -556,7 +577,13 @@ public interface Communicator extends AutoCloseable
      * @param data input and result.
      * @param op   reduction.
      */
-    void allReduce(long[] data, ReduceOp op);
+    default void allReduce(final long[] data, final ReduceOp op)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT64);
+        b.asLongBuffer().put(data);
+        allReduce(b, b, data.length, DataType.INT64, op);
+        b.asLongBuffer().get(data);
+    }
 
     /**
      * In-place broadcast of a {@code float[]} from {@code root}.
@@ -564,7 +591,13 @@ public interface Communicator extends AutoCloseable
      * @param data the data at the root; the destination elsewhere.
      * @param root the rank that sends.
      */
-    void broadcast(float[] data, int root);
+    default void broadcast(final float[] data, final int root)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP32);
+        b.asFloatBuffer().put(data);
+        broadcast(b, data.length, DataType.FP32, root);
+        b.asFloatBuffer().get(data);
+    }
 
     /**
      * In-place broadcast of a {@code double[]} from {@code root}.
@@ -572,7 +605,13 @@ public interface Communicator extends AutoCloseable
      * @param data the data at the root; the destination elsewhere.
      * @param root the rank that sends.
      */
-    void broadcast(double[] data, int root);
+    default void broadcast(final double[] data, final int root)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP64);
+        b.asDoubleBuffer().put(data);
+        broadcast(b, data.length, DataType.FP64, root);
+        b.asDoubleBuffer().get(data);
+    }
 
     /**
      * In-place broadcast of an {@code int[]} from {@code root}.
@@ -580,7 +619,13 @@ public interface Communicator extends AutoCloseable
      * @param data the data at the root; the destination elsewhere.
      * @param root the rank that sends.
      */
-    void broadcast(int[] data, int root);
+    default void broadcast(final int[] data, final int root)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT32);
+        b.asIntBuffer().put(data);
+        broadcast(b, data.length, DataType.INT32, root);
+        b.asIntBuffer().get(data);
+    }
 
     /**
      * In-place broadcast of a {@code long[]} from {@code root}.
@@ -588,7 +633,13 @@ public interface Communicator extends AutoCloseable
      * @param data the data at the root; the destination elsewhere.
      * @param root the rank that sends.
      */
-    void broadcast(long[] data, int root);
+    default void broadcast(final long[] data, final int root)
+    {
+        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT64);
+        b.asLongBuffer().put(data);
+        broadcast(b, data.length, DataType.INT64, root);
+        b.asLongBuffer().get(data);
+    }
 
     /**
      * Splits the communicator as {@code MPI_Comm_split} / {@code ncclCommSplit}: ranks that give the same
