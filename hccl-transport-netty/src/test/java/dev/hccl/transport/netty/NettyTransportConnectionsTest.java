@@ -121,7 +121,8 @@ class NettyTransportConnectionsTest
         assertEquals(1, f.peer());
         final HcclException ex = assertInstanceOf(HcclException.class, f.cause());
         assertEquals(ErrorCode.E_TCP_TRANSFER, ex.errorCode());
-        assertTrue(ex.getMessage().contains("connection 2 of 4 to rank 1 lost"), ex.getMessage());
+        // Rank 1 closes its other connections as soon as it sees connection 2 go: rank 0 may notice any of them first.
+        assertTrue(ex.getMessage().matches(".*connection [0-3] of 4 to rank 1 lost.*"), ex.getMessage());
         assertTrue(t[0].linkOrNull(1).terminated().await(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS),
             "the pair's other connections stayed open");
         assertTrue(t[1].linkOrNull(0).terminated().await(RecordingInbound.WAIT_SECONDS, TimeUnit.SECONDS));
