@@ -59,16 +59,15 @@ final class AlgorithmSelector
     /**
      * The one-shot exchange is a candidate up to this many bytes. The model prices its {@code n-1} whole-buffer
      * messages as sent one after another; measured on loopback TCP they cost more than that once they are larger
-     * than a few KiB (each rank takes in {@code n-1} buffers at once: at two ranks 16-64 KiB took 130-230 us against
-     * the ring's 31-49 us, ALGORITHMS.md), so the measurement caps what the formula would allow.
+     * than a few KiB (each rank takes in {@code n-1} buffers at once; the figures are in ALGORITHMS.md), so the
+     * measurement caps what the formula would allow.
      */
     static final int FULL_MESH_MAX_BYTES = 4 * 1024;
 
     /**
      * The one-shot exchange is a candidate on up to this many ranks. The model prices its {@code n-1} messages per
-     * rank as one latency, which holds while each rank has a core for its sends and receives; on the simulated
-     * 2 x 4 cluster of PERFORMANCE.md (8 ranks) it was 1.4-2.4x the tree from 8 B to 2 KiB, where on 4 ranks, one
-     * node or two, it was the fastest.
+     * rank as one latency, which holds while each rank has a core for its sends and receives: on 4 ranks it was the
+     * fastest, on the simulated 2 x 4 cluster slower than the tree (figures in PERFORMANCE.md).
      */
     static final int FULL_MESH_MAX_RANKS = 4;
 

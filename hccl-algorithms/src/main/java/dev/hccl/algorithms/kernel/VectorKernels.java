@@ -13,7 +13,8 @@ import java.nio.ByteOrder;
  * Loaded only by {@link KernelSelection#vectorFactory(boolean)}, reflectively, once {@code jdk.incubator.vector} is
  * known to be in the boot layer: this class and the kernels it creates import that module.
  * <p>
- * Which kernels, from measurements on 64 MiB (memory-bound) and 4 MiB (cache-resident) direct buffers:
+ * Which kernels, from measurements on 64 MiB (memory-bound) and 4 MiB (cache-resident) direct buffers (figures in
+ * docs/PERFORMANCE.md):
  * <ul>
  *   <li>INT8, UINT8 and INT16, all operators: several times faster than the scalar loops, which C2 does not
  *   vectorize (their Unsafe accesses are opaque to its auto-vectorizer).</li>
@@ -23,7 +24,7 @@ import java.nio.ByteOrder;
  *   <li>INT64 and FP64: scalar. The unrolled scalar loop moves 8 bytes per element, and the Vector API's buffer
  *   access costs as much per vector as it saves: equal when memory-bound, slower when in cache.</li>
  *   <li>FP16 and BF16: scalar unless asked for ({@code -Dhccl.kernels.half=vector}). The vector kernels are correct
- *   and, in a JVM that has run little other Vector API code, 3 (FP16) to 9 (BF16) times faster; but each loop is a
+ *   and, in a JVM that has run little other Vector API code, several times faster; but each loop is a
  *   long chain of Vector API calls, and once other kernels have left their type profiles in the Vector API's shared
  *   code, C2 in JDK 17 may fail to turn some of those calls into SIMD instructions, and the kernel then runs slower
  *   than the scalar one.</li>
