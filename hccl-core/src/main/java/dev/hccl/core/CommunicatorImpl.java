@@ -59,6 +59,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final Mailbox mailbox;
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
+    /** Read per segment by the algorithms: resolved once, not looked up in the configuration each time. */
+    private final int segmentBytes;
 
     private final AlgorithmSelector algorithms;
     /** The exchange of (color, key) in split(): fixed, whatever HCCL_ALGO says. */
@@ -94,6 +96,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.localSize = config.localSize() != CommConfig.DERIVE && isRoot() ? config.localSize() :
             topology.ranksOnNode(topology.nodeOf(rank)).size();
         this.execTimeoutNanos = config.execTimeout().toNanos();
+        this.segmentBytes = config.segmentBytes();
         this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG),
             shapeOf(topology), config.deterministic(), fabric.defaultCosts());
         if (rank == 0 && LOG.isInfoEnabled())
@@ -241,7 +244,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
 
     int segmentBytes()
     {
-        return config.segmentBytes();
+        return segmentBytes;
     }
 
     ByteBuffer scratch(final int slot, final int bytes)
