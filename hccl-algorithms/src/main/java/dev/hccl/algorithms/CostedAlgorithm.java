@@ -1,6 +1,7 @@
 package dev.hccl.algorithms;
 
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 
 /**
  * An algorithm that can predict its own time from the alpha-beta-gamma model, so that a cost model can choose among
@@ -26,20 +27,20 @@ public interface CostedAlgorithm
      * <p>
      * On one node, the local links' time. Across nodes, unless the algorithm knows its traffic better: every step
      * at the network's latency, and all the ranks of a node sending through its network link at once, so each at
-     * {@code 1/ranksPerNode} of its bandwidth. That fits schedules whose every step pairs ranks of different nodes
+     * {@code 1/mostPerNode} of its bandwidth. That fits schedules whose every step pairs ranks of different nodes
      * (halving-doubling, trees, the one-shot exchange); the ring and the hierarchical algorithm override it.
      *
      * @param operation the operation; one this algorithm implements.
-     * @param shape     the layout.
+     * @param layout    which node each rank runs on.
      * @param bytes     as for {@link #predictSeconds(Operation, int, long, CostParameters)}.
      * @param links     the parameters of each link class.
      * @return seconds.
      * @throws IllegalArgumentException when this algorithm does not implement {@code operation}.
      */
     default double predictSeconds(
-        final Operation operation, final ClusterShape shape, final long bytes, final LinkCosts links)
+        final Operation operation, final RankLayout layout, final long bytes, final LinkCosts links)
     {
-        return shape.nodes() == 1 ? predictSeconds(operation, shape.worldSize(), bytes, links.local()) :
-            predictSeconds(operation, shape.worldSize(), bytes, links.network().sharedBy(shape.ranksPerNode()));
+        return layout.nodeCount() == 1 ? predictSeconds(operation, layout.worldSize(), bytes, links.local()) :
+            predictSeconds(operation, layout.worldSize(), bytes, links.network().sharedBy(layout.mostPerNode()));
     }
 }

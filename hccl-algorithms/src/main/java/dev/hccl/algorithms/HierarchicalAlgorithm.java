@@ -2,6 +2,7 @@ package dev.hccl.algorithms;
 
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
@@ -239,33 +240,33 @@ public final class HierarchicalAlgorithm implements
      */
     @Override
     public double predictSeconds(
-        final Operation operation, final ClusterShape shape, final long bytes, final LinkCosts links)
+        final Operation operation, final RankLayout layout, final long bytes, final LinkCosts links)
     {
-        final int nodes = shape.nodes();
+        final int nodes = layout.nodeCount();
         if (nodes == 1)
         {
-            return predictSeconds(operation, shape.worldSize(), bytes, links.local());
+            return predictSeconds(operation, layout.worldSize(), bytes, links.local());
         }
-        if (shape.ranksPerNode() == 1)
+        if (layout.mostPerNode() == 1)
         {
             return across(acrossFor(operation), operation, nodes, bytes, links.network());
         }
         if (operation == Operation.ALL_REDUCE &&
-            HierarchicalAllReduce.throughLeaders(shape.even(), shape.ranksPerNode(), bytes))
+            HierarchicalAllReduce.throughLeaders(layout.even(), layout.mostPerNode(), bytes))
         {
-            final int most = shape.ranksPerNode();
+            final int most = layout.mostPerNode();
             return TREE.predictSeconds(Operation.REDUCE, most, bytes, links.local()) +
                 across(allReduceAcross, operation, nodes, bytes, links.network()) +
                 TREE.predictSeconds(Operation.BROADCAST, most, bytes, links.local());
         }
-        if (!shape.even() && operation != Operation.BROADCAST)
+        if (!layout.even() && operation != Operation.BROADCAST)
         {
-            CostTerms.check(shape.worldSize(), bytes);
-            return RING.predictSeconds(operation, shape.worldSize(), bytes, links.network());
+            CostTerms.check(layout.worldSize(), bytes);
+            return RING.predictSeconds(operation, layout.worldSize(), bytes, links.network());
         }
         final CostParameters network = operation == Operation.BROADCAST ? links.network() :
-            links.network().sharedBy(shape.ranksPerNode());
-        return predictSeconds(operation, nodes, shape.ranksPerNode(), bytes, links.local(), network);
+            links.network().sharedBy(layout.mostPerNode());
+        return predictSeconds(operation, nodes, layout.mostPerNode(), bytes, links.local(), network);
     }
 
     private Object acrossFor(final Operation operation)
@@ -285,7 +286,7 @@ public final class HierarchicalAlgorithm implements
      * the class description: the ring within each node (for broadcast the tree or scatter + ring, by size), and
      * across nodes the level1 algorithm's own prediction where it is a {@link CostedAlgorithm}, else the ring's, for
      * {@code ceil(bytes / perNode)} bytes per rail (the whole buffer for broadcast). All-reduce is priced as the
-     * rails' schedule at every size; {@link #predictSeconds(Operation, ClusterShape, long, LinkCosts)} knows when the
+     * rails' schedule at every size; {@link #predictSeconds(Operation, RankLayout, long, LinkCosts)} knows when the
      * leaders' runs instead.
      *
      * @param operation all-reduce, all-gather, reduce-scatter or broadcast.

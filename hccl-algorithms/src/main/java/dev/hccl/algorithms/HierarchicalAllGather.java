@@ -2,6 +2,7 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 
@@ -34,8 +35,8 @@ final class HierarchicalAllGather
         {
             return;
         }
-        final NodeLayout layout = NodeLayout.of(group);
-        final int nodes = layout.nodes();
+        final RankLayout layout = group.layout();
+        final int nodes = layout.nodeCount();
         if (nodes == 1 || nodes == group.size())
         {
             acrossNodes.allGather(group, send, recv, sendCount, type);
@@ -51,13 +52,13 @@ final class HierarchicalAllGather
         {
             // Rail j occupies positions j N .. j N + N - 1 in node order: its all-gather is an in-place one of its
             // own, this rank's block at its rail rank (its node). The node's ring then passes whole rails around.
-            final int localRank = layout.localRank();
+            final int localRank = layout.localRank(group.rank());
             final ByteBuffer rail = recv.slice(localRank * nodes * blockBytes, nodes * blockBytes)
                 .order(ByteOrder.nativeOrder());
             final ByteBuffer mine = recv.slice(own * blockBytes, blockBytes).order(ByteOrder.nativeOrder());
             acrossNodes.allGather(new SubGroup(group, layout.rail(localRank)), mine, rail, sendCount, type);
-            RingAlgorithm.allGatherInPlace(new SubGroup(group, layout.ranksOf(layout.node())), recv,
-                Partition.blocks(nodes * sendCount, layout.perNode(), type.size(), group.segmentBytes()));
+            RingAlgorithm.allGatherInPlace(new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank()))), recv,
+                Partition.blocks(nodes * sendCount, layout.mostPerNode(), type.size(), group.segmentBytes()));
         }
         else
         {

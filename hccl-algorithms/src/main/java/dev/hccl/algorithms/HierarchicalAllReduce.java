@@ -2,6 +2,7 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
@@ -66,8 +67,8 @@ final class HierarchicalAllReduce
         {
             return;
         }
-        final NodeLayout layout = NodeLayout.of(group);
-        if (layout.nodes() == 1 || layout.nodes() == group.size())
+        final RankLayout layout = group.layout();
+        if (layout.nodeCount() == 1 || layout.nodeCount() == group.size())
         {
             acrossNodes.allReduce(group, send, recv, count, type, reducer);
             return;
@@ -76,16 +77,16 @@ final class HierarchicalAllReduce
         {
             Copies.copy(recv, 0, send, 0, bytes);
         }
-        final PeerGroup local = new SubGroup(group, layout.ranksOf(layout.node()));
+        final PeerGroup local = new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank())));
         if (layout.even() && (long)bytes >= PIPELINE_MIN_BYTES)
         {
             pipelined(group, layout, recv, count, type, reducer, acrossNodes);
             return;
         }
-        if (!throughLeaders(layout.even(), layout.perNode(), bytes))
+        if (!throughLeaders(layout.even(), layout.mostPerNode(), bytes))
         {
-            final int localRank = layout.localRank();
-            final Partition chunks = new Partition(count, layout.perNode(), type.size(), group.segmentBytes());
+            final int localRank = layout.localRank(group.rank());
+            final Partition chunks = new Partition(count, layout.mostPerNode(), type.size(), group.segmentBytes());
             RingAlgorithm.reduceScatterInPlace(local, recv, chunks, reducer);
             final int elements = chunks.chunkElements(localRank);
             if (elements > 0)
@@ -137,16 +138,16 @@ final class HierarchicalAllReduce
      */
     private static void pipelined(
         final PeerGroup group,
-        final NodeLayout layout,
+        final RankLayout layout,
         final ByteBuffer recv,
         final int count,
         final DataType type,
         final Reducer reducer,
         final AllReduceAlgorithm acrossNodes)
     {
-        final int localRank = layout.localRank();
+        final int localRank = layout.localRank(group.rank());
         final int[] railRanks = layout.rail(localRank);
-        final int[] localRanks = layout.ranksOf(layout.node());
+        final int[] localRanks = layout.ranksOn(layout.nodeOf(group.rank()));
         final int pieceCount = (count + PIPELINE_PIECES - 1) / PIPELINE_PIECES;
         final int pieces = (count + pieceCount - 1) / pieceCount;
         // Each piece's messages carry its own tag mark: messages of several pieces between two ranks may be in flight
@@ -160,11 +161,11 @@ final class HierarchicalAllReduce
         {
             final int elements = Math.min(pieceCount, count - p * pieceCount);
             piece[p] = recv.slice(p * pieceCount * type.size(), elements * type.size()).order(ByteOrder.nativeOrder());
-            chunks[p] = new Partition(elements, layout.perNode(), type.size(), group.segmentBytes());
+            chunks[p] = new Partition(elements, layout.mostPerNode(), type.size(), group.segmentBytes());
             locals[p] = new SubGroup(group, localRanks, p + 1);
             rails[p] = new SubGroup(group, railRanks, p + 1);
             // Named after the next rail rank, so that a failure across nodes reads as one with that rank.
-            crossed[p] = new Request(railRanks[(layout.node() + 1) % railRanks.length], false, p);
+            crossed[p] = new Request(railRanks[(layout.nodeOf(group.rank()) + 1) % railRanks.length], false, p);
         }
         final Semaphore reduced = new Semaphore(0);
         final Future<?> across = RAILS.submit(() ->

@@ -1,6 +1,7 @@
 package dev.hccl.algorithms;
 
 import dev.hccl.api.DataType;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.BroadcastAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 
@@ -36,18 +37,18 @@ final class HierarchicalBroadcast
         {
             return;
         }
-        final NodeLayout layout = NodeLayout.of(group);
-        final int[] leaders = layout.leaders(layout.localOf(root));
-        final int node = layout.node();
-        if (layout.nodes() > 1 && leaders[node] == group.rank())
+        final RankLayout layout = group.layout();
+        final int[] leaders = layout.leaders(layout.localRank(root));
+        final int node = layout.nodeOf(group.rank());
+        if (layout.nodeCount() > 1 && leaders[node] == group.rank())
         {
             acrossNodes.broadcast(new SubGroup(group, leaders), buf, count, type, layout.nodeOf(root));
         }
-        final int[] local = layout.ranksOf(node);
+        final int[] local = layout.ranksOn(node);
         if (local.length > 1)
         {
             final PeerGroup localGroup = new SubGroup(group, local);
-            final int localRoot = layout.localOf(leaders[node]);
+            final int localRoot = layout.localRank(leaders[node]);
             if (treeWithinNode(local.length, (long)count * type.size()))
             {
                 new BinomialTreeAlgorithm().broadcast(localGroup, buf, count, type, localRoot);

@@ -2,6 +2,7 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
 import dev.hccl.api.spi.Reducer;
@@ -40,8 +41,8 @@ final class HierarchicalReduceScatter
         {
             return;
         }
-        final NodeLayout layout = NodeLayout.of(group);
-        final int nodes = layout.nodes();
+        final RankLayout layout = group.layout();
+        final int nodes = layout.nodeCount();
         if (nodes == 1 || nodes == group.size())
         {
             acrossNodes.reduceScatter(group, send, recv, recvCount, type, reducer);
@@ -61,9 +62,9 @@ final class HierarchicalReduceScatter
         {
             // Within the node, local rank j reduces rail j's N blocks (contiguous, in node order) over its node; the
             // rail's own reduce-scatter then hands each of its ranks its block, reduced over every node.
-            final int localRank = layout.localRank();
-            RingAlgorithm.reduceScatterInPlace(new SubGroup(group, layout.ranksOf(layout.node())), work,
-                Partition.blocks(nodes * recvCount, layout.perNode(), type.size(), group.segmentBytes()), reducer);
+            final int localRank = layout.localRank(group.rank());
+            RingAlgorithm.reduceScatterInPlace(new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank()))), work,
+                Partition.blocks(nodes * recvCount, layout.mostPerNode(), type.size(), group.segmentBytes()), reducer);
             final ByteBuffer rail = work.slice(localRank * nodes * blockBytes, nodes * blockBytes)
                 .order(ByteOrder.nativeOrder());
             acrossNodes.reduceScatter(new SubGroup(group, layout.rail(localRank)), rail, recv, recvCount, type,

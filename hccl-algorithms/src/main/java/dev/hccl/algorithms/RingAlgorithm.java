@@ -3,6 +3,7 @@ package dev.hccl.algorithms;
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
@@ -215,15 +216,15 @@ public final class RingAlgorithm
      */
     @Override
     public double predictSeconds(
-        final Operation operation, final ClusterShape shape, final long bytes, final LinkCosts links)
+        final Operation operation, final RankLayout layout, final long bytes, final LinkCosts links)
     {
-        if (shape.nodes() == 1)
+        if (layout.nodeCount() == 1)
         {
-            return predictSeconds(operation, shape.worldSize(), bytes, links.local());
+            return predictSeconds(operation, layout.worldSize(), bytes, links.local());
         }
-        final boolean oneEdgePerNode = operation != Operation.BROADCAST || shape.contiguous();
-        return predictSeconds(operation, shape.worldSize(), bytes,
-            oneEdgePerNode ? links.network() : links.network().sharedBy(shape.ranksPerNode()));
+        final boolean oneEdgePerNode = operation != Operation.BROADCAST || layout.contiguous();
+        return predictSeconds(operation, layout.worldSize(), bytes,
+            oneEdgePerNode ? links.network() : links.network().sharedBy(layout.mostPerNode()));
     }
 
     /**

@@ -2,9 +2,10 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.AllReduceAlgorithm;
-import dev.hccl.api.Operation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -175,14 +176,14 @@ class HierarchicalAllReduceTest
         final long large = small + 1;
         // 2 x 4: small buffers through the leaders (trees within, the leaders alone on the network), larger ones on
         // the rails (rings within, the network shared by 4).
-        final ClusterShape twoByFour = new ClusterShape(8, 2, 4, true, true);
+        final RankLayout twoByFour = RankLayout.blocks(2, 4);
         assertEquals(tree.predictSeconds(Operation.REDUCE, 4, small, local) + ring.predictSeconds(op, 2, small, network) +
             tree.predictSeconds(Operation.BROADCAST, 4, small, local),
             algorithm.predictSeconds(op, twoByFour, small, links), 1e-12);
         assertEquals(algorithm.predictSeconds(op, 2, 4, large, local, network.sharedBy(4)),
             algorithm.predictSeconds(op, twoByFour, large, links), 1e-12);
         // 2 x 2: the rails at every size, as the code runs them.
-        final ClusterShape twoByTwo = new ClusterShape(4, 2, 2, true, true);
+        final RankLayout twoByTwo = RankLayout.blocks(2, 2);
         assertEquals(algorithm.predictSeconds(op, 2, 2, small, local, network.sharedBy(2)),
             algorithm.predictSeconds(op, twoByTwo, small, links), 1e-12);
         assertTrue(HierarchicalAllReduce.throughLeaders(true, 4, small));

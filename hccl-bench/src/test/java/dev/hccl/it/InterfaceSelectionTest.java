@@ -57,8 +57,8 @@ class InterfaceSelectionTest
                 seen[0] = Integer.toString(value[0]);
                 for (int r = 0; r < RANKS; r++)
                 {
-                    seen[1 + 2 * r] = topology.interfaceName(r);
-                    seen[2 + 2 * r] = topology.address(r);
+                    seen[1 + 2 * r] = topology.place(r).interfaceName();
+                    seen[2 + 2 * r] = topology.place(r).address();
                 }
                 return seen;
             }

@@ -2,9 +2,10 @@ package dev.hccl.it;
 
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
-import dev.hccl.api.Topology;
+import dev.hccl.api.RankLayout;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,12 +28,12 @@ public final class TopologyReport
     {
         try (Communicator comm = Hccl.init())
         {
-            final Topology topology = comm.topology();
+            final RankLayout layout = comm.topology().layout();
             final int rank = comm.rank();
-            final int node = topology.nodeOf(rank);
+            final int node = layout.nodeOf(rank);
             System.out.println("TOPOLOGY rank " + rank + " of " + comm.worldSize() + ": nodes " +
-                topology.nodeCount() + ", node " + node + ", topology local rank " + topology.localRank(rank) +
-                ", ranks on node " + topology.ranksOnNode(node) + ", communicator local rank " + comm.localRank() +
+                layout.nodeCount() + ", node " + node + ", topology local rank " + layout.localRank(rank) +
+                ", ranks on node " + Arrays.toString(layout.ranksOn(node)) + ", communicator local rank " + comm.localRank() +
                 " of " + comm.localSize() + ", transports " + transports(comm));
             // Nobody leaves before everyone has printed, so a late rank never finds its peers gone.
             comm.barrier();

@@ -1,13 +1,13 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
-import dev.hccl.algorithms.ClusterShape;
 import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.FullMeshAlgorithm;
 import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllGatherVAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
@@ -36,7 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * cost model.
  * <p>
  * <b>The cost model.</b> Every algorithm of the catalog that implements the operation predicts its time from its
- * alpha-beta-gamma formula ({@link CostedAlgorithm#predictSeconds(Operation, ClusterShape, long, LinkCosts)}) for
+ * alpha-beta-gamma formula ({@link CostedAlgorithm#predictSeconds(Operation, RankLayout, long, LinkCosts)}) for
  * the communicator's layout of nodes and the parameters of each link class: the local links within a node, the
  * network between nodes. The cheapest wins; a tie goes to the earlier in catalog order. The link parameters are the
  * defaults ({@link LinkCosts#DEFAULTS}: a server's loopback, assumed from the figures measured where
@@ -79,7 +79,7 @@ final class AlgorithmSelector
     }
 
     private final AlgoOverride override;
-    private final ClusterShape shape;
+    private final RankLayout layout;
     private final boolean deterministic;
     private final Map<Operation, Candidate[]> candidates = new EnumMap<>(Operation.class);
     /** What HCCL_ALGO forces per operation, with the name reported for it. */
@@ -91,26 +91,26 @@ final class AlgorithmSelector
 
     /**
      * @param override      what the user forces.
-     * @param shape         the communicator's layout: with more than one node, level1 of the override decides.
+     * @param layout        the communicator's layout: with more than one node, level1 of the override decides.
      * @param deterministic {@code HCCL_DETERMINISTIC}: never let a measurement sway the choice.
      */
-    AlgorithmSelector(final AlgoOverride override, final ClusterShape shape, final boolean deterministic)
+    AlgorithmSelector(final AlgoOverride override, final RankLayout layout, final boolean deterministic)
     {
-        this(override, shape, deterministic, LinkCosts.DEFAULTS);
+        this(override, layout, deterministic, LinkCosts.DEFAULTS);
     }
 
     /**
      * @param override      what the user forces.
-     * @param shape         the communicator's layout.
+     * @param layout        the communicator's layout.
      * @param deterministic whether only the defaults decide.
      * @param defaults      the link figures until a probe measures them: {@link LinkCosts#SHARED_MEMORY_DEFAULTS}
      *                      when the ranks of a node talk through shared memory, else {@link LinkCosts#DEFAULTS}.
      */
     AlgorithmSelector(
-        final AlgoOverride override, final ClusterShape shape, final boolean deterministic, final LinkCosts defaults)
+        final AlgoOverride override, final RankLayout layout, final boolean deterministic, final LinkCosts defaults)
     {
         this.override = override;
-        this.shape = shape;
+        this.layout = layout;
         this.deterministic = deterministic;
         this.links = defaults;
         for (final Operation op : Operation.values())
@@ -121,7 +121,7 @@ final class AlgorithmSelector
                 final String name = CATALOG.nameOf(op, algorithm);
                 // On one node the hierarchical algorithm is its inter-node algorithm alone: nothing to choose.
                 if (algorithm instanceof CostedAlgorithm costed &&
-                    (shape.nodes() > 1 || !HierarchicalAlgorithm.NAME.equals(name)))
+                    (layout.nodeCount() > 1 || !HierarchicalAlgorithm.NAME.equals(name)))
                 {
                     list.add(new Candidate(name, algorithm, costed));
                 }
@@ -138,7 +138,7 @@ final class AlgorithmSelector
      */
     private void force(final Operation op)
     {
-        final String name = override.forced(op, shape.nodes() > 1, CATALOG);
+        final String name = override.forced(op, layout.nodeCount() > 1, CATALOG);
         if (name == null)
         {
             return;
@@ -149,7 +149,7 @@ final class AlgorithmSelector
             // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
             throw new IllegalStateException("HCCL_ALGO names " + name + " for " + op.displayName() + ", not found");
         }
-        final boolean compose = shape.nodes() > 1 && override.levelForm(op) &&
+        final boolean compose = layout.nodeCount() > 1 && override.levelForm(op) &&
             !(algorithm instanceof HierarchicalAlgorithm) && CATALOG.find(op, HierarchicalAlgorithm.NAME,
             Object.class) != null;
         forcedAlgorithms.put(op, compose ? HierarchicalAlgorithm.withLevel1(op, algorithm) : algorithm);
@@ -265,19 +265,19 @@ final class AlgorithmSelector
             {
                 if (eligible(c, bytes))
                 {
-                    predicted.put(c.name(), c.costed().predictSeconds(op, shape, bytes, costs));
+                    predicted.put(c.name(), c.costed().predictSeconds(op, layout, bytes, costs));
                 }
             }
         }
         final String name = forced != null ? forcedNames.get(op) : list[cheapest(op, list, bytes, links)].name();
-        return new AlgorithmChoice(op, bytes, name, forced != null, predicted, shape + ", " + links);
+        return new AlgorithmChoice(op, bytes, name, forced != null, predicted, layout + ", " + links);
     }
 
     @Override
     public String toString()
     {
-        return "algorithms " + override + " on " + shape +
-            (shape.nodes() > 1 ? " (level1 decides)" : " (level0 decides)") +
+        return "algorithms " + override + " on " + layout +
+            (layout.nodeCount() > 1 ? " (level1 decides)" : " (level0 decides)") +
             (deterministic ? ", deterministic" : "");
     }
 
@@ -293,7 +293,7 @@ final class AlgorithmSelector
         // Once per operation and power-of-two size, so that DEBUG tells why without a line per call.
         if (LOG.isDebugEnabled() && explained.add(op.ordinal() * 64L + (63 - Long.numberOfLeadingZeros(bytes))))
         {
-            LOG.debug("{} of {} bytes on {}: {}", op.displayName(), bytes, shape,
+            LOG.debug("{} of {} bytes on {}: {}", op.displayName(), bytes, layout,
                 choice(op, bytes).describe() + " with " + costs);
         }
         return role.cast(best.algorithm());
@@ -310,7 +310,7 @@ final class AlgorithmSelector
             {
                 continue;
             }
-            final double seconds = list[i].costed().predictSeconds(op, shape, bytes, costs);
+            final double seconds = list[i].costed().predictSeconds(op, layout, bytes, costs);
             if (best < 0 || seconds < bestSeconds)
             {
                 best = i;
@@ -324,7 +324,7 @@ final class AlgorithmSelector
     private boolean eligible(final Candidate candidate, final long bytes)
     {
         return !(candidate.algorithm() instanceof FullMeshAlgorithm) ||
-            (bytes <= FULL_MESH_MAX_BYTES && shape.worldSize() <= FULL_MESH_MAX_RANKS);
+            (bytes <= FULL_MESH_MAX_BYTES && layout.worldSize() <= FULL_MESH_MAX_RANKS);
     }
 
     /** The name HCCL_ALGO forces for this operation and size, or null for the cost model's choice. */
@@ -335,10 +335,10 @@ final class AlgorithmSelector
         {
             return null;
         }
-        if (FullMeshAlgorithm.NAME.equalsIgnoreCase(name) && !FullMeshAlgorithm.fits(shape.worldSize(), bytes))
+        if (FullMeshAlgorithm.NAME.equalsIgnoreCase(name) && !FullMeshAlgorithm.fits(layout.worldSize(), bytes))
         {
             LOG.warn("HCCL_ALGO forces {} for an all-reduce of {} bytes over {} ranks, more than its scratch of n " +
-                "inputs can hold; taking the cost model's choice", FullMeshAlgorithm.NAME, bytes, shape.worldSize());
+                "inputs can hold; taking the cost model's choice", FullMeshAlgorithm.NAME, bytes, layout.worldSize());
             return null;
         }
         return name;

@@ -1,6 +1,5 @@
 package dev.hccl.core;
 
-import dev.hccl.algorithms.ClusterShape;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.algorithms.RingAlgorithm;
 import dev.hccl.api.AlgorithmChoice;
@@ -11,6 +10,7 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.TopoProbe;
 import dev.hccl.api.Topology;
@@ -91,20 +91,21 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.rank = rank;
         this.globalRanks = globalRanks.clone();
         this.topology = topology;
+        final RankLayout layout = topology.layout();
         this.localRank = config.localRank() != CommConfig.DERIVE && isRoot() ? config.localRank() :
-            topology.localRank(rank);
+            layout.localRank(rank);
         this.localSize = config.localSize() != CommConfig.DERIVE && isRoot() ? config.localSize() :
-            topology.ranksOnNode(topology.nodeOf(rank)).size();
+            layout.sizeOf(layout.nodeOf(rank));
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.segmentBytes = config.segmentBytes();
         this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG),
-            shapeOf(topology), config.deterministic(), fabric.defaultCosts());
+            layout, config.deterministic(), fabric.defaultCosts());
         if (rank == 0 && LOG.isInfoEnabled())
         {
             LOG.info("rank 0: {}", algorithms);
         }
-        final StaticTopology root = fabric.topology();
-        final int processesHere = root.ranksOnNode(root.nodeOf(globalRanks[rank])).size();
+        final RankLayout root = fabric.topology().layout();
+        final int processesHere = root.sizeOf(root.nodeOf(globalRanks[rank]));
         this.waitPolicy = BackoffWait.forNode(processesHere, Runtime.getRuntime().availableProcessors());
         int maxGlobal = 0;
         for (final int g : globalRanks)
@@ -132,7 +133,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     void probeLinks()
     {
         final TopoProbe probe = config.topoProbe();
-        if (probe == TopoProbe.OFF || (probe == TopoProbe.AUTO && topology.nodeCount() == 1))
+        if (probe == TopoProbe.OFF || (probe == TopoProbe.AUTO && topology.layout().nodeCount() == 1))
         {
             return;
         }
@@ -152,17 +153,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             LOG.info("rank 0: links probed in {} ms: {}", (System.nanoTime() - start) / 1_000_000, measured);
         }
-    }
-
-    /** The layout the cost model sees: each rank's node. */
-    private static ClusterShape shapeOf(final Topology topology)
-    {
-        final int[] nodeOfRank = new int[topology.worldSize()];
-        for (int r = 0; r < nodeOfRank.length; r++)
-        {
-            nodeOfRank[r] = topology.nodeOf(r);
-        }
-        return ClusterShape.of(nodeOfRank);
     }
 
     private boolean isRoot()
@@ -540,10 +530,10 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return waitPolicy;
     }
 
-    /** The node of a rank of this communicator, as the topology numbers them (in order of their lowest ranks). */
-    int nodeOf(final int peer)
+    /** Which node each rank of this communicator runs on. */
+    RankLayout layout()
     {
-        return topology.nodeOf(peer);
+        return topology.layout();
     }
 
     /**

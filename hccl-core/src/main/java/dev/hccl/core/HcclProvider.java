@@ -281,18 +281,12 @@ public final class HcclProvider implements CommunicatorProvider
 
     private static StaticTopology topology(final PeerInfo[] peers)
     {
-        final String[] nodeIds = new String[peers.length];
-        final String[] hostNames = new String[peers.length];
-        final String[] ifNames = new String[peers.length];
-        final String[] hosts = new String[peers.length];
-        for (int r = 0; r < peers.length; r++)
+        final List<StaticTopology.Place> places = new ArrayList<>(peers.length);
+        for (final PeerInfo peer : peers)
         {
-            nodeIds[r] = peers[r].nodeId();
-            hostNames[r] = peers[r].hostName();
-            ifNames[r] = peers[r].ifName();
-            hosts[r] = peers[r].host();
+            places.add(new StaticTopology.Place(peer.nodeId(), peer.hostName(), peer.ifName(), peer.host()));
         }
-        return new StaticTopology(nodeIds, hostNames, ifNames, hosts);
+        return new StaticTopology(places);
     }
 
     private static int[] identity(final int n)

@@ -2,6 +2,7 @@ package dev.hccl.core;
 
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
@@ -110,7 +111,13 @@ final class OpContext implements PeerGroup
     @Override
     public int node(final int rank)
     {
-        return comm.nodeOf(rank);
+        return comm.layout().nodeOf(rank);
+    }
+
+    @Override
+    public RankLayout layout()
+    {
+        return comm.layout();
     }
 
     @Override

@@ -1,12 +1,12 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
-import dev.hccl.algorithms.ClusterShape;
 import dev.hccl.algorithms.CostParameters;
 import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.AllToAllAlgorithm;
@@ -34,18 +34,18 @@ class AlgorithmSelectorTest
     private static final List<Operation> OPERATIONS = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
         Operation.REDUCE_SCATTER, Operation.BROADCAST, Operation.REDUCE, Operation.ALL_TO_ALL, Operation.BARRIER);
     private static final long MIB = 1 << 20;
-    private static final ClusterShape TWO_BY_TWO = new ClusterShape(4, 2, 2, true, true);
+    private static final RankLayout TWO_BY_TWO = RankLayout.blocks(2, 2);
     private static final List<Operation> HIERARCHY = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
         Operation.REDUCE_SCATTER, Operation.BROADCAST);
 
-    private static AlgorithmSelector forcing(final String spec, final ClusterShape shape)
+    private static AlgorithmSelector forcing(final String spec, final RankLayout layout)
     {
-        return new AlgorithmSelector(AlgoOverride.parse(spec, CATALOG), shape, false);
+        return new AlgorithmSelector(AlgoOverride.parse(spec, CATALOG), layout, false);
     }
 
     private static AlgorithmSelector automatic(final int worldSize)
     {
-        return forcing(null, ClusterShape.singleNode(worldSize));
+        return forcing(null, RankLayout.singleNode(worldSize));
     }
 
     private static Object chosen(final AlgorithmSelector selector, final Operation op, final long bytes)
@@ -91,7 +91,7 @@ class AlgorithmSelectorTest
                 final String perOp = op.displayName().toLowerCase(Locale.ROOT) + "=" + name;
                 for (final long bytes : new long[] {0, 8, 4096, 1 << 20})
                 {
-                    final ClusterShape one = ClusterShape.singleNode(4);
+                    final RankLayout one = RankLayout.singleNode(4);
                     assertSame(expected, chosen(forcing(perOp, one), op, bytes), perOp + " at " + bytes);
                     assertSame(expected, chosen(forcing(name, one), op, bytes), name + " at " + bytes);
                     // Across nodes a bare name forces that algorithm over all ranks; the level form composes the
@@ -119,13 +119,13 @@ class AlgorithmSelectorTest
     @Test
     void theChoiceIsTheCandidateWithTheLeastPredictedTimeForEveryShapeAndSize()
     {
-        final ClusterShape[] shapes = {ClusterShape.singleNode(1), ClusterShape.singleNode(2),
-            ClusterShape.singleNode(3), ClusterShape.singleNode(4), ClusterShape.singleNode(8), TWO_BY_TWO,
-            new ClusterShape(8, 2, 4, true, true), ClusterShape.of(new int[] {0, 1, 0, 1, 1}),
-            new ClusterShape(16, 4, 4, true, true)};
-        for (final ClusterShape shape : shapes)
+        final RankLayout[] layouts = {RankLayout.singleNode(1), RankLayout.singleNode(2),
+            RankLayout.singleNode(3), RankLayout.singleNode(4), RankLayout.singleNode(8), TWO_BY_TWO,
+            RankLayout.blocks(2, 4), RankLayout.ofNodes(new int[] {0, 1, 0, 1, 1}),
+            RankLayout.blocks(4, 4)};
+        for (final RankLayout layout : layouts)
         {
-            final AlgorithmSelector selector = forcing(null, shape);
+            final AlgorithmSelector selector = forcing(null, layout);
             for (final Operation op : OPERATIONS)
             {
                 for (long bytes = 0; bytes <= 256 * MIB; bytes = bytes == 0 ? 1 : bytes * 4)
@@ -133,12 +133,12 @@ class AlgorithmSelectorTest
                     final Object algorithm = chosen(selector, op, bytes);
                     assertEquals(true, CATALOG.algorithmsFor(op).contains(algorithm), op + " at " + bytes);
                     final AlgorithmChoice choice = selector.choice(op, bytes);
-                    assertEquals(CATALOG.nameOf(op, algorithm), choice.algorithm(), shape + " " + choice);
+                    assertEquals(CATALOG.nameOf(op, algorithm), choice.algorithm(), layout + " " + choice);
                     assertFalse(choice.forced());
                     final double best = choice.predictedSeconds().get(choice.algorithm());
                     for (final double other : choice.predictedSeconds().values())
                     {
-                        assertEquals(true, best <= other, shape + ": " + choice.describe());
+                        assertEquals(true, best <= other, layout + ": " + choice.describe());
                     }
                 }
             }
@@ -185,7 +185,7 @@ class AlgorithmSelectorTest
         assertEquals(true, selector.choice(Operation.BROADCAST, bytes).model().contains("measured"));
 
         final AlgorithmSelector pinned =
-            new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), ClusterShape.singleNode(4), true);
+            new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), RankLayout.singleNode(4), true);
         final String before = pinned.broadcast(bytes).name();
         assertFalse(pinned.linkCosts(slowMessages));
         assertFalse(pinned.linkCosts(fastMessages));
@@ -197,7 +197,7 @@ class AlgorithmSelectorTest
     void sharedMemoryDefaultsPriceLevelZeroCheaperAndHoldUnderDeterminism()
     {
         final long bytes = 16 << 20;
-        final ClusterShape twoByFour = ClusterShape.of(new int[]{0, 0, 0, 0, 1, 1, 1, 1});
+        final RankLayout twoByFour = RankLayout.ofNodes(0, 0, 0, 0, 1, 1, 1, 1);
         final AlgorithmSelector overTcp = new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), twoByFour, true);
         final AlgorithmSelector overShm = new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), twoByFour, true,
             LinkCosts.SHARED_MEMORY_DEFAULTS);
@@ -216,19 +216,19 @@ class AlgorithmSelectorTest
         // 1 Gbit/s between nodes, loopback within: the simulated cluster of PERFORMANCE.md.
         final LinkCosts slowNetwork = new LinkCosts(CostParameters.LOOPBACK_TCP,
             new CostParameters(100e-6, 1 / 0.125e9, CostParameters.LOOPBACK_TCP.gamma()), "measured");
-        for (final ClusterShape shape : new ClusterShape[] {TWO_BY_TWO, new ClusterShape(8, 2, 4, true, true)})
+        for (final RankLayout layout : new RankLayout[] {TWO_BY_TWO, RankLayout.blocks(2, 4)})
         {
-            final AlgorithmSelector selector = forcing(null, shape);
+            final AlgorithmSelector selector = forcing(null, layout);
             selector.linkCosts(slowNetwork);
             // The one-shot exchange up to 4 ranks; on 8 its 7 messages per rank lost to the trees (measured).
-            assertEquals(shape.worldSize() <= 4 ? "fullmesh" : "hierarchical", selector.allReduce(8).name(),
-                shape.toString());
+            assertEquals(layout.worldSize() <= 4 ? "fullmesh" : "hierarchical", selector.allReduce(8).name(),
+                layout.toString());
             for (final long bytes : new long[] {64 * 1024, MIB, 32 * MIB})
             {
-                assertEquals("hierarchical", selector.allReduce(bytes).name(), shape + " " + bytes);
-                assertEquals("hierarchical", selector.allGather(bytes).name(), shape + " " + bytes);
-                assertEquals("hierarchical", selector.reduceScatter(bytes).name(), shape + " " + bytes);
-                assertEquals("hierarchical", selector.broadcast(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.allReduce(bytes).name(), layout + " " + bytes);
+                assertEquals("hierarchical", selector.allGather(bytes).name(), layout + " " + bytes);
+                assertEquals("hierarchical", selector.reduceScatter(bytes).name(), layout + " " + bytes);
+                assertEquals("hierarchical", selector.broadcast(bytes).name(), layout + " " + bytes);
             }
         }
         // A network as fast as the links within a node: the flat ring, which leaves each node once, is cheaper than
@@ -248,17 +248,17 @@ class AlgorithmSelectorTest
     void withTheDefaultsTwoNodesTakeTheHierarchyFromAFewKiB()
     {
         // What a user on a real cluster gets without asking: a server's loopback within the nodes, 10 GbE between.
-        for (final ClusterShape shape : new ClusterShape[] {TWO_BY_TWO, new ClusterShape(8, 2, 4, true, true),
-            new ClusterShape(16, 2, 8, true, true)})
+        for (final RankLayout layout : new RankLayout[] {TWO_BY_TWO, RankLayout.blocks(2, 4),
+            RankLayout.blocks(2, 8)})
         {
-            final AlgorithmSelector selector = forcing(null, shape);
+            final AlgorithmSelector selector = forcing(null, layout);
             assertSame(LinkCosts.DEFAULTS, selector.linkCosts());
             for (long bytes = 8 * 1024; bytes <= 64 * MIB; bytes *= 2)
             {
-                assertEquals("hierarchical", selector.allReduce(bytes).name(), shape + " " + bytes);
-                assertEquals("hierarchical", selector.allGather(bytes).name(), shape + " " + bytes);
-                assertEquals("hierarchical", selector.reduceScatter(bytes).name(), shape + " " + bytes);
-                assertEquals("hierarchical", selector.broadcast(bytes).name(), shape + " " + bytes);
+                assertEquals("hierarchical", selector.allReduce(bytes).name(), layout + " " + bytes);
+                assertEquals("hierarchical", selector.allGather(bytes).name(), layout + " " + bytes);
+                assertEquals("hierarchical", selector.reduceScatter(bytes).name(), layout + " " + bytes);
+                assertEquals("hierarchical", selector.broadcast(bytes).name(), layout + " " + bytes);
             }
         }
     }

@@ -1,5 +1,7 @@
 package dev.hccl.api.spi;
 
+import dev.hccl.api.RankLayout;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -124,5 +126,15 @@ public interface PeerGroup
     default int node(final int rank)
     {
         return 0;
+    }
+
+    /**
+     * Which node each rank of this group runs on, for schedules with a level per node.
+     *
+     * @return the layout {@link #node(int)} describes.
+     */
+    default RankLayout layout()
+    {
+        return RankLayout.of(size(), this::node);
     }
 }

@@ -72,7 +72,7 @@ public record RankInfo(int rank, long pid, String host, int localRank)
     private static String hostName(final Communicator comm)
     {
         final Topology topology = comm.topology();
-        final String name = topology.hostName(topology.nodeOf(comm.rank()));
+        final String name = topology.hostName(topology.layout().nodeOf(comm.rank()));
         return name == null || name.isBlank() ? "localhost" : name;
     }
 

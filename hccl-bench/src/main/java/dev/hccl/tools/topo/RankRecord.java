@@ -43,7 +43,7 @@ public record RankRecord(int rank, String host, int node, String nodeId, int loc
     public static List<RankRecord> gather(final Communicator comm, final String address)
     {
         final Topology topology = comm.topology();
-        final int node = topology.nodeOf(comm.rank());
+        final int node = topology.layout().nodeOf(comm.rank());
         final String host = topology.hostName(node);
         final ByteBuffer mine = ByteBuffer.allocateDirect(RECORD_BYTES).order(ByteOrder.nativeOrder());
         mine.putLong(0, ProcessHandle.current().pid());

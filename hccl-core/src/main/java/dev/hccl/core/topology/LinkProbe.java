@@ -4,12 +4,11 @@ import dev.hccl.algorithms.CostParameters;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.ReduceOp;
-import dev.hccl.api.Topology;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.List;
 
 /**
  * Measures one link of each class at communicator creation ({@code HCCL_TOPO_PROBE}), for the cost model: the first
@@ -54,21 +53,22 @@ public final class LinkProbe
      */
     public static LinkCosts measure(final Communicator comm, final LinkCosts defaults)
     {
-        final Topology topology = comm.topology();
+        final RankLayout layout = comm.topology().layout();
         final double[] mine = new double[4];
         final PairMeasurement pair = new PairMeasurement(comm, TRANSFER_BYTES);
-        for (int node = 0; node < topology.nodeCount(); node++)
+        for (int node = 0; node < layout.nodeCount(); node++)
         {
-            final List<Integer> ranks = topology.ranksOnNode(node);
-            if (ranks.size() >= 2)
+            if (layout.sizeOf(node) >= 2)
             {
-                measure(comm, pair, ranks.get(0), ranks.get(1), mine, LOCAL_ALPHA);
+                final int[] ranks = layout.ranksOn(node);
+                measure(comm, pair, ranks[0], ranks[1], mine, LOCAL_ALPHA);
                 break;
             }
         }
-        if (topology.nodeCount() >= 2)
+        if (layout.nodeCount() >= 2)
         {
-            measure(comm, pair, topology.ranksOnNode(0).get(0), topology.ranksOnNode(1).get(0), mine, NETWORK_ALPHA);
+            final int[] leaders = layout.leaders(0);
+            measure(comm, pair, leaders[0], leaders[1], mine, NETWORK_ALPHA);
         }
         final ByteBuffer figures = ByteBuffer.allocateDirect(Double.BYTES * mine.length).order(ByteOrder.nativeOrder());
         figures.asDoubleBuffer().put(mine);
