@@ -22,20 +22,29 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.Set;
 
 /**
- * Every algorithm of this module, by operation and by the name {@code HCCL_ALGO} gives it. One name may stand for a
- * family with one member per operation ({@code ring}: the ring for all-reduce, all-gather and reduce-scatter, and
- * scatter + ring all-gather for broadcast); names match whatever their case.
+ * The algorithms there are, by operation and by the name {@code HCCL_ALGO} gives them, each with the
+ * {@link AutoLimits} within which the cost model may choose it: the tuning table. One name may stand for a family
+ * with one member per operation ({@code ring}: the ring for all-reduce, all-gather and reduce-scatter, and scatter +
+ * ring all-gather for broadcast); names match whatever their case. {@link #installed()} adds the
+ * {@link AlgorithmPlugin}s' algorithms to this module's.
  */
 public final class AlgorithmCatalog
 {
     /** The name that asks for the automatic choice, as HCCL spells it. */
     public static final String AUTOMATIC = "NA";
 
-    private final Map<Operation, Map<String, Object>> byOperation = new EnumMap<>(Operation.class);
+    /** One row of the table. */
+    private record Entry(Object algorithm, AutoLimits auto)
+    {
+    }
+
+    private final Map<Operation, Map<String, Entry>> byOperation = new EnumMap<>(Operation.class);
     private final Map<String, String> spelling = new LinkedHashMap<>();
+    private boolean sealed;
 
     private AlgorithmCatalog()
     {
@@ -49,50 +58,129 @@ public final class AlgorithmCatalog
     public static AlgorithmCatalog standard()
     {
         final AlgorithmCatalog catalog = new AlgorithmCatalog();
-        catalog.add(RingAlgorithm.NAME, new RingAlgorithm());
-        catalog.add(FullMeshAlgorithm.NAME, new FullMeshAlgorithm());
-        catalog.add(BinomialTreeAlgorithm.NAME, new BinomialTreeAlgorithm());
-        catalog.add(DoubleBinaryTreeAlgorithm.NAME, new DoubleBinaryTreeAlgorithm());
-        catalog.add(HalvingDoublingAlgorithm.NAME, new HalvingDoublingAlgorithm());
-        catalog.add(HierarchicalAlgorithm.NAME, HierarchicalAlgorithm.overRing());
-        catalog.add(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm());
-        catalog.add(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm());
-        catalog.add(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm());
+        catalog.register(RingAlgorithm.NAME, new RingAlgorithm(), AutoLimits.NONE);
+        // The model prices the n-1 whole-buffer messages as one latency; measured, that holds up to a few KiB, and
+        // while each of at most 4 ranks has a core for its sends (ALGORITHMS.md, "The one-shot exchange").
+        catalog.register(FullMeshAlgorithm.NAME, new FullMeshAlgorithm(), new AutoLimits(4 * 1024, 4));
+        catalog.register(BinomialTreeAlgorithm.NAME, new BinomialTreeAlgorithm(), AutoLimits.NONE);
+        catalog.register(DoubleBinaryTreeAlgorithm.NAME, new DoubleBinaryTreeAlgorithm(), AutoLimits.NONE);
+        catalog.register(HalvingDoublingAlgorithm.NAME, new HalvingDoublingAlgorithm(), AutoLimits.NONE);
+        catalog.register(HierarchicalAlgorithm.NAME, HierarchicalAlgorithm.overRing(), AutoLimits.NONE);
+        catalog.register(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm(), AutoLimits.NONE);
+        catalog.register(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm(), AutoLimits.NONE);
+        catalog.register(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm(), AutoLimits.NONE);
         // The V collectives, scatter and gather, each under the name of the family whose schedule it follows.
-        catalog.add(RingVAlgorithm.NAME, new RingVAlgorithm());
-        catalog.add(PairwiseAllToAllVAlgorithm.NAME, new PairwiseAllToAllVAlgorithm());
-        catalog.add(BinomialScatterGatherAlgorithm.NAME, new BinomialScatterGatherAlgorithm());
+        catalog.register(RingVAlgorithm.NAME, new RingVAlgorithm(), AutoLimits.NONE);
+        catalog.register(PairwiseAllToAllVAlgorithm.NAME, new PairwiseAllToAllVAlgorithm(), AutoLimits.NONE);
+        catalog.register(BinomialScatterGatherAlgorithm.NAME, new BinomialScatterGatherAlgorithm(), AutoLimits.NONE);
         return catalog;
     }
 
-    private void add(final String name, final Object algorithm)
+    /**
+     * This module's algorithms and those of every {@link AlgorithmPlugin} the class loader finds, sealed.
+     *
+     * @param loader where to look for plug-ins.
+     * @return a new catalog.
+     * @throws IllegalStateException when a plug-in reuses a name for an operation that already has it.
+     */
+    public static AlgorithmCatalog installed(final ClassLoader loader)
     {
-        final String key = key(name);
-        spelling.putIfAbsent(key, name);
-        register(Operation.ALL_REDUCE, AllReduceAlgorithm.class, key, algorithm);
-        register(Operation.ALL_GATHER, AllGatherAlgorithm.class, key, algorithm);
-        register(Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class, key, algorithm);
-        register(Operation.BROADCAST, BroadcastAlgorithm.class, key, algorithm);
-        register(Operation.REDUCE, ReduceAlgorithm.class, key, algorithm);
-        register(Operation.ALL_TO_ALL, AllToAllAlgorithm.class, key, algorithm);
-        register(Operation.BARRIER, BarrierAlgorithm.class, key, algorithm);
-        register(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class, key, algorithm);
-        register(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class, key, algorithm);
-        register(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class, key, algorithm);
-        register(Operation.SCATTER, ScatterAlgorithm.class, key, algorithm);
-        register(Operation.GATHER, GatherAlgorithm.class, key, algorithm);
+        final AlgorithmCatalog catalog = standard();
+        for (final AlgorithmPlugin plugin : ServiceLoader.load(AlgorithmPlugin.class, loader))
+        {
+            plugin.register(catalog);
+        }
+        catalog.sealed = true;
+        return catalog;
     }
 
-    private void register(final Operation op, final Class<?> role, final String key, final Object algorithm)
+    /**
+     * {@link #installed(ClassLoader)} with this module's class loader.
+     *
+     * @return a new catalog.
+     */
+    public static AlgorithmCatalog installed()
     {
-        if (role.isInstance(algorithm))
+        return installed(AlgorithmCatalog.class.getClassLoader());
+    }
+
+    /**
+     * Adds an algorithm under a name for every operation whose SPI interface it implements. Several algorithms may
+     * share a name when they run different operations (a family).
+     *
+     * @param name      the name {@code HCCL_ALGO} gives it, in any case.
+     * @param algorithm implements one or more of the operations' SPI interfaces; holds no state of its own, as
+     *                  every communicator shares it.
+     * @param auto      where the cost model may choose it, when it is a {@link CostedAlgorithm}.
+     * @throws IllegalArgumentException when it implements no operation.
+     * @throws IllegalStateException    when an operation already has an algorithm of this name, or the catalog is
+     *                                  sealed (register from an {@link AlgorithmPlugin}).
+     */
+    public void register(final String name, final Object algorithm, final AutoLimits auto)
+    {
+        if (sealed)
         {
-            final Object previous = byOperation.computeIfAbsent(op, o -> new LinkedHashMap<>()).put(key, algorithm);
-            if (previous != null && previous != algorithm)
+            throw new IllegalStateException("the catalog is in use; register " + name + " from an AlgorithmPlugin");
+        }
+        final String key = key(name);
+        final List<Operation> ops = new ArrayList<>();
+        for (final Operation op : Operation.values())
+        {
+            final Class<?> role = roleOf(op);
+            if (role != null && role.isInstance(algorithm))
             {
-                throw new IllegalStateException("two algorithms named " + key + " for " + op.displayName());
+                final Entry previous = byOperation.getOrDefault(op, Map.of()).get(key);
+                if (previous != null && previous.algorithm() != algorithm)
+                {
+                    throw new IllegalStateException("two algorithms named " + name + " for " + op.displayName());
+                }
+                ops.add(op);
             }
         }
+        if (ops.isEmpty())
+        {
+            throw new IllegalArgumentException(name + " (" + algorithm.getClass().getName() + ") implements no " +
+                "operation's algorithm interface");
+        }
+        spelling.putIfAbsent(key, name);
+        for (final Operation op : ops)
+        {
+            byOperation.computeIfAbsent(op, o -> new LinkedHashMap<>()).put(key, new Entry(algorithm, auto));
+        }
+    }
+
+    /** The SPI interface of an operation's algorithms, or null for one without (send, recv). */
+    private static Class<?> roleOf(final Operation op)
+    {
+        return switch (op)
+        {
+            case ALL_REDUCE -> AllReduceAlgorithm.class;
+            case ALL_GATHER -> AllGatherAlgorithm.class;
+            case REDUCE_SCATTER -> ReduceScatterAlgorithm.class;
+            case BROADCAST -> BroadcastAlgorithm.class;
+            case REDUCE -> ReduceAlgorithm.class;
+            case ALL_TO_ALL -> AllToAllAlgorithm.class;
+            case BARRIER -> BarrierAlgorithm.class;
+            case ALL_GATHER_V -> AllGatherVAlgorithm.class;
+            case REDUCE_SCATTER_V -> ReduceScatterVAlgorithm.class;
+            case ALL_TO_ALL_V -> AllToAllVAlgorithm.class;
+            case SCATTER -> ScatterAlgorithm.class;
+            case GATHER -> GatherAlgorithm.class;
+            default -> null;
+        };
+    }
+
+    /**
+     * The limits an algorithm is registered with for an operation.
+     *
+     * @param op   the operation.
+     * @param name a name, in any case.
+     * @return where the cost model may choose it; {@link AutoLimits#NONE} when the operation has no such name.
+     */
+    public AutoLimits autoLimits(final Operation op, final String name)
+    {
+        final Entry entry = byOperation.getOrDefault(op, Map.of()).get(key(name));
+        return entry == null ? AutoLimits.NONE : entry.auto();
     }
 
     private static String key(final String name)
@@ -145,7 +233,9 @@ public final class AlgorithmCatalog
      */
     public List<Object> algorithmsFor(final Operation op)
     {
-        return new ArrayList<>(byOperation.getOrDefault(op, Map.of()).values());
+        final List<Object> algorithms = new ArrayList<>();
+        byOperation.getOrDefault(op, Map.of()).values().forEach(e -> algorithms.add(e.algorithm()));
+        return algorithms;
     }
 
     /**
@@ -157,9 +247,9 @@ public final class AlgorithmCatalog
      */
     public String nameOf(final Operation op, final Object algorithm)
     {
-        for (final Map.Entry<String, Object> e : byOperation.getOrDefault(op, Map.of()).entrySet())
+        for (final Map.Entry<String, Entry> e : byOperation.getOrDefault(op, Map.of()).entrySet())
         {
-            if (e.getValue() == algorithm)
+            if (e.getValue().algorithm() == algorithm)
             {
                 return spelling.get(e.getKey());
             }
@@ -178,7 +268,7 @@ public final class AlgorithmCatalog
      */
     public <T> T find(final Operation op, final String name, final Class<T> role)
     {
-        final Object algorithm = byOperation.getOrDefault(op, Map.of()).get(key(name));
-        return role.isInstance(algorithm) ? role.cast(algorithm) : null;
+        final Entry entry = byOperation.getOrDefault(op, Map.of()).get(key(name));
+        return entry != null && role.isInstance(entry.algorithm()) ? role.cast(entry.algorithm()) : null;
     }
 }

@@ -43,4 +43,18 @@ public interface CostedAlgorithm
         return layout.nodeCount() == 1 ? predictSeconds(operation, layout.worldSize(), bytes, links.local()) :
             predictSeconds(operation, layout.worldSize(), bytes, links.network().sharedBy(layout.mostPerNode()));
     }
+
+    /**
+     * Whether the algorithm can run an operation of this size at all: false where its buffers cannot hold it. The
+     * cost model passes it over there, and a choice {@code HCCL_ALGO} forces falls back to the model's.
+     *
+     * @param operation the operation; one this algorithm implements.
+     * @param worldSize the number of ranks.
+     * @param bytes     as for {@link #predictSeconds(Operation, int, long, CostParameters)}.
+     * @return true unless the algorithm says otherwise.
+     */
+    default boolean canRun(final Operation operation, final int worldSize, final long bytes)
+    {
+        return true;
+    }
 }

@@ -30,14 +30,9 @@ public final class FullMeshAlgorithm implements AllReduceAlgorithm, CostedAlgori
 
     private static final int PHASE_FULL_MESH = 7;
 
-    /**
-     * Whether the exchange can hold every rank's input at once: its scratch holds {@code n} copies, in one buffer.
-     *
-     * @param worldSize ranks.
-     * @param bytes     bytes of one input.
-     * @return true when {@code n * bytes} fits a {@code ByteBuffer}.
-     */
-    public static boolean fits(final int worldSize, final long bytes)
+    /** Only while its scratch, which holds every rank's input at once in one buffer, fits a {@code ByteBuffer}. */
+    @Override
+    public boolean canRun(final Operation operation, final int worldSize, final long bytes)
     {
         return (long)worldSize * bytes <= Integer.MAX_VALUE - 8;
     }

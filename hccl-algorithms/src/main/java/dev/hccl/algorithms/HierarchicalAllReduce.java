@@ -157,13 +157,14 @@ final class HierarchicalAllReduce
         final ByteBuffer[] piece = new ByteBuffer[pieces];
         final Partition[] chunks = new Partition[pieces];
         final Request[] crossed = new Request[pieces];
+        final ScratchBuffers railScratch = new ScratchBuffers(PeerGroup.SCRATCH_SLOTS);
         for (int p = 0; p < pieces; p++)
         {
             final int elements = Math.min(pieceCount, count - p * pieceCount);
             piece[p] = recv.slice(p * pieceCount * type.size(), elements * type.size()).order(ByteOrder.nativeOrder());
             chunks[p] = new Partition(elements, layout.mostPerNode(), type.size(), group.segmentBytes());
             locals[p] = new SubGroup(group, localRanks, p + 1);
-            rails[p] = new SubGroup(group, railRanks, p + 1);
+            rails[p] = SubGroup.onOtherThread(group, railRanks, p + 1, railScratch);
             // Named after the next rail rank, so that a failure across nodes reads as one with that rank.
             crossed[p] = new Request(railRanks[(layout.nodeOf(group.rank()) + 1) % railRanks.length], false, p);
         }

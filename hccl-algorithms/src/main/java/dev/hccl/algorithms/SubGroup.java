@@ -26,6 +26,8 @@ final class SubGroup implements PeerGroup
     private final int rank;
     /** XORed into every tag: a mark in the step field's top byte, which no flat algorithm's step reaches. */
     private final long tagMark;
+    /** The view's own scratch when it runs on a thread other than the operation's; null: the parent's. */
+    private final ScratchBuffers ownScratch;
 
     /**
      * @param parent  the whole group.
@@ -45,6 +47,28 @@ final class SubGroup implements PeerGroup
      */
     SubGroup(final PeerGroup parent, final int[] members, final int mark)
     {
+        this(parent, members, mark, null);
+    }
+
+    /**
+     * A view for a thread other than the operation's: it keeps the parent's ranks and tags, but takes scratch from
+     * its own buffers, which {@link PeerGroup} requires of such a thread.
+     *
+     * @param parent  the whole group.
+     * @param members the parent ranks that form this view, in their order here; the parent's own rank among them.
+     * @param mark    0 to 255; 0 leaves tags as they are.
+     * @param scratch the calling thread's scratch, at least {@link PeerGroup#SCRATCH_SLOTS} slots.
+     * @return the view.
+     */
+    static SubGroup onOtherThread(
+        final PeerGroup parent, final int[] members, final int mark, final ScratchBuffers scratch)
+    {
+        return new SubGroup(parent, members, mark, scratch);
+    }
+
+    private SubGroup(final PeerGroup parent, final int[] members, final int mark, final ScratchBuffers ownScratch)
+    {
+        this.ownScratch = ownScratch;
         if (mark < 0 || mark > MAX_MARK)
         {
             throw new IllegalArgumentException("mark must be 0 to " + MAX_MARK + ", got " + mark);
@@ -162,6 +186,10 @@ final class SubGroup implements PeerGroup
     @Override
     public ByteBuffer scratch(final int slot, final int bytes)
     {
+        if (ownScratch != null)
+        {
+            return ownScratch.get(slot, bytes);
+        }
         return parent.scratch(slot, bytes);
     }
 

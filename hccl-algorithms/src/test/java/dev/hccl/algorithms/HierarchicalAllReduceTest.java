@@ -80,7 +80,8 @@ class HierarchicalAllReduceTest
         final int[][] layouts = {{0, 0, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1}, {0, 1, 0, 1}, {0, 0, 0, 1, 1, 1, 2, 2, 2}};
         for (final int[] layout : layouts)
         {
-            for (final String across : new String[] {RingAlgorithm.NAME, HalvingDoublingAlgorithm.NAME})
+            for (final String across : new String[] {RingAlgorithm.NAME, HalvingDoublingAlgorithm.NAME,
+                DoubleBinaryTreeAlgorithm.NAME})
             {
                 cases.add(Arguments.of(Arrays.toString(layout), layout, across));
             }
@@ -98,8 +99,8 @@ class HierarchicalAllReduceTest
     void largeBuffersOverlapTheLevelsAndHoldTheSameReduction(
         final String name, final int[] nodeOfRank, final String across) throws Exception
     {
-        final AllReduceAlgorithm acrossNodes = across.equals(RingAlgorithm.NAME) ?
-            new RingAlgorithm() : new HalvingDoublingAlgorithm();
+        final AllReduceAlgorithm acrossNodes = AlgorithmCatalog.standard().find(Operation.ALL_REDUCE, across,
+            AllReduceAlgorithm.class);
         final RingAlgorithm ring = new RingAlgorithm();
         final HierarchicalAlgorithm algorithm = new HierarchicalAlgorithm(acrossNodes, ring, ring, ring);
         final int n = nodeOfRank.length;

@@ -108,7 +108,11 @@ final class LocalGroups implements AutoCloseable
         for (int r = 0; r < size; r++)
         {
             final Group group = new Group(r);
-            futures.add(ranks.submit(() -> body.run(group)));
+            futures.add(ranks.submit(() ->
+            {
+                group.owner = Thread.currentThread();
+                return body.run(group);
+            }));
         }
         final List<T> results = new ArrayList<>();
         for (final Future<T> f : futures)
@@ -166,6 +170,8 @@ final class LocalGroups implements AutoCloseable
         private final int rank;
         /** Slots 0 to 2, as {@link PeerGroup#scratch} numbers them. */
         private final ByteBuffer[] scratch = new ByteBuffer[3];
+        /** The rank's thread: the only one that may take scratch, as {@link PeerGroup} says. */
+        private volatile Thread owner;
 
         Group(final int rank)
         {
@@ -234,6 +240,11 @@ final class LocalGroups implements AutoCloseable
         @Override
         public ByteBuffer scratch(final int slot, final int bytes)
         {
+            if (Thread.currentThread() != owner)
+            {
+                throw new AssertionError("rank " + rank + ": scratch taken on " + Thread.currentThread().getName() +
+                    ", not on the operation's thread " + owner.getName());
+            }
             if (scratch[slot] == null || scratch[slot].capacity() < bytes)
             {
                 scratch[slot] = ByteBuffer.allocateDirect(Math.max(bytes, 1)).order(ByteOrder.nativeOrder());

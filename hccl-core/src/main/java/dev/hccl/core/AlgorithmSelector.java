@@ -1,8 +1,8 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.AutoLimits;
 import dev.hccl.algorithms.CostedAlgorithm;
-import dev.hccl.algorithms.FullMeshAlgorithm;
 import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.AlgorithmChoice;
@@ -53,31 +53,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class AlgorithmSelector
 {
-    /** The algorithms, shared: they hold no state of their own. */
-    static final AlgorithmCatalog CATALOG = AlgorithmCatalog.standard();
-
-    /**
-     * The one-shot exchange is a candidate up to this many bytes. The model prices its {@code n-1} whole-buffer
-     * messages as sent one after another; measured on loopback TCP they cost more than that once they are larger
-     * than a few KiB (each rank takes in {@code n-1} buffers at once; the figures are in ALGORITHMS.md), so the
-     * measurement caps what the formula would allow.
-     */
-    static final int FULL_MESH_MAX_BYTES = 4 * 1024;
-
-    /**
-     * The one-shot exchange is a candidate on up to this many ranks. The model prices its {@code n-1} messages per
-     * rank as one latency, which holds while each rank has a core for its sends and receives: on 4 ranks it was the
-     * fastest, on the simulated 2 x 4 cluster slower than the tree (figures in PERFORMANCE.md).
-     */
-    static final int FULL_MESH_MAX_RANKS = 4;
+    /** The installed algorithms, shared: they hold no state of their own. */
+    static final AlgorithmCatalog CATALOG = AlgorithmCatalog.installed();
 
     private static final Logger LOG = LoggerFactory.getLogger(AlgorithmSelector.class);
 
-    /** An algorithm the cost model may choose for an operation. */
-    private record Candidate(String name, Object algorithm, CostedAlgorithm costed)
+    /** An algorithm the cost model may choose for an operation, within its limits. */
+    private record Candidate(String name, Object algorithm, CostedAlgorithm costed, AutoLimits auto)
     {
     }
 
+    private final AlgorithmCatalog catalog;
     private final AlgoOverride override;
     private final RankLayout layout;
     private final boolean deterministic;
@@ -109,6 +95,21 @@ final class AlgorithmSelector
     AlgorithmSelector(
         final AlgoOverride override, final RankLayout layout, final boolean deterministic, final LinkCosts defaults)
     {
+        this(CATALOG, override, layout, deterministic, defaults);
+    }
+
+    /**
+     * @param catalog       the algorithms and their limits.
+     * @param override      what the user forces, parsed against {@code catalog}.
+     * @param layout        the communicator's layout.
+     * @param deterministic whether only the defaults decide.
+     * @param defaults      the link figures until a probe measures them.
+     */
+    AlgorithmSelector(
+        final AlgorithmCatalog catalog, final AlgoOverride override, final RankLayout layout,
+        final boolean deterministic, final LinkCosts defaults)
+    {
+        this.catalog = catalog;
         this.override = override;
         this.layout = layout;
         this.deterministic = deterministic;
@@ -116,14 +117,14 @@ final class AlgorithmSelector
         for (final Operation op : Operation.values())
         {
             final List<Candidate> list = new ArrayList<>();
-            for (final Object algorithm : CATALOG.algorithmsFor(op))
+            for (final Object algorithm : catalog.algorithmsFor(op))
             {
-                final String name = CATALOG.nameOf(op, algorithm);
+                final String name = catalog.nameOf(op, algorithm);
                 // On one node the hierarchical algorithm is its inter-node algorithm alone: nothing to choose.
                 if (algorithm instanceof CostedAlgorithm costed &&
                     (layout.nodeCount() > 1 || !HierarchicalAlgorithm.NAME.equals(name)))
                 {
-                    list.add(new Candidate(name, algorithm, costed));
+                    list.add(new Candidate(name, algorithm, costed, catalog.autoLimits(op, name)));
                 }
             }
             candidates.put(op, list.toArray(new Candidate[0]));
@@ -138,19 +139,19 @@ final class AlgorithmSelector
      */
     private void force(final Operation op)
     {
-        final String name = override.forced(op, layout.nodeCount() > 1, CATALOG);
+        final String name = override.forced(op, layout.nodeCount() > 1, catalog);
         if (name == null)
         {
             return;
         }
-        final Object algorithm = CATALOG.find(op, name, Object.class);
+        final Object algorithm = catalog.find(op, name, Object.class);
         if (algorithm == null)
         {
             // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
             throw new IllegalStateException("HCCL_ALGO names " + name + " for " + op.displayName() + ", not found");
         }
         final boolean compose = layout.nodeCount() > 1 && override.levelForm(op) &&
-            !(algorithm instanceof HierarchicalAlgorithm) && CATALOG.find(op, HierarchicalAlgorithm.NAME,
+            !(algorithm instanceof HierarchicalAlgorithm) && catalog.find(op, HierarchicalAlgorithm.NAME,
             Object.class) != null;
         forcedAlgorithms.put(op, compose ? HierarchicalAlgorithm.withLevel1(op, algorithm) : algorithm);
         forcedNames.put(op, compose ? HierarchicalAlgorithm.NAME + " with level1 " + name : name);
@@ -263,7 +264,7 @@ final class AlgorithmSelector
             final LinkCosts costs = links;
             for (final Candidate c : list)
             {
-                if (eligible(c, bytes))
+                if (eligible(op, c, bytes))
                 {
                     predicted.put(c.name(), c.costed().predictSeconds(op, layout, bytes, costs));
                 }
@@ -306,7 +307,7 @@ final class AlgorithmSelector
         double bestSeconds = Double.POSITIVE_INFINITY;
         for (int i = 0; i < list.length; i++)
         {
-            if (!eligible(list[i], bytes))
+            if (!eligible(op, list[i], bytes))
             {
                 continue;
             }
@@ -320,11 +321,11 @@ final class AlgorithmSelector
         return best;
     }
 
-    /** The one-shot exchange only up to its measured limits, within which its scratch of n inputs always fits. */
-    private boolean eligible(final Candidate candidate, final long bytes)
+    /** Within the limits of the catalog's table, and where the algorithm can run at all. */
+    private boolean eligible(final Operation op, final Candidate candidate, final long bytes)
     {
-        return !(candidate.algorithm() instanceof FullMeshAlgorithm) ||
-            (bytes <= FULL_MESH_MAX_BYTES && layout.worldSize() <= FULL_MESH_MAX_RANKS);
+        return candidate.auto().admit(layout.worldSize(), bytes) &&
+            candidate.costed().canRun(op, layout.worldSize(), bytes);
     }
 
     /** The name HCCL_ALGO forces for this operation and size, or null for the cost model's choice. */
@@ -335,10 +336,10 @@ final class AlgorithmSelector
         {
             return null;
         }
-        if (FullMeshAlgorithm.NAME.equalsIgnoreCase(name) && !FullMeshAlgorithm.fits(layout.worldSize(), bytes))
+        if (forcedAlgorithms.get(op) instanceof CostedAlgorithm costed && !costed.canRun(op, layout.worldSize(), bytes))
         {
-            LOG.warn("HCCL_ALGO forces {} for an all-reduce of {} bytes over {} ranks, more than its scratch of n " +
-                "inputs can hold; taking the cost model's choice", FullMeshAlgorithm.NAME, bytes, layout.worldSize());
+            LOG.warn("HCCL_ALGO forces {} for {} of {} bytes over {} ranks, more than it can run; taking the cost " +
+                "model's choice", name, op.displayName(), bytes, layout.worldSize());
             return null;
         }
         return name;

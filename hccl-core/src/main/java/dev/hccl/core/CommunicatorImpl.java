@@ -2,6 +2,7 @@ package dev.hccl.core;
 
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.algorithms.RingAlgorithm;
+import dev.hccl.algorithms.ScratchBuffers;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommFuture;
@@ -17,6 +18,7 @@ import dev.hccl.api.Topology;
 import dev.hccl.api.spi.BackoffWait;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.mailbox.FaultListener;
@@ -44,7 +46,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
     /** The scratch slot that inputs overlapping their outputs are staged in. */
-    static final int STAGING_SLOT = 3;
+    static final int STAGING_SLOT = PeerGroup.SCRATCH_SLOTS;
 
     private final CommConfig config;
     private final Fabric fabric;
@@ -74,8 +76,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private volatile HcclException failure;
     /** Open until the peers have been told of this communicator's failure; close() waits for it. */
     private final CountDownLatch peersTold = new CountDownLatch(1);
-    /** Slots 0 to 2 belong to algorithms ({@link dev.hccl.api.spi.PeerGroup#scratch}); slot 3 to staging here. */
-    private final ByteBuffer[] scratch = new ByteBuffer[4];
+    /** The algorithms' slots ({@link PeerGroup#scratch}), then {@link #STAGING_SLOT}; the operation's thread's. */
+    private final ScratchBuffers scratch = new ScratchBuffers(STAGING_SLOT + 1);
 
     CommunicatorImpl(
         final CommConfig config,
@@ -239,15 +241,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
 
     ByteBuffer scratch(final int slot, final int bytes)
     {
-        ByteBuffer buffer = scratch[slot];
-        if (buffer == null || buffer.capacity() < bytes)
-        {
-            final int capacity = (int)Math.min(Integer.MAX_VALUE - 8, Math.max(bytes, buffer == null ? 0 :
-                2L * buffer.capacity()));
-            buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
-            scratch[slot] = buffer;
-        }
-        return buffer;
+        return scratch.get(slot, bytes);
     }
 
     // ---------------------------------------------------------------- collectives

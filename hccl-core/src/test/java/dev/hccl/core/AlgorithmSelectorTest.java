@@ -1,10 +1,13 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.AutoLimits;
 import dev.hccl.algorithms.CostParameters;
+import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.AlgorithmChoice;
+import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
@@ -12,16 +15,21 @@ import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.AllToAllAlgorithm;
 import dev.hccl.api.spi.BarrierAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ReduceAlgorithm;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
+import dev.hccl.api.spi.Reducer;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -264,14 +272,82 @@ class AlgorithmSelectorTest
     }
 
     @Test
-    void theOneShotExchangeIsACandidateOnUpToFourRanks()
+    void theOneShotExchangeIsACandidateWithinTheLimitsOfTheTable()
     {
+        final AutoLimits limits = CATALOG.autoLimits(Operation.ALL_REDUCE, "fullmesh");
+        assertEquals(new AutoLimits(4096, 4), limits);
         for (int n = 2; n <= 9; n++)
         {
             final boolean candidate = automatic(n).choice(Operation.ALL_REDUCE, 8).predictedSeconds()
                 .containsKey("fullmesh");
-            assertEquals(n <= AlgorithmSelector.FULL_MESH_MAX_RANKS, candidate, "n = " + n);
+            assertEquals(n <= limits.maxRanks(), candidate, "n = " + n);
         }
+        assertTrue(automatic(4).choice(Operation.ALL_REDUCE, limits.maxBytes()).predictedSeconds()
+            .containsKey("fullmesh"));
+        assertFalse(automatic(4).choice(Operation.ALL_REDUCE, limits.maxBytes() + 1).predictedSeconds()
+            .containsKey("fullmesh"));
+    }
+
+    /** An algorithm that claims to cost nothing: the cost model would take it everywhere but for its limits. */
+    private static final class Free implements AllReduceAlgorithm, CostedAlgorithm
+    {
+        @Override
+        public String name()
+        {
+            return "free";
+        }
+
+        @Override
+        public void allReduce(
+            final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int count, final DataType type,
+            final Reducer reducer)
+        {
+            throw new UnsupportedOperationException("only chosen here");
+        }
+
+        @Override
+        public double predictSeconds(final Operation operation, final int worldSize, final long bytes,
+            final CostParameters cost)
+        {
+            return 0;
+        }
+
+        @Override
+        public boolean canRun(final Operation operation, final int worldSize, final long bytes)
+        {
+            return bytes != 64;
+        }
+    }
+
+    @Test
+    void aRegisteredAlgorithmIsChosenWithinItsLimitsOnly()
+    {
+        final AlgorithmCatalog catalog = AlgorithmCatalog.standard();
+        catalog.register("free", new Free(), new AutoLimits(1024, 8));
+        for (final int n : new int[] {2, 8, 9})
+        {
+            final AlgorithmSelector selector = new AlgorithmSelector(catalog, AlgoOverride.parse(null, catalog),
+                RankLayout.singleNode(n), false, LinkCosts.DEFAULTS);
+            assertEquals(n <= 8, "free".equals(selector.allReduce(1024).name()), "n = " + n);
+            assertFalse("free".equals(selector.allReduce(2048).name()), "n = " + n);
+            // Where the algorithm says it cannot run, the model passes it over.
+            assertFalse("free".equals(selector.allReduce(64).name()), "n = " + n);
+            // It is the catalog's, not the installed one's.
+            assertNull(CATALOG.find(Operation.ALL_REDUCE, "free", AllReduceAlgorithm.class));
+        }
+    }
+
+    @Test
+    void registrationRefusesClashesNonAlgorithmsAndLateComers()
+    {
+        final AlgorithmCatalog catalog = AlgorithmCatalog.standard();
+        final IllegalStateException clash = assertThrows(IllegalStateException.class,
+            () -> catalog.register("Ring", new Free(), AutoLimits.NONE));
+        assertTrue(clash.getMessage().contains("two algorithms named Ring for allReduce"), clash.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> catalog.register("x", new Object(), AutoLimits.NONE));
+        final IllegalStateException sealed = assertThrows(IllegalStateException.class,
+            () -> CATALOG.register("late", new Free(), AutoLimits.NONE));
+        assertTrue(sealed.getMessage().contains("AlgorithmPlugin"), sealed.getMessage());
     }
 
     @Test
@@ -281,7 +357,8 @@ class AlgorithmSelectorTest
         final String text = choice.describe();
         for (final String name : CATALOG.namesFor(Operation.ALL_REDUCE))
         {
-            final boolean candidate = !name.equals("hierarchical") && !name.equals("fullmesh");
+            final boolean candidate = !name.equals("hierarchical") && !name.equals("fullmesh") &&
+                CATALOG.find(Operation.ALL_REDUCE, name, CostedAlgorithm.class) != null;
             assertEquals(candidate, text.contains(name + " "), name + " in: " + text);
         }
         assertEquals(true, text.startsWith("H-D_R (cost model: "), text);

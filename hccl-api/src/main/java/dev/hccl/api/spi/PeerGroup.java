@@ -6,7 +6,13 @@ import java.nio.ByteBuffer;
 
 /**
  * The point-to-point primitives an algorithm is written against: asynchronous sends and receives between the ranks
- * of one communicator, within one operation. Every method is called from the communicator's execution stream.
+ * of one communicator, within one operation.
+ * <p>
+ * <b>Threads.</b> An operation runs on one thread, the operation's thread (the communicator's execution stream, or
+ * the caller's), and calls these methods from it. An algorithm may hand part of its schedule to a thread of its own
+ * for the length of the operation, as the hierarchical all-reduce overlaps its levels: that thread may call
+ * {@code send}, {@code recv}, {@code recvReduce} and {@code await}, which are safe from several threads at once, but
+ * takes {@link #scratch} from buffers of its own, never from the group's, and is done before the operation returns.
  * <p>
  * Offsets and lengths are in bytes, absolute within the buffer; no buffer's position or limit changes.
  */
@@ -98,16 +104,20 @@ public interface PeerGroup
     void await(Request request);
 
     /**
-     * A direct scratch buffer owned by the communicator, valid for the current operation. Two calls with different
-     * slots return buffers that do not overlap, and the communicator itself never uses these three slots. Slots 0 and
-     * 1 are any algorithm's; slot 2 is reserved for composed algorithms such as hierarchical, which hold it across
-     * calls into the algorithms they are made of: an algorithm that may run inside another never takes it.
+     * A direct scratch buffer owned by the communicator, valid for the current operation, taken on the operation's
+     * thread only. Two calls with different slots return buffers that do not overlap, and the communicator itself
+     * never uses these slots. Slots 0 and 1 are any algorithm's; slot 2 is reserved for composed algorithms such as
+     * hierarchical, which hold it across calls into the algorithms they are made of: an algorithm that may run inside
+     * another never takes it.
      *
-     * @param slot  0, 1 or 2.
+     * @param slot  0 to {@link #SCRATCH_SLOTS} - 1.
      * @param bytes the size needed.
      * @return a buffer with at least {@code bytes} capacity, position 0.
      */
     ByteBuffer scratch(int slot, int bytes);
+
+    /** How many slots {@link #scratch} has. */
+    int SCRATCH_SLOTS = 3;
 
     /**
      * Bytes per pipelined segment.
