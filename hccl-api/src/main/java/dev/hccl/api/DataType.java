@@ -8,31 +8,47 @@ package dev.hccl.api;
 public enum DataType
 {
     /** Signed 8-bit integer. */
-    INT8(1, false),
+    INT8(0, 1, false),
     /** Unsigned 8-bit integer. */
-    UINT8(1, false),
+    UINT8(1, 1, false),
     /** Signed 16-bit integer. */
-    INT16(2, false),
+    INT16(2, 2, false),
     /** Signed 32-bit integer. */
-    INT32(4, false),
+    INT32(3, 4, false),
     /** Signed 64-bit integer. */
-    INT64(8, false),
+    INT64(4, 8, false),
     /** IEEE 754 binary16. */
-    FP16(2, true),
+    FP16(5, 2, true),
     /** bfloat16: the upper half of an IEEE 754 binary32. */
-    BF16(2, true),
+    BF16(6, 2, true),
     /** IEEE 754 binary32. */
-    FP32(4, true),
+    FP32(7, 4, true),
     /** IEEE 754 binary64. */
-    FP64(8, true);
+    FP64(8, 8, true);
 
-    private static final DataType[] VALUES = values();
+    /** By wire code. */
+    private static final DataType[] BY_CODE = new DataType[256];
+
+    static
+    {
+        for (final DataType value : values())
+        {
+            if (BY_CODE[value.code] != null)
+            {
+                throw new ExceptionInInitializerError("two types with code " + value.code);
+            }
+            BY_CODE[value.code] = value;
+        }
+    }
+
+    private final int code;
 
     private final int size;
     private final boolean floatingPoint;
 
-    DataType(final int size, final boolean floatingPoint)
+    DataType(final int code, final int size, final boolean floatingPoint)
     {
+        this.code = code;
         this.size = size;
         this.floatingPoint = floatingPoint;
     }
@@ -58,18 +74,23 @@ public enum DataType
     }
 
     /**
-     * The type with the given {@link #ordinal()}, as carried on the wire.
+     * The number that stands for this type on the wire, fixed once given: never reuse or renumber one.
      *
-     * @param ordinal the ordinal.
-     * @return the type.
-     * @throws IllegalArgumentException if no type has that ordinal.
+     * @return 0 to 254.
      */
-    public static DataType fromOrdinal(final int ordinal)
+    public int code()
     {
-        if (ordinal < 0 || ordinal >= VALUES.length)
-        {
-            throw new IllegalArgumentException("no DataType with ordinal " + ordinal);
-        }
-        return VALUES[ordinal];
+        return code;
+    }
+
+    /**
+     * The type a wire code stands for.
+     *
+     * @param code a code, as read from a peer.
+     * @return the type, or null when no type has that code.
+     */
+    public static DataType fromCode(final int code)
+    {
+        return code < 0 || code >= BY_CODE.length ? null : BY_CODE[code];
     }
 }

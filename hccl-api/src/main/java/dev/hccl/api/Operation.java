@@ -3,49 +3,64 @@ package dev.hccl.api;
 /**
  * The operations a communicator executes; named in errors and carried in every frame's fingerprint.
  * <p>
- * The ordinal goes on the wire, so new operations are added at the end, never in between.
+ * Each operation's {@link #code()} goes on the wire.
  */
 public enum Operation
 {
     /** {@link Communicator#allReduce}. */
-    ALL_REDUCE("allReduce"),
+    ALL_REDUCE(0, "allReduce"),
     /** {@link Communicator#allGather}. */
-    ALL_GATHER("allGather"),
+    ALL_GATHER(1, "allGather"),
     /** {@link Communicator#reduceScatter}. */
-    REDUCE_SCATTER("reduceScatter"),
+    REDUCE_SCATTER(2, "reduceScatter"),
     /** {@link Communicator#broadcast}. */
-    BROADCAST("broadcast"),
+    BROADCAST(3, "broadcast"),
     /** {@link Communicator#reduce}. */
-    REDUCE("reduce"),
+    REDUCE(4, "reduce"),
     /** {@link Communicator#allToAll}. */
-    ALL_TO_ALL("allToAll"),
+    ALL_TO_ALL(5, "allToAll"),
     /** {@link Communicator#send}. */
-    SEND("send"),
+    SEND(6, "send"),
     /** {@link Communicator#recv}. */
-    RECV("recv"),
+    RECV(7, "recv"),
     /** {@link Communicator#barrier}. */
-    BARRIER("barrier"),
+    BARRIER(8, "barrier"),
     /** {@link Communicator#split}: the exchange of colours and keys. */
-    SPLIT("split"),
+    SPLIT(9, "split"),
     /** Communicator creation: bootstrap and connection set-up. */
-    INIT("init"),
+    INIT(10, "init"),
     /** {@link Communicator#allGatherV}. */
-    ALL_GATHER_V("allGatherV"),
+    ALL_GATHER_V(11, "allGatherV"),
     /** {@link Communicator#reduceScatterV}. */
-    REDUCE_SCATTER_V("reduceScatterV"),
+    REDUCE_SCATTER_V(12, "reduceScatterV"),
     /** {@link Communicator#allToAllV}. */
-    ALL_TO_ALL_V("allToAllV"),
+    ALL_TO_ALL_V(13, "allToAllV"),
     /** {@link Communicator#scatter}. */
-    SCATTER("scatter"),
+    SCATTER(14, "scatter"),
     /** {@link Communicator#gather}. */
-    GATHER("gather");
+    GATHER(15, "gather");
 
-    private static final Operation[] VALUES = values();
+    /** By wire code. */
+    private static final Operation[] BY_CODE = new Operation[256];
 
+    static
+    {
+        for (final Operation value : values())
+        {
+            if (BY_CODE[value.code] != null)
+            {
+                throw new ExceptionInInitializerError("two operations with code " + value.code);
+            }
+            BY_CODE[value.code] = value;
+        }
+    }
+
+    private final int code;
     private final String displayName;
 
-    Operation(final String displayName)
+    Operation(final int code, final String displayName)
     {
+        this.code = code;
         this.displayName = displayName;
     }
 
@@ -60,18 +75,23 @@ public enum Operation
     }
 
     /**
-     * The operation with the given {@link #ordinal()}, as carried on the wire.
+     * The number that stands for this operation on the wire, fixed once given: never reuse or renumber one.
      *
-     * @param ordinal the ordinal.
-     * @return the operation.
-     * @throws IllegalArgumentException if no operation has that ordinal.
+     * @return 0 to 254.
      */
-    public static Operation fromOrdinal(final int ordinal)
+    public int code()
     {
-        if (ordinal < 0 || ordinal >= VALUES.length)
-        {
-            throw new IllegalArgumentException("no Operation with ordinal " + ordinal);
-        }
-        return VALUES[ordinal];
+        return code;
+    }
+
+    /**
+     * The operation a wire code stands for.
+     *
+     * @param code a code, as read from a peer.
+     * @return the operation, or null when no operation has that code.
+     */
+    public static Operation fromCode(final int code)
+    {
+        return code < 0 || code >= BY_CODE.length ? null : BY_CODE[code];
     }
 }

@@ -8,31 +8,56 @@ package dev.hccl.api;
 public enum ReduceOp
 {
     /** Element-wise sum. */
-    SUM,
+    SUM(0),
     /** Element-wise product. */
-    PROD,
+    PROD(1),
     /** Element-wise maximum (unsigned comparison for {@link DataType#UINT8}). */
-    MAX,
+    MAX(2),
     /** Element-wise minimum (unsigned comparison for {@link DataType#UINT8}). */
-    MIN,
+    MIN(3),
     /** Element-wise mean: the sum divided by the world size; floating-point types only. */
-    AVG;
+    AVG(4);
 
-    private static final ReduceOp[] VALUES = values();
+    /** By wire code. */
+    private static final ReduceOp[] BY_CODE = new ReduceOp[256];
+
+    static
+    {
+        for (final ReduceOp value : values())
+        {
+            if (BY_CODE[value.code] != null)
+            {
+                throw new ExceptionInInitializerError("two operators with code " + value.code);
+            }
+            BY_CODE[value.code] = value;
+        }
+    }
+
+    private final int code;
+
+    ReduceOp(final int code)
+    {
+        this.code = code;
+    }
 
     /**
-     * The operator with the given {@link #ordinal()}, as carried on the wire.
+     * The number that stands for this operator on the wire, fixed once given: never reuse or renumber one.
      *
-     * @param ordinal the ordinal.
-     * @return the operator.
-     * @throws IllegalArgumentException if no operator has that ordinal.
+     * @return 0 to 254.
      */
-    public static ReduceOp fromOrdinal(final int ordinal)
+    public int code()
     {
-        if (ordinal < 0 || ordinal >= VALUES.length)
-        {
-            throw new IllegalArgumentException("no ReduceOp with ordinal " + ordinal);
-        }
-        return VALUES[ordinal];
+        return code;
+    }
+
+    /**
+     * The operator a wire code stands for.
+     *
+     * @param code a code, as read from a peer.
+     * @return the operator, or null when no operator has that code.
+     */
+    public static ReduceOp fromCode(final int code)
+    {
+        return code < 0 || code >= BY_CODE.length ? null : BY_CODE[code];
     }
 }

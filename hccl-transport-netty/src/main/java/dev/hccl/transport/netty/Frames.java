@@ -14,9 +14,9 @@ import io.netty.buffer.ByteBuf;
  *  offset size field
  *   0     4    magic          0x48434346 ("HCCF")
  *   4     1    type           DATA=1, ABORT=2, GOODBYE=3
- *   5     1    operation      Operation ordinal (0xFF in ABORT and GOODBYE frames)
- *   6     1    dataType       DataType ordinal, 0xFF = none
- *   7     1    reduceOp       ReduceOp ordinal, 0xFF = none
+ *   5     1    operation      Operation.code() (0xFF in ABORT and GOODBYE frames)
+ *   6     1    dataType       DataType.code(), 0xFF = none
+ *   7     1    reduceOp       ReduceOp.code(), 0xFF = none
  *   8     4    root           OpDescriptor root, -1 = none
  *  12     4    payloadLength  0 .. maxFrameBytes
  *  16     8    commId         the communicator the message belongs to
@@ -83,7 +83,7 @@ final class Frames
         writeHeader(
             buf,
             TYPE_DATA,
-            desc.operation().ordinal(),
+            DescriptorCodec.code(desc.operation()),
             DescriptorCodec.code(dataType),
             DescriptorCodec.code(reduceOp),
             desc.root(),
@@ -113,9 +113,9 @@ final class Frames
      *
      * @param buf       the destination.
      * @param type      frame type.
-     * @param operation operation ordinal or {@link #NONE}.
-     * @param dataType  data type ordinal or {@link #NONE}.
-     * @param reduceOp  reduction ordinal or {@link #NONE}.
+     * @param operation operation code or {@link #NONE}.
+     * @param dataType  data type code or {@link #NONE}.
+     * @param reduceOp  reduction code or {@link #NONE}.
      * @param root      root rank.
      * @param length    payload length.
      * @param commId    communicator id.

@@ -4,6 +4,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.LinkState;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
 import io.netty.buffer.ByteBuf;
@@ -21,6 +22,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import static dev.hccl.api.spi.LinkState.CLOSED;
+import static dev.hccl.api.spi.LinkState.FAILED;
+import static dev.hccl.api.spi.LinkState.OPEN;
+import static dev.hccl.api.spi.LinkState.PEER_CLOSED;
 
 /**
  * The link to one peer over TCP: {@link TcpSettings#connectionsPerPeer(int)} connections, each a
@@ -46,11 +52,6 @@ final class TcpLink implements Link
      * payload in its own buffer and a composite, and it makes the send a single contiguous write.
      */
     static final int INLINE_PAYLOAD_MAX_BYTES = 1024;
-
-    static final int OPEN = 0;
-    static final int PEER_CLOSED = 1;
-    static final int FAILED = 2;
-    static final int CLOSED = 3;
 
     private static final AtomicIntegerFieldUpdater<TcpLink> STATE =
         AtomicIntegerFieldUpdater.newUpdater(TcpLink.class, "state");
@@ -461,21 +462,8 @@ final class TcpLink implements Link
 
     private HcclException notOpen()
     {
-        final String why;
-        switch (state)
-        {
-            case PEER_CLOSED:
-                why = "rank " + peer + " has closed its side";
-                break;
-            case FAILED:
-                why = "the connection failed";
-                break;
-            default:
-                why = "the link is closed";
-                break;
-        }
         return new HcclException(
             ErrorCode.E_TCP_TRANSFER, rank, peer, null, HcclException.NO_SEQUENCE,
-            "cannot send to rank " + peer + ": " + why, failure);
+            "cannot send to rank " + peer + ": " + LinkState.whyNotOpen(state, peer, failure), failure);
     }
 }

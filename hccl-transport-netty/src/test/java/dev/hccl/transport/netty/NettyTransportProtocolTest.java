@@ -52,9 +52,9 @@ class NettyTransportProtocolTest
 
     static Stream<Arguments> malformedHeaders()
     {
-        final int ar = Operation.ALL_REDUCE.ordinal();
-        final int fp32 = DataType.FP32.ordinal();
-        final int sum = ReduceOp.SUM.ordinal();
+        final int ar = Operation.ALL_REDUCE.code();
+        final int fp32 = DataType.FP32.code();
+        final int sum = ReduceOp.SUM.code();
         return Stream.of(
             Arguments.of("length > maxFrameBytes",
                 header(Frames.MAGIC, Frames.TYPE_DATA, ar, fp32, sum, MAX_FRAME_BYTES + 1), "frame length"),

@@ -3,6 +3,7 @@ package dev.hccl.transport.shm;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.LinkState;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
@@ -17,6 +18,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+
+import static dev.hccl.api.spi.LinkState.CLOSED;
+import static dev.hccl.api.spi.LinkState.FAILED;
+import static dev.hccl.api.spi.LinkState.OPEN;
+import static dev.hccl.api.spi.LinkState.PEER_CLOSED;
 
 /**
  * The sending side of the connection to one peer: writes this rank's messages into the ring the peer reads, and
@@ -34,11 +40,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class ShmLink implements Link
 {
-    static final int OPEN = 0;
-    static final int PEER_CLOSED = 1;
-    static final int FAILED = 2;
-    static final int CLOSED = 3;
-
     private static final Logger LOG = LoggerFactory.getLogger(ShmLink.class);
 
     private final int rank;
@@ -419,23 +420,10 @@ final class ShmLink implements Link
 
     private HcclException notOpen()
     {
-        final String why;
-        switch (state)
-        {
-            case PEER_CLOSED:
-                why = "rank " + peer + " has closed its side";
-                break;
-            case FAILED:
-                why = "the connection failed: " +
-                    (null == failure.getMessage() ? failure.toString() : failure.getMessage());
-                break;
-            default:
-                why = "the link is closed";
-                break;
-        }
         return new HcclException(
             ErrorCode.E_REMOTE, rank, peer, null, HcclException.NO_SEQUENCE,
-            "cannot send to rank " + peer + " over shared memory: " + why, failure);
+            "cannot send to rank " + peer + " over shared memory: " + LinkState.whyNotOpen(state, peer, failure),
+            failure);
     }
 
     @Override

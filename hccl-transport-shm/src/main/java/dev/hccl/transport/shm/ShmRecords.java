@@ -20,9 +20,9 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
  *  24     8    count        (OpDescriptor)
  *  32     4    root         (OpDescriptor)   DATA: the next bytes of the message's payload, as they are
  *  36     4    payload length
- *  40     1    operation ordinal             GOODBYE: empty
- *  41     1    data type ordinal, 0xFF = none
- *  42     1    reduce op ordinal, 0xFF = none
+ *  40     1    operation code                GOODBYE: empty
+ *  41     1    data type code, 0xFF = none
+ *  42     1    reduce op code, 0xFF = none
  * </pre>
  *
  * A MESSAGE is followed by DATA records holding its payload in order, each at most {@link #DATA_CHUNK_MAX_BYTES}
@@ -44,7 +44,7 @@ final class ShmRecords
     static final int DATA_CHUNK_MAX_BYTES = 64 * 1024;
     /** The longest ABORT reason (the ring may bound it further). */
     static final int ABORT_REASON_MAX_BYTES = 4096;
-    /** The ordinal of a data type or reduction an operation has not. */
+    /** The code of a data type or reduction an operation has not. */
     static final int NONE = DescriptorCodec.NONE;
 
     static final int COMM_ID_OFFSET = 0;
@@ -117,7 +117,7 @@ final class ShmRecords
         b.putLong(index + COUNT_OFFSET, desc.count());
         b.putInt(index + ROOT_OFFSET, desc.root());
         b.putInt(index + LENGTH_OFFSET, length);
-        b.putByte(index + OPERATION_OFFSET, (byte)desc.operation().ordinal());
+        b.putByte(index + OPERATION_OFFSET, (byte)DescriptorCodec.code(desc.operation()));
         b.putByte(index + DATA_TYPE_OFFSET, (byte)DescriptorCodec.code(dataType));
         b.putByte(index + REDUCE_OP_OFFSET, (byte)DescriptorCodec.code(reduceOp));
         b.putByte(index + REDUCE_OP_OFFSET + 1, (byte)0);
