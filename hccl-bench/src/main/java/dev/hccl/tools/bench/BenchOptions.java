@@ -229,4 +229,192 @@ public record BenchOptions(
             throw new IllegalArgumentException(message);
         }
     }
+
+    /**
+     * Options built by name, starting from the command line's defaults (nccl-tests' own: 32 MiB once, 20 timed and
+     * 5 warm-up iterations, one check, FP32 sum, root 0, average time, asynchronous issue).
+     *
+     * @param op the operation.
+     * @return a builder.
+     */
+    public static Builder builder(final BenchOp op)
+    {
+        return new Builder(op);
+    }
+
+    /** Builds {@link BenchOptions} by name; {@link #build()} validates. */
+    public static final class Builder
+    {
+        private final BenchOp op;
+        private long minBytes = 32L << 20;
+        private long maxBytes = 32L << 20;
+        private long stepBytes = 1L << 20;
+        private long stepFactor = 1;
+        private int iters = 20;
+        private int warmupIters = 5;
+        private int check = 1;
+        private List<DataType> types = List.of(DataType.FP32);
+        private List<ReduceOp> ops = List.of(ReduceOp.SUM);
+        private int root;
+        private int average = 1;
+        private boolean blocking;
+        private List<String> algos = List.of();
+        private Path json;
+        private Path csv;
+        private Path plot;
+        private Double minBw;
+
+        private Builder(final BenchOp op)
+        {
+            this.op = op;
+        }
+
+        /**
+         * @param min first size
+         * @param max last size at most
+         * @return this.
+         */
+        public Builder sizes(final long min, final long max)
+        {
+            this.minBytes = min;
+            this.maxBytes = max;
+            return this;
+        }
+
+        /**
+         * @param bytes additive step, used when the factor is 1
+         * @return this.
+         */
+        public Builder stepBytes(final long bytes)
+        {
+            this.stepBytes = bytes;
+            return this;
+        }
+
+        /**
+         * @param factor multiplicative step, or 1
+         * @return this.
+         */
+        public Builder stepFactor(final long factor)
+        {
+            this.stepFactor = factor;
+            return this;
+        }
+
+        /**
+         * @param timed timed iterations
+         * @param warmup warm-up iterations
+         * @return this.
+         */
+        public Builder iterations(final int timed, final int warmup)
+        {
+            this.iters = timed;
+            this.warmupIters = warmup;
+            return this;
+        }
+
+        /**
+         * @param runs checked runs per size, 0 for none
+         * @return this.
+         */
+        public Builder check(final int runs)
+        {
+            this.check = runs;
+            return this;
+        }
+
+        /**
+         * @param list element types
+         * @return this.
+         */
+        public Builder types(final List<DataType> list)
+        {
+            this.types = list;
+            return this;
+        }
+
+        /**
+         * @param list reductions
+         * @return this.
+         */
+        public Builder ops(final List<ReduceOp> list)
+        {
+            this.ops = list;
+            return this;
+        }
+
+        /**
+         * @param rank root, or {@link #ALL_ROOTS}
+         * @return this.
+         */
+        public Builder root(final int rank)
+        {
+            this.root = rank;
+            return this;
+        }
+
+        /**
+         * @param mode time across ranks: 0 rank 0's, 1 average, 2 minimum, 3 maximum
+         * @return this.
+         */
+        public Builder average(final int mode)
+        {
+            this.average = mode;
+            return this;
+        }
+
+        /**
+         * @param block whether each call blocks
+         * @return this.
+         */
+        public Builder blocking(final boolean block)
+        {
+            this.blocking = block;
+            return this;
+        }
+
+        /**
+         * @param names algorithms to force, one sweep each
+         * @return this.
+         */
+        public Builder algos(final List<String> names)
+        {
+            this.algos = names;
+            return this;
+        }
+
+        /**
+         * @param jsonFile JSON output or null
+         * @param csvFile CSV output or null
+         * @param plotFile plot or null
+         * @return this.
+         */
+        public Builder outputs(final Path jsonFile, final Path csvFile, final Path plotFile)
+        {
+            this.json = jsonFile;
+            this.csv = csvFile;
+            this.plot = plotFile;
+            return this;
+        }
+
+        /**
+         * @param gbPerSecond bus bandwidth floor, or null
+         * @return this.
+         */
+        public Builder minBw(final Double gbPerSecond)
+        {
+            this.minBw = gbPerSecond;
+            return this;
+        }
+
+        /**
+         * @return the options.
+         * @throws IllegalArgumentException naming the flag at fault.
+         */
+        public BenchOptions build()
+        {
+            return new BenchOptions(op, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, check, types,
+                ops, root, average, blocking, algos, json, csv, plot, minBw);
+        }
+    }
 }

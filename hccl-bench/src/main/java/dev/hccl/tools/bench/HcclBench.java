@@ -261,10 +261,10 @@ public final class HcclBench implements Callable<Integer>
 
     private BenchOptions options()
     {
-        return new BenchOptions(operation, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, check,
-            BenchTypes.types(dataType), BenchTypes.ops(reduceOp), parseRoot(root), average, parseBlocking(), algos, json, csv,
-            plot,
-            minBw);
+        return BenchOptions.builder(operation).sizes(minBytes, maxBytes).stepBytes(stepBytes).stepFactor(stepFactor)
+            .iterations(iters, warmupIters).check(check).types(BenchTypes.types(dataType))
+            .ops(BenchTypes.ops(reduceOp)).root(parseRoot(root)).average(average).blocking(parseBlocking())
+            .algos(algos).outputs(json, csv, plot).minBw(minBw).build();
     }
 
     private boolean parseBlocking()

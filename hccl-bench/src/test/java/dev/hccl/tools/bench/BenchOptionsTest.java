@@ -43,6 +43,7 @@ class BenchOptionsTest
         assertEquals(List.of(), o.algos());
         assertEquals(List.of("default"), o.algoLabels());
         assertNull(o.minBw());
+        assertEquals(BenchOptions.builder(BenchOp.ALL_REDUCE).build(), o);
     }
 
     @Test
@@ -52,9 +53,10 @@ class BenchOptionsTest
             "-w", "3", "-c", "2", "-o", "max", "-d", "bfloat16", "-r", "all", "-a", "3", "-z", "1",
             "--algo", "ring,tree", "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--min-bw", "1.5");
 
-        assertEquals(new BenchOptions(BenchOp.REDUCE, 8, 128L << 20, 4096, 2, 7, 3, 2, List.of(DataType.BF16),
-            List.of(ReduceOp.MAX), BenchOptions.ALL_ROOTS, 3, true, List.of("ring", "tree"), Path.of("r.json"),
-            Path.of("r.csv"), Path.of("r.svg"), 1.5), o);
+        assertEquals(BenchOptions.builder(BenchOp.REDUCE).sizes(8, 128L << 20).stepBytes(4096).stepFactor(2)
+            .iterations(7, 3).check(2).types(List.of(DataType.BF16)).ops(List.of(ReduceOp.MAX))
+            .root(BenchOptions.ALL_ROOTS).average(3).blocking(true).algos(List.of("ring", "tree"))
+            .outputs(Path.of("r.json"), Path.of("r.csv"), Path.of("r.svg")).minBw(1.5).build(), o);
         assertEquals(o, HcclBench.parse("reduce", "--minbytes", "8", "--maxbytes", "128m", "--stepfactor", "2",
             "--stepbytes", "4k", "--iters", "7", "--warmup_iters", "3", "--check", "2", "--op", "max", "--datatype",
             "bfloat16", "--root", "-1", "--average", "3", "--blocking", "1", "--algo", "ring", "--algo", "tree",
