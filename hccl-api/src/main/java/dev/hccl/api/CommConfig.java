@@ -2,16 +2,14 @@ package dev.hccl.api;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The configuration of a communicator: built with {@link #builder()}, resolved and validated once in
- * {@link Builder#conclude()}.
+ * {@link CommConfigBuilder#conclude()}.
  * <p>
  * Every setting is a {@link Setting}, defined once: the library's are the constants below, each transport's are its
  * provider's ({@link dev.hccl.api.spi.TransportProvider#settings()}). Each resolves alike: a value set on the builder,
@@ -140,12 +138,13 @@ public final class CommConfig
     private final Integer explicitMaxFrameBytes;
     private final Map<Setting<?>, Resolved> resolved = new ConcurrentHashMap<>();
 
-    private CommConfig(final Builder b)
+    private CommConfig(
+        final Map<String, String> env, final Map<Setting<?>, Object> explicit, final Integer maxFrameBytes)
     {
-        env = b.env;
-        explicit = Map.copyOf(b.explicit);
+        this.env = env;
+        this.explicit = Map.copyOf(explicit);
         launch = LaunchEnvironment.read(env);
-        explicitMaxFrameBytes = b.maxFrameBytes;
+        explicitMaxFrameBytes = maxFrameBytes;
     }
 
     /**
@@ -153,9 +152,9 @@ public final class CommConfig
      *
      * @return the builder.
      */
-    public static Builder builder()
+    public static CommConfigBuilder builder()
     {
-        return new Builder();
+        return new CommConfigBuilder();
     }
 
     /**
@@ -488,290 +487,47 @@ public final class CommConfig
     }
 
     /**
-     * Collects explicit values; {@link #conclude()} resolves the rest from the environment and defaults, then
-     * validates.
+     * Resolves the library's settings (builder, then environment, then default) and validates the whole; a
+     * transport's settings resolve the same way when it asks for them.
+     *
+     * @param env           the environment to read.
+     * @param explicit      the values set on the builder.
+     * @param maxFrameBytes the frame limit set in bytes, or null.
+     * @return the configuration.
+     * @throws IllegalArgumentException naming the setting when a value is invalid.
+     * @throws HcclException            {@link ErrorCode#E_ENV} when a launcher's pair of variables is half set
+     *                                  ({@code RANK} without {@code WORLD_SIZE}, say), naming the one missing.
      */
-    public static final class Builder
+    static CommConfig conclude(
+        final Map<String, String> env, final Map<Setting<?>, Object> explicit, final Integer maxFrameBytes)
     {
-        private Map<String, String> env = System.getenv();
-        private final Map<Setting<?>, Object> explicit = new HashMap<>();
-        private Integer maxFrameBytes;
-
-        private Builder()
+        final CommConfig c = new CommConfig(env, explicit, maxFrameBytes);
+        // A value that is not a number is the first thing to say, before what is missing beside it.
+        c.resolve(RANK);
+        c.resolve(WORLD_SIZE);
+        if (null != c.launch)
         {
-        }
-
-        /**
-         * Reads variables from this map instead of the process environment (for tests and embedding).
-         *
-         * @param env the variables.
-         * @return this.
-         */
-        public Builder environment(final Map<String, String> env)
-        {
-            this.env = Objects.requireNonNull(env, "env");
-            return this;
-        }
-
-        /**
-         * Sets any setting, the library's or a transport's, as if its variable said so.
-         *
-         * @param setting the setting.
-         * @param value   its value; null unsets an earlier call.
-         * @param <T>     its type.
-         * @return this.
-         */
-        public <T> Builder set(final Setting<T> setting, final T value)
-        {
-            if (null == value)
+            final String problem = c.launch.problem(explicit.containsKey(RANK), explicit.containsKey(WORLD_SIZE));
+            if (null != problem)
             {
-                explicit.remove(setting);
+                throw new HcclException(ErrorCode.E_ENV, problem);
             }
-            else
-            {
-                explicit.put(setting, value);
-            }
-            return this;
         }
-
-        /**
-         * This process's rank.
-         *
-         * @param rank 0 to worldSize - 1.
-         * @return this.
-         */
-        public Builder rank(final int rank)
+        for (final Setting<?> s : SETTINGS)
         {
-            return set(RANK, rank);
+            c.resolve(s);
         }
-
-        /**
-         * Number of ranks.
-         *
-         * @param worldSize at least 1.
-         * @return this.
-         */
-        public Builder worldSize(final int worldSize)
+        final int worldSize = c.worldSize();
+        final int rank = c.rank();
+        require(rank < worldSize, "rank must be in [0, " + worldSize + "), got " + rank);
+        require(c.localRank() == DERIVE || c.localSize() == DERIVE || c.localRank() < c.localSize(),
+            "localRank " + c.localRank() + " must be below localSize " + c.localSize());
+        if (null != maxFrameBytes)
         {
-            return set(WORLD_SIZE, worldSize);
+            require(maxFrameBytes >= 1, "maxFrameBytes must be positive, got " + maxFrameBytes);
         }
-
-        /**
-         * Rank within the node.
-         *
-         * @param localRank at least 0, or {@link #DERIVE}.
-         * @return this.
-         */
-        public Builder localRank(final int localRank)
-        {
-            return set(LOCAL_RANK, localRank);
-        }
-
-        /**
-         * Ranks on this node.
-         *
-         * @param localSize at least 1, or {@link #DERIVE}.
-         * @return this.
-         */
-        public Builder localSize(final int localSize)
-        {
-            return set(LOCAL_WORLD_SIZE, localSize);
-        }
-
-        /**
-         * Address of rank 0's store.
-         *
-         * @param masterAddr host name or address.
-         * @return this.
-         */
-        public Builder masterAddr(final String masterAddr)
-        {
-            return set(MASTER_ADDR, masterAddr);
-        }
-
-        /**
-         * Port of rank 0's store.
-         *
-         * @param masterPort 0 to 65535 (0: any free port, for a store this process starts).
-         * @return this.
-         */
-        public Builder masterPort(final int masterPort)
-        {
-            return set(MASTER_PORT, masterPort);
-        }
-
-        /**
-         * Root info from {@code Hccl.getRootInfo()}.
-         *
-         * @param rootInfo the string.
-         * @return this.
-         */
-        public Builder rootInfo(final String rootInfo)
-        {
-            return set(ROOT_INFO, rootInfo);
-        }
-
-        /**
-         * How long to wait for every rank to arrive and connect.
-         *
-         * @param timeout positive.
-         * @return this.
-         */
-        public Builder connectTimeout(final Duration timeout)
-        {
-            return set(CONNECT_TIMEOUT, timeout);
-        }
-
-        /**
-         * How long any wait of an operation may last.
-         *
-         * @param timeout positive.
-         * @return this.
-         */
-        public Builder execTimeout(final Duration timeout)
-        {
-            return set(EXEC_TIMEOUT, timeout);
-        }
-
-        /**
-         * Largest frame payload accepted from a peer, in bytes (finer than {@link #BUFFSIZE}'s MiB).
-         *
-         * @param bytes at least the segment size.
-         * @return this.
-         */
-        public Builder maxFrameBytes(final int bytes)
-        {
-            maxFrameBytes = bytes;
-            return this;
-        }
-
-        /**
-         * Bytes per pipelined segment.
-         *
-         * @param bytes a multiple of 8 in [1 KiB, 64 MiB].
-         * @return this.
-         */
-        public Builder segmentBytes(final int bytes)
-        {
-            return set(SEGMENT_SIZE, bytes);
-        }
-
-        /**
-         * The algorithm override ({@link #ALGO}).
-         *
-         * @param algo the override.
-         * @return this.
-         */
-        public Builder algo(final String algo)
-        {
-            return set(ALGO, algo);
-        }
-
-        /**
-         * Whether results must be bitwise reproducible.
-         *
-         * @param deterministic true for reproducible results.
-         * @return this.
-         */
-        public Builder deterministic(final boolean deterministic)
-        {
-            return set(DETERMINISTIC, deterministic);
-        }
-
-        /**
-         * Whether links are measured at creation.
-         *
-         * @param topoProbe the setting.
-         * @return this.
-         */
-        public Builder topoProbe(final TopoProbe topoProbe)
-        {
-            return set(TOPO_PROBE, topoProbe);
-        }
-
-        /**
-         * The interface selector ({@link #SOCKET_IFNAME}).
-         *
-         * @param socketIfname the selector.
-         * @return this.
-         */
-        public Builder socketIfname(final String socketIfname)
-        {
-            return set(SOCKET_IFNAME, socketIfname);
-        }
-
-        /**
-         * The address to listen on and advertise ({@link #IF_IP}).
-         *
-         * @param ifIp an address of an interface that is up.
-         * @return this.
-         */
-        public Builder ifIp(final String ifIp)
-        {
-            return set(IF_IP, ifIp);
-        }
-
-        /**
-         * The job token.
-         *
-         * @param jobToken the secret.
-         * @return this.
-         */
-        public Builder jobToken(final String jobToken)
-        {
-            return set(JOB_TOKEN, jobToken);
-        }
-
-        /**
-         * The node identity override.
-         *
-         * @param nodeId any string that ranks on the same node share.
-         * @return this.
-         */
-        public Builder nodeId(final String nodeId)
-        {
-            return set(NODE_ID, nodeId);
-        }
-
-        /**
-         * Resolves the library's settings (builder, then environment, then default) and validates the whole; a
-         * transport's settings resolve the same way when it asks for them.
-         *
-         * @return the configuration.
-         * @throws IllegalArgumentException naming the setting when a value is invalid.
-         * @throws HcclException            {@link ErrorCode#E_ENV} when a launcher's pair of variables is half set
-         *                                  ({@code RANK} without {@code WORLD_SIZE}, say), naming the one missing.
-         */
-        public CommConfig conclude()
-        {
-            final CommConfig c = new CommConfig(this);
-            // A value that is not a number is the first thing to say, before what is missing beside it.
-            c.resolve(RANK);
-            c.resolve(WORLD_SIZE);
-            if (null != c.launch)
-            {
-                final String problem = c.launch.problem(explicit.containsKey(RANK), explicit.containsKey(WORLD_SIZE));
-                if (null != problem)
-                {
-                    throw new HcclException(ErrorCode.E_ENV, problem);
-                }
-            }
-            for (final Setting<?> s : SETTINGS)
-            {
-                c.resolve(s);
-            }
-            final int worldSize = c.worldSize();
-            final int rank = c.rank();
-            require(rank < worldSize, "rank must be in [0, " + worldSize + "), got " + rank);
-            require(c.localRank() == DERIVE || c.localSize() == DERIVE || c.localRank() < c.localSize(),
-                "localRank " + c.localRank() + " must be below localSize " + c.localSize());
-            if (null != maxFrameBytes)
-            {
-                require(maxFrameBytes >= 1, "maxFrameBytes must be positive, got " + maxFrameBytes);
-            }
-            require(c.maxFrameBytes() >= c.segmentBytes(), "maxFrameBytes (" + c.maxFrameBytes() +
-                ") must be at least " + SEGMENT_SIZE.variable() + " (" + c.segmentBytes() + ")");
-            return c;
-        }
+        require(c.maxFrameBytes() >= c.segmentBytes(), "maxFrameBytes (" + c.maxFrameBytes() +
+            ") must be at least " + SEGMENT_SIZE.variable() + " (" + c.segmentBytes() + ")");
+        return c;
     }
 }

@@ -3,6 +3,7 @@ package dev.hccl.it;
 import dev.hccl.algorithms.AlgorithmCatalog;
 import dev.hccl.algorithms.kernel.HalfFloats;
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
@@ -158,9 +159,9 @@ class DeterminismTest
         return Ranks.run(RANKS, 120, rank -> Hccl.init(config(algo, rank, port).conclude()));
     }
 
-    private static CommConfig.Builder config(final String algo, final int rank, final int port)
+    private static CommConfigBuilder config(final String algo, final int rank, final int port)
     {
-        final CommConfig.Builder b = CommConfig.builder().environment(Map.of())
+        final CommConfigBuilder b = CommConfig.builder().environment(Map.of())
             .algo(algo)
             .deterministic(true)
             .segmentBytes(SEGMENT_BYTES)

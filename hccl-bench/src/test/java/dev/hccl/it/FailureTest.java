@@ -1,6 +1,7 @@
 package dev.hccl.it;
 
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
@@ -37,7 +38,7 @@ class FailureTest
         return false;
     }
 
-    private CommConfig.Builder tcp(final int rank, final int n, final int port)
+    private CommConfigBuilder tcp(final int rank, final int n, final int port)
     {
         return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(n).masterAddr("127.0.0.1")
             .masterPort(port).connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30))
@@ -161,7 +162,7 @@ class FailureTest
         final int port = TcpConformanceTest.freePort();
         final List<Throwable> outcomes = Ranks.run(2, 60, rank ->
         {
-            final CommConfig.Builder b = tcp(rank, 2, port).connectTimeout(Duration.ofSeconds(3));
+            final CommConfigBuilder b = tcp(rank, 2, port).connectTimeout(Duration.ofSeconds(3));
             try (Communicator comm = Hccl.init((rank == 1 ? b.algo("allreduce = RING") : b.algo("allreduce=ring"))
                 .deterministic(rank == 1).conclude()))
             {

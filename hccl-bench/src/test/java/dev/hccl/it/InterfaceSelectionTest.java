@@ -1,6 +1,7 @@
 package dev.hccl.it;
 
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.Hccl;
@@ -34,7 +35,7 @@ class InterfaceSelectionTest
 {
     private static final int RANKS = 3;
 
-    private static CommConfig.Builder tcp(final int rank, final int port)
+    private static CommConfigBuilder tcp(final int rank, final int port)
     {
         return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(RANKS).masterAddr("127.0.0.1")
             .masterPort(port).connectTimeout(Duration.ofSeconds(30)).execTimeout(Duration.ofSeconds(30));

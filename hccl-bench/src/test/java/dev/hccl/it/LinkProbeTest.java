@@ -2,6 +2,7 @@ package dev.hccl.it;
 
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.Hccl;
@@ -29,7 +30,7 @@ class LinkProbeTest
 {
     private static final long SIZE = 32L << 20;
 
-    private static CommConfig.Builder tcp(final int rank, final int n, final int port, final String nodeId)
+    private static CommConfigBuilder tcp(final int rank, final int n, final int port, final String nodeId)
     {
         return CommConfig.builder().environment(Map.of())
             .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port).nodeId(nodeId)

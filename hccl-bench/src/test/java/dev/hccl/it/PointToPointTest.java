@@ -1,6 +1,7 @@
 package dev.hccl.it;
 
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
@@ -80,7 +81,7 @@ class PointToPointTest
         }
     }
 
-    private static CommConfig.Builder tcp(final int rank, final int n, final int port)
+    private static CommConfigBuilder tcp(final int rank, final int n, final int port)
     {
         return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(n).masterAddr("127.0.0.1")
             .masterPort(port).connectTimeout(Duration.ofSeconds(30)).execTimeout(EXEC_TIMEOUT);

@@ -30,9 +30,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -463,37 +461,22 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             issuer.exit(IssueGuard.COLLECTIVES);
         }
-        if (color < 0)
+        final SplitPlan plan = SplitPlan.of(all, rank, commId, splitIndex);
+        if (plan == null)
         {
             return null;
         }
-        final List<int[]> members = new ArrayList<>();
-        for (int r = 0; r < n; r++)
+        final int[] subGlobal = new int[plan.members().length];
+        for (int i = 0; i < subGlobal.length; i++)
         {
-            if (all.getInt(8 * r) == color)
-            {
-                members.add(new int[]{all.getInt(8 * r + 4), r});
-            }
+            subGlobal[i] = globalRanks[plan.members()[i]];
         }
-        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
-        final int[] subRanks = new int[members.size()];
-        final int[] subGlobal = new int[members.size()];
-        int newRank = -1;
-        for (int i = 0; i < subRanks.length; i++)
-        {
-            subRanks[i] = members.get(i)[1];
-            subGlobal[i] = globalRanks[subRanks[i]];
-            if (subRanks[i] == rank)
-            {
-                newRank = i;
-            }
-        }
-        final long subId = mix(commId, splitIndex, color);
         fabric.retain();
         try
         {
             final CommunicatorImpl sub =
-                new CommunicatorImpl(config, fabric, subId, newRank, subGlobal, topology.subset(subRanks));
+                new CommunicatorImpl(config, fabric, plan.commId(), plan.rank(), subGlobal,
+                    topology.subset(plan.members()));
             // The links are the parent's: measured once, at the parent's creation.
             sub.algorithms.linkCosts(algorithms.linkCosts());
             return sub;
@@ -503,15 +486,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
             fabric.release();
             throw ex;
         }
-    }
-
-    /** SplitMix64 over the parent id, split index and colour: every member derives the same id, unlikely to clash. */
-    private static long mix(final long parent, final int splitIndex, final int color)
-    {
-        long z = parent ^ (0x9E3779B97F4A7C15L * (splitIndex + 1)) ^ ((long)color << 32);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return (z ^ (z >>> 31)) & Long.MAX_VALUE;
     }
 
     ProgressEngine progressEngine()

@@ -66,7 +66,7 @@ public class CollectiveBenchmark
     public int size;
 
     /**
-     * The algorithm override handed to {@link CommConfig.Builder#algo(String)}; {@code auto} means none. Only
+     * The algorithm override handed to {@link dev.hccl.api.CommConfigBuilder#algo(String)}; {@code auto} means none. Only
      * {@code auto} for now: the core reads {@code CommConfig.algo()} but each collective has a single algorithm until
      * the algorithm-selection work lands; then list the names here (or pass {@code -p algo=...}).
      */

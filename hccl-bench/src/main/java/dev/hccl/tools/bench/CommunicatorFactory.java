@@ -12,7 +12,7 @@ public interface CommunicatorFactory
     /**
      * Creates a communicator; every rank calls it with the same value at the same point.
      *
-     * @param algo the {@code --algo} value to configure it with ({@code CommConfig.Builder#algo}), or null for the
+     * @param algo the {@code --algo} value to configure it with ({@code CommConfigBuilder#algo}), or null for the
      *             default configuration.
      * @return the communicator, which the caller closes.
      */
