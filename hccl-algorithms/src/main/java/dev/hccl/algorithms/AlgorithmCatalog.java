@@ -81,14 +81,24 @@ public final class AlgorithmCatalog
      *
      * @param loader where to look for plug-ins.
      * @return a new catalog.
-     * @throws IllegalStateException when a plug-in reuses a name for an operation that already has it.
+     * @throws IllegalStateException       naming the plug-in, when one fails to register (reuses a name for an
+     *                                     operation that already has it, say).
+     * @throws java.util.ServiceConfigurationError when a listed plug-in cannot be loaded.
      */
     public static AlgorithmCatalog installed(final ClassLoader loader)
     {
         final AlgorithmCatalog catalog = standard();
         for (final AlgorithmPlugin plugin : ServiceLoader.load(AlgorithmPlugin.class, loader))
         {
-            plugin.register(catalog);
+            try
+            {
+                plugin.register(catalog);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new IllegalStateException("algorithm plug-in " + plugin.getClass().getName() + ": " +
+                    ex.getMessage(), ex);
+            }
         }
         catalog.sealed = true;
         return catalog;
@@ -149,8 +159,13 @@ public final class AlgorithmCatalog
         }
     }
 
-    /** The SPI interface of an operation's algorithms, or null for one without (send, recv). */
-    private static Class<?> roleOf(final Operation op)
+    /**
+     * The SPI interface of an operation's algorithms.
+     *
+     * @param op an operation.
+     * @return such as {@link AllReduceAlgorithm}; null for an operation without algorithms (send, recv, split, init).
+     */
+    public static Class<?> roleOf(final Operation op)
     {
         return switch (op)
         {

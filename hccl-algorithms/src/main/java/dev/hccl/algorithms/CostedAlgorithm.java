@@ -46,7 +46,8 @@ public interface CostedAlgorithm
 
     /**
      * Whether the algorithm can run an operation of this size at all: false where its buffers cannot hold it. The
-     * cost model passes it over there, and a choice {@code HCCL_ALGO} forces falls back to the model's.
+     * cost model passes it over there, and when {@code HCCL_ALGO} forces this very algorithm (not a composition that
+     * runs it as a level), the call falls back to the model's choice.
      *
      * @param operation the operation; one this algorithm implements.
      * @param worldSize the number of ranks.

@@ -25,17 +25,16 @@ import java.util.concurrent.TimeUnit;
 final class HierarchicalAllReduce
 {
     /**
-     * Even layouts' buffers from this size on overlap the levels ({@link #pipelined}). Measured on the simulated
-     * 2 x 4 cluster of PERFORMANCE.md: at 4 MiB the pieces' extra messages and hand-offs cost more than the overlap
-     * saves (73-76 ms against 61-65 unpipelined), from 16 MiB it gains 5-15 %.
+     * Even layouts' buffers from this size on overlap the levels ({@link #pipelined}); below it the pieces' extra
+     * messages cost more than the overlap saves (measured on the simulated 2 x 4 cluster, PERFORMANCE.md).
      */
     static final long PIPELINE_MIN_BYTES = 8L << 20;
     /** Pieces of a pipelined buffer: the first piece's local reduction and the last one's gathering are not hidden. */
     static final int PIPELINE_PIECES = 4;
     /**
      * Even layouts of more than two ranks per node go through the node leaders up to this size
-     * ({@link #throughLeaders}). Measured on the simulated 2 x 4 cluster of PERFORMANCE.md (medians of 3 runs): from
-     * 128 B to 32 KiB the leaders took 183-291 us, the rails 402-521 us; at 128 KiB both 1.1 ms.
+     * ({@link #throughLeaders}): measured on the simulated 2 x 4 cluster, the leaders beat the rails up to 32 KiB
+     * and tie at 128 KiB (PERFORMANCE.md).
      */
     static final long LEADERS_MAX_BYTES = 64 << 10;
     /** How long a failed pipelined all-reduce waits for its rail thread to give up before it returns. */
@@ -48,6 +47,12 @@ final class HierarchicalAllReduce
         thread.setDaemon(true);
         return thread;
     });
+    /**
+     * Each rail thread's own scratch, as {@link PeerGroup} requires of a helper thread; kept while the thread lives (a
+     * pooled thread runs one rail at a time, and ends when idle).
+     */
+    private static final ThreadLocal<ScratchBuffers> RAIL_SCRATCH =
+        ThreadLocal.withInitial(() -> new ScratchBuffers(PeerGroup.SCRATCH_SLOTS));
 
     private HierarchicalAllReduce()
     {
@@ -132,8 +137,8 @@ final class HierarchicalAllReduce
      * every element is still reduced in an order fixed by the ranks.
      * <p>
      * The two threads talk to disjoint ranks (this node's, and the rail's on other nodes), so their messages never
-     * meet; each piece's messages carry their own tag mark, so pieces between the same ranks never meet either. This thread
-     * waits for the rail through a {@link Request} it awaits on the group: a transport driven by its callers keeps
+     * meet; each piece's messages carry their own tag mark, so pieces between the same ranks never meet either. This
+     * thread waits for the rail through a {@link Request} it awaits on the group: a transport driven by its callers keeps
      * being driven, for the rail's messages too, while it waits.
      */
     private static void pipelined(
@@ -153,18 +158,15 @@ final class HierarchicalAllReduce
         // Each piece's messages carry its own tag mark: messages of several pieces between two ranks may be in flight
         // at once, and a transport need not deliver them in order.
         final PeerGroup[] locals = new PeerGroup[pieces];
-        final PeerGroup[] rails = new PeerGroup[pieces];
         final ByteBuffer[] piece = new ByteBuffer[pieces];
         final Partition[] chunks = new Partition[pieces];
         final Request[] crossed = new Request[pieces];
-        final ScratchBuffers railScratch = new ScratchBuffers(PeerGroup.SCRATCH_SLOTS);
         for (int p = 0; p < pieces; p++)
         {
             final int elements = Math.min(pieceCount, count - p * pieceCount);
             piece[p] = recv.slice(p * pieceCount * type.size(), elements * type.size()).order(ByteOrder.nativeOrder());
             chunks[p] = new Partition(elements, layout.mostPerNode(), type.size(), group.segmentBytes());
             locals[p] = new SubGroup(group, localRanks, p + 1);
-            rails[p] = SubGroup.onOtherThread(group, railRanks, p + 1, railScratch);
             // Named after the next rail rank, so that a failure across nodes reads as one with that rank.
             crossed[p] = new Request(railRanks[(layout.nodeOf(group.rank()) + 1) % railRanks.length], false, p);
         }
@@ -172,6 +174,7 @@ final class HierarchicalAllReduce
         final Future<?> across = RAILS.submit(() ->
         {
             int p = 0;
+            final ScratchBuffers scratch = RAIL_SCRATCH.get();
             try
             {
                 for (; p < pieces; p++)
@@ -182,7 +185,8 @@ final class HierarchicalAllReduce
                     {
                         final ByteBuffer chunk = piece[p].slice(chunks[p].chunkOffset(localRank),
                             elements * type.size()).order(ByteOrder.nativeOrder());
-                        acrossNodes.allReduce(rails[p], chunk, chunk, elements, type, reducer);
+                        acrossNodes.allReduce(SubGroup.onOtherThread(group, railRanks, p + 1, scratch), chunk, chunk,
+                            elements, type, reducer);
                     }
                     crossed[p].complete();
                 }

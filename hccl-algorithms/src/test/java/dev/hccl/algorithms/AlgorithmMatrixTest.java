@@ -34,7 +34,8 @@ import static org.quicktheories.generators.SourceDSL.longs;
  * Every algorithm of the module against a reference computed in the test: world sizes 1 to 9, counts from 0 to
  * large and not divisible by the world size, every data type and reduction, in place and out of place, several roots.
  * <p>
- * A new algorithm joins with one line per operation in {@link #TABLE}. The product is cut where it buys nothing:
+ * A new algorithm joins by its row in {@link AlgorithmCatalog#standard()}: {@link #TABLE} takes every algorithm the
+ * catalog has for the operations this matrix knows. The product is cut where it buys nothing:
  * every type runs the small counts (where type-specific tails and partitions show), the large and multi-segment
  * counts run FP32 (4-byte elements) and INT8 (1-byte elements, the odd partitions).
  */

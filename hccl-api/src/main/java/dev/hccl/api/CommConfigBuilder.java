@@ -24,8 +24,8 @@ import static dev.hccl.api.CommConfig.TOPO_PROBE;
 import static dev.hccl.api.CommConfig.WORLD_SIZE;
 
 /**
- * Builds a {@link CommConfig} ({@link CommConfig#builder()}): collects explicit values; {@link #conclude()} resolves the rest from the environment and defaults, then
- * validates.
+ * Builds a {@link CommConfig} ({@link CommConfig#builder()}): collects explicit values; {@link #conclude()} resolves
+ * the rest from the environment and defaults, then validates.
  */
 public final class CommConfigBuilder
 {

@@ -33,9 +33,10 @@ public enum DataType
     {
         for (final DataType value : values())
         {
-            if (BY_CODE[value.code] != null)
+            // 255 stands for none in a header (DescriptorCodec.NONE).
+            if (value.code < 0 || value.code > 254 || BY_CODE[value.code] != null)
             {
-                throw new ExceptionInInitializerError("two types with code " + value.code);
+                throw new IllegalStateException("code " + value.code + " of " + value + " is taken or out of range");
             }
             BY_CODE[value.code] = value;
         }

@@ -128,18 +128,6 @@ public final class RankLayout
         return of(Math.multiplyExact(nodes, ranksPerNode), r -> r / ranksPerNode);
     }
 
-    /**
-     * Some ranks of this layout, renumbered: rank {@code i} of the result is rank {@code ranks[i]} here.
-     *
-     * @param ranks ranks of this layout, in their new order.
-     * @return their layout.
-     */
-    public RankLayout subset(final int[] ranks)
-    {
-        final int[] members = ranks.clone();
-        return of(members.length, i -> nodeOfRank[members[i]]);
-    }
-
     /** @return the number of ranks. */
     public int worldSize()
     {

@@ -25,9 +25,10 @@ public enum ReduceOp
     {
         for (final ReduceOp value : values())
         {
-            if (BY_CODE[value.code] != null)
+            // 255 stands for none in a header (DescriptorCodec.NONE).
+            if (value.code < 0 || value.code > 254 || BY_CODE[value.code] != null)
             {
-                throw new ExceptionInInitializerError("two operators with code " + value.code);
+                throw new IllegalStateException("code " + value.code + " of " + value + " is taken or out of range");
             }
             BY_CODE[value.code] = value;
         }

@@ -59,13 +59,8 @@ class RankLayoutTest
     }
 
     @Test
-    void aSubsetIsRenumbered()
+    void emptyLayoutsAreRefused()
     {
-        final RankLayout layout = RankLayout.ofNodes(0, 0, 1, 1);
-        final RankLayout sub = layout.subset(new int[] {3, 0, 2});
-        assertEquals(RankLayout.ofNodes(1, 0, 1), sub);
-        assertEquals(0, sub.nodeOf(0));
-        assertArrayEquals(new int[] {0, 2}, sub.ranksOn(0));
         assertThrows(IllegalArgumentException.class, () -> RankLayout.of(0, r -> 0));
         assertThrows(IllegalArgumentException.class, () -> RankLayout.blocks(0, 2));
     }

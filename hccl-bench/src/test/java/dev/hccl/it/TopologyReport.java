@@ -33,8 +33,8 @@ public final class TopologyReport
             final int node = layout.nodeOf(rank);
             System.out.println("TOPOLOGY rank " + rank + " of " + comm.worldSize() + ": nodes " +
                 layout.nodeCount() + ", node " + node + ", topology local rank " + layout.localRank(rank) +
-                ", ranks on node " + Arrays.toString(layout.ranksOn(node)) + ", communicator local rank " + comm.localRank() +
-                " of " + comm.localSize() + ", transports " + transports(comm));
+                ", ranks on node " + Arrays.toString(layout.ranksOn(node)) + ", communicator local rank " +
+                comm.localRank() + " of " + comm.localSize() + ", transports " + transports(comm));
             // Nobody leaves before everyone has printed, so a late rank never finds its peers gone.
             comm.barrier();
         }

@@ -6,6 +6,8 @@ import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.AlgorithmChoice;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
@@ -28,6 +30,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -53,8 +56,40 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class AlgorithmSelector
 {
-    /** The installed algorithms, shared: they hold no state of their own. */
-    static final AlgorithmCatalog CATALOG = AlgorithmCatalog.installed();
+    /**
+     * The installed algorithms (this module's and the plug-ins'), built once and shared: they hold no state of their
+     * own. A plug-in that fails to load fails every {@code init} alike, naming it.
+     *
+     * @return the catalog.
+     * @throws HcclException {@link ErrorCode#E_ENV} when a plug-in could not be loaded or registered.
+     */
+    static AlgorithmCatalog catalog()
+    {
+        if (Installed.CATALOG instanceof AlgorithmCatalog catalog)
+        {
+            return catalog;
+        }
+        final Throwable failure = (Throwable)Installed.CATALOG;
+        throw new HcclException(ErrorCode.E_ENV, "the algorithm catalog could not be built: " + failure, failure);
+    }
+
+    /** Holds the installed catalog, or why it could not be built. */
+    private static final class Installed
+    {
+        static final Object CATALOG = build();
+
+        private static Object build()
+        {
+            try
+            {
+                return AlgorithmCatalog.installed();
+            }
+            catch (final RuntimeException | ServiceConfigurationError | LinkageError ex)
+            {
+                return ex;
+            }
+        }
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(AlgorithmSelector.class);
 
@@ -95,7 +130,7 @@ final class AlgorithmSelector
     AlgorithmSelector(
         final AlgoOverride override, final RankLayout layout, final boolean deterministic, final LinkCosts defaults)
     {
-        this(CATALOG, override, layout, deterministic, defaults);
+        this(catalog(), override, layout, deterministic, defaults);
     }
 
     /**

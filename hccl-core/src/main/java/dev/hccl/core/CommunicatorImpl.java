@@ -98,7 +98,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             layout.sizeOf(layout.nodeOf(rank));
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.segmentBytes = config.segmentBytes();
-        this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG),
+        this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog()),
             layout, config.deterministic(), fabric.defaultCosts());
         if (rank == 0 && LOG.isInfoEnabled())
         {

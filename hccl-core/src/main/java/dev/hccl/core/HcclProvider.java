@@ -73,7 +73,7 @@ public final class HcclProvider implements CommunicatorProvider
         checkJvmFlags();
         checkLaunched(config);
         // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
-        AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG);
+        AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog());
         final int rank = config.rank();
         if (LOG.isInfoEnabled())
         {
@@ -166,7 +166,7 @@ public final class HcclProvider implements CommunicatorProvider
     public List<Communicator> initAll(final int worldSize, final CommConfig config)
     {
         checkJvmFlags();
-        AlgoOverride.parse(config.algo(), AlgorithmSelector.CATALOG);
+        AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog());
         final InProcessHub hub = new InProcessHub(worldSize);
         final long commId = RANDOM.nextLong() & Long.MAX_VALUE;
         final StaticTopology topology = StaticTopology.singleNode(worldSize, NodeIdentity.local(config.nodeId()),

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AlgoOverrideTest
 {
-    private static final AlgorithmCatalog CATALOG = AlgorithmSelector.CATALOG;
+    private static final AlgorithmCatalog CATALOG = AlgorithmSelector.catalog();
 
     private static String forced(final String spec, final Operation op, final boolean multiNode)
     {

@@ -10,14 +10,8 @@ import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
-import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
-import dev.hccl.api.spi.AllToAllAlgorithm;
-import dev.hccl.api.spi.BarrierAlgorithm;
-import dev.hccl.api.spi.BroadcastAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
-import dev.hccl.api.spi.ReduceAlgorithm;
-import dev.hccl.api.spi.ReduceScatterAlgorithm;
 import dev.hccl.api.spi.Reducer;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AlgorithmSelectorTest
 {
-    private static final AlgorithmCatalog CATALOG = AlgorithmSelector.CATALOG;
+    private static final AlgorithmCatalog CATALOG = AlgorithmSelector.catalog();
     private static final List<Operation> OPERATIONS = List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER,
         Operation.REDUCE_SCATTER, Operation.BROADCAST, Operation.REDUCE, Operation.ALL_TO_ALL, Operation.BARRIER);
     private static final long MIB = 1 << 20;
@@ -71,21 +65,6 @@ class AlgorithmSelectorTest
         };
     }
 
-    private static Class<?> role(final Operation op)
-    {
-        return switch (op)
-        {
-            case ALL_REDUCE -> AllReduceAlgorithm.class;
-            case ALL_GATHER -> AllGatherAlgorithm.class;
-            case REDUCE_SCATTER -> ReduceScatterAlgorithm.class;
-            case BROADCAST -> BroadcastAlgorithm.class;
-            case REDUCE -> ReduceAlgorithm.class;
-            case ALL_TO_ALL -> AllToAllAlgorithm.class;
-            case BARRIER -> BarrierAlgorithm.class;
-            default -> throw new IllegalArgumentException(op.toString());
-        };
-    }
-
     @Test
     void everyNameOfEveryOperationForcesThatAlgorithmAtEverySizeAndBothLevels()
     {
@@ -95,7 +74,7 @@ class AlgorithmSelectorTest
             assertFalse(names.isEmpty(), op + " has no algorithm");
             for (final String name : names)
             {
-                final Object expected = CATALOG.find(op, name, role(op));
+                final Object expected = CATALOG.find(op, name, AlgorithmCatalog.roleOf(op));
                 final String perOp = op.displayName().toLowerCase(Locale.ROOT) + "=" + name;
                 for (final long bytes : new long[] {0, 8, 4096, 1 << 20})
                 {

@@ -7,8 +7,8 @@ import dev.hccl.api.ReduceOp;
 /**
  * An operation fingerprint ({@link OpDescriptor}) as transports carry it in a message header: the operation, data type
  * and reduction as their one-byte wire codes ({@link #NONE} for a type or reduction the operation has not), the root
- * and the count. Decoding checks every code, since the bytes come from a peer, and hands back the previous descriptor when
- * the next message repeats it (every segment of an operation does), so a receiver allocates one per operation. An
+ * and the count. Decoding checks every code, since the bytes come from a peer, and hands back the previous descriptor
+ * when the next message repeats it (every segment of an operation does), so a receiver allocates one per operation. An
  * instance is its receiver's alone.
  */
 public final class DescriptorCodec

@@ -1,5 +1,7 @@
 package dev.hccl.api.spi;
 
+import dev.hccl.api.HcclException;
+
 /**
  * The life of a {@link Link}, kept by a transport in one {@code int} so that it can change by compare-and-set: OPEN
  * until exactly one of PEER_CLOSED (the peer said goodbye), FAILED (the connection broke, a protocol error) or
@@ -33,9 +35,18 @@ public final class LinkState
         return switch (state)
         {
             case PEER_CLOSED -> "rank " + peer + " has closed its side";
-            case FAILED -> "the connection failed" + (null == failure ? "" : ": " +
-                (null == failure.getMessage() ? failure.toString() : failure.getMessage()));
+            case FAILED -> "the connection failed" + (null == failure ? "" : ": " + reason(failure));
             default -> "the link is closed";
         };
+    }
+
+    /** A failure in words, without an HcclException's code and rank prefix, which the caller's error states. */
+    private static String reason(final Throwable failure)
+    {
+        if (failure instanceof HcclException h)
+        {
+            return h.detail();
+        }
+        return null == failure.getMessage() ? failure.toString() : failure.getMessage();
     }
 }

@@ -18,6 +18,9 @@ import java.nio.ByteBuffer;
  */
 public interface PeerGroup
 {
+    /** How many slots {@link #scratch} has. */
+    int SCRATCH_SLOTS = 3;
+
     /**
      * This rank.
      *
@@ -116,8 +119,6 @@ public interface PeerGroup
      */
     ByteBuffer scratch(int slot, int bytes);
 
-    /** How many slots {@link #scratch} has. */
-    int SCRATCH_SLOTS = 3;
 
     /**
      * Bytes per pipelined segment.

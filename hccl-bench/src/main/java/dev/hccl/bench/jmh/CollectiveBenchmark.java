@@ -66,9 +66,8 @@ public class CollectiveBenchmark
     public int size;
 
     /**
-     * The algorithm override handed to {@link dev.hccl.api.CommConfigBuilder#algo(String)}; {@code auto} means none. Only
-     * {@code auto} for now: the core reads {@code CommConfig.algo()} but each collective has a single algorithm until
-     * the algorithm-selection work lands; then list the names here (or pass {@code -p algo=...}).
+     * The algorithm override handed to {@link dev.hccl.api.CommConfigBuilder#algo(String)} ({@code HCCL_ALGO}'s
+     * grammar); {@code auto} means none, the cost model's choice. Force others with {@code -p algo=ring,tree}.
      */
     @Param({"auto"})
     public String algo;

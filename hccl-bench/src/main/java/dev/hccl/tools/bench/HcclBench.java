@@ -31,8 +31,8 @@ import java.util.concurrent.Callable;
  * nccl-tests' table, column for column, and writes the {@code --json}, {@code --csv} and {@code --plot} files. The
  * flags, the size sweep, the size-to-count conventions, the bus-bandwidth factors and the footer are nccl-tests'.
  * <p>
- * {@code --algo} is forwarded to {@link dev.hccl.api.CommConfigBuilder#algo} with one communicator (and one sweep) per value; what
- * the value does is up to the core's algorithm selection.
+ * {@code --algo} is forwarded to {@link dev.hccl.api.CommConfigBuilder#algo} with one communicator (and one sweep)
+ * per value; what the value does is up to the core's algorithm selection.
  * <p>
  * Exit status: 0; 1 when a result is wrong, an operation fails or a file cannot be written; 2 on a usage error; 3 when
  * a sweep's average bus bandwidth is below {@code --min-bw}.

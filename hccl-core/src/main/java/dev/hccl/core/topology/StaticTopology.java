@@ -113,6 +113,7 @@ public final class StaticTopology implements Topology
         return firstOn(node).nodeId();
     }
 
+    /** {@inheritDoc} As the node's lowest rank reported it. */
     @Override
     public String hostName(final int node)
     {
