@@ -13,73 +13,58 @@ import dev.hccl.api.spi.Reducer;
 import java.nio.ByteBuffer;
 
 /**
- * All-reduce, all-gather, reduce-scatter and broadcast in two levels, as HCCL's level0/level1, Horovod's hierarchical
- * all-reduce and UCC's split rail: the slow links between nodes carry each byte once per node, not once per rank.
- * Level0 runs within each node (the ring, or for broadcast the binomial tree or scatter + ring); level1 runs across
- * nodes, with the algorithms given to the constructor ({@link #overRing()}: the ring for all four).
+ * All-reduce, all-gather, reduce-scatter and broadcast in two levels, as HCCL's level0/level1: the slow links between
+ * nodes carry each byte once per node, not once per rank. Level0 runs within each node (the ring, or for broadcast the
+ * binomial tree or scatter + ring); level1 runs across nodes, with the algorithms given to the constructor
+ * ({@link #overRing()}: the ring for all four).
  * <p>
- * With {@code N} nodes of {@code L} ranks each, local rank {@code j} of a node is its {@code j}-th rank in rank
- * order, and <em>rail</em> {@code j} is local rank {@code j} of every node, in node order. {@code b} is a rank's block
- * of all-gather or reduce-scatter, {@code m} the whole buffer.
+ * With {@code N} nodes of {@code L} ranks each, local rank {@code j} is a node's {@code j}-th rank in rank order, and
+ * <em>rail</em> {@code j} is local rank {@code j} of every node, in node order. {@code m} is the whole buffer.
  * <ul>
- * <li><b>All-reduce.</b> A ring reduce-scatter within each node cuts the buffer into {@code L} chunks: local rank
- * {@code j} ends with chunk {@code j} reduced over its node. Rail {@code j} then all-reduces chunk {@code j} with
- * level1: {@code L} independent all-reduces of {@code m/L} bytes. A ring all-gather within each node hands every chunk
- * to every local rank. Up to 64 KiB, with more than two ranks per node, the buffer goes through one leader per node
- * instead, as for uneven nodes below: a binomial tree's {@code 2 ceil(log2 L)} steps within the node cost less than
- * the rings' {@code 2(L-1)} while latency dominates, and the node sends its whole buffer once either way.</li>
- * <li><b>All-gather.</b> Rail {@code j} all-gathers its ranks' own blocks with level1, so local rank {@code j} holds
- * the {@code N} blocks of its rail; a ring all-gather within each node passes those groups of {@code N} blocks around,
- * so every rank holds all {@code n}; a local reordering then moves each block to its rank's place. Everything happens
- * in the output: the output is gathered rail by rail, where each rail's blocks are contiguous, and reordered by
- * following the cycles of the permutation with one spare block (one local pass over {@code m}). The links between
- * nodes carry each block once per remote node, the least an all-gather can.</li>
+ * <li><b>All-reduce.</b> A ring reduce-scatter within each node leaves local rank {@code j} with chunk {@code j} of
+ * {@code L}, reduced over its node; rail {@code j} all-reduces that chunk with level1; a ring all-gather within each
+ * node hands every chunk to every local rank. Up to 64 KiB, with more than two ranks per node, it goes through the
+ * node leaders as for uneven nodes, since a tree's {@code 2 ceil(log2 L)} local steps beat the rings' {@code 2(L-1)}
+ * while latency dominates.</li>
+ * <li><b>All-gather.</b> Rail {@code j} all-gathers its ranks' blocks with level1; a ring all-gather within each node
+ * passes these groups of {@code N} blocks around; a local pass then moves each block to its rank's place. All of it
+ * happens in the output, with one spare block for the reordering.</li>
  * <li><b>Reduce-scatter</b>, the mirror image. The input is copied rail by rail into a work buffer; a ring
- * reduce-scatter within each node leaves local rank {@code j} with its node's sum of the {@code N} blocks of rail
- * {@code j}'s ranks; rail {@code j} then reduce-scatters those {@code N} blocks with level1, which hands each rank its
- * own block reduced over every node. The whole input is read before the output is written, so the output may be any
- * part of the input (in place: this rank's block).</li>
- * <li><b>Broadcast.</b> The root broadcasts with level1 to one rank per node: the rank with the root's local rank
- * where that node has one, else the node's lowest rank; each of those then broadcasts within its node, with the
- * binomial tree below 64 KiB or at two ranks per node (few latencies) and scatter + ring all-gather from 64 KiB (each
- * byte crosses a local link about twice instead of {@code ceil(log2 L)} times), as the flat automatic choice does.
- * This works for any node sizes.</li>
+ * reduce-scatter within each node, then level1's along each rail, leaves each rank its block reduced over every node.
+ * The whole input is read before the output is written, so the output may be any part of the input (in place: this
+ * rank's block).</li>
+ * <li><b>Broadcast.</b> The root broadcasts with level1 to one rank per node (the root's local rank where that node
+ * has one, else its lowest rank), which broadcasts within its node as the flat automatic choice does: the binomial
+ * tree below 64 KiB or at two ranks per node, else scatter + ring all-gather. Any node sizes work.</li>
  * </ul>
- * <b>Uneven nodes</b> (different {@code L}): the chunks of the rails would not line up. All-reduce reduces within each
- * node to its lowest rank (binomial tree), those ranks all-reduce the whole buffer with level1, and each broadcasts the
- * result in its node (binomial tree). All-gather and reduce-scatter run the flat ring through each node's ranks in
- * turn (in the output, or the work buffer, reordered like the rails'), which crosses between nodes once per node.
- * <b>One node, or one rank per node</b>: all-reduce, all-gather and reduce-scatter are level1 alone, over the whole
- * group; broadcast is then the within-node part alone, or level1 alone.
+ * <b>Uneven nodes</b> (different {@code L}), where the rails' chunks would not line up: all-reduce reduces to each
+ * node's lowest rank (binomial tree), those ranks all-reduce with level1, and each broadcasts the result in its node
+ * (binomial tree); all-gather and reduce-scatter run the flat ring through each node's ranks in turn. <b>One node, or
+ * one rank per node</b>: all-reduce, all-gather and reduce-scatter are level1 alone over the whole group; broadcast is
+ * the within-node part alone, or level1 alone.
  * <p>
- * Nodes need not hold consecutive ranks: the groups are built from {@link PeerGroup#node(int)}, each in rank order.
- * Every element is reduced in an order fixed by the ranks (the ring within the node, then level1's order), then only
- * copied, so every rank ends with the same bits whatever order messages arrive in. The levels' groups never share a
- * pair of ranks (one holds ranks of one node, the other ranks of different nodes), so their messages cannot meet.
+ * Nodes need not hold consecutive ranks: the groups come from {@link PeerGroup#node(int)}, each in rank order. Every
+ * element is reduced in an order fixed by the ranks (the ring within the node, then level1's), then only copied, so
+ * every rank ends with the same bits whatever order messages arrive in. The two levels' groups never share a pair of
+ * ranks, so their messages cannot meet.
  * <p>
  * <b>Scratch.</b> All-reduce, all-gather and broadcast work in the caller's buffers; all-gather takes slot 0 for one
  * spare block once its inner algorithms have returned. Reduce-scatter holds its work buffer ({@code m} bytes) across
  * the level1 call, so it takes slot 2, which {@link PeerGroup#scratch} keeps for composed algorithms.
  * <p>
- * <b>Cost</b>, {@code N} nodes of {@code L} ranks, {@code m} bytes as {@link CostedAlgorithm} counts them, links
- * within a node {@code (alpha0, beta0)}, between nodes {@code (alpha1, beta1)}, reduction {@code gamma}, with rings at
- * both levels (each level's own formula, {@code m/L} bytes per rail across nodes):
+ * <b>Cost</b>, with links {@code (alpha0, beta0)} within a node and {@code (alpha1, beta1)} between nodes, reduction
+ * {@code gamma}, {@code m} as {@link CostedAlgorithm} counts it, and rings at both levels:
  * <ul>
- * <li>all-reduce: {@code T0 + T1} with {@code T0 = 2(L-1)(alpha0 + m/L beta0) + (L-1)/L m gamma} within the node
- * and {@code T1 = 2(N-1)(alpha1 + m/(N L) beta1) + (N-1)/(N L) m gamma} between nodes; from 8 MiB, where the levels
- * are pipelined over 4 pieces (a rail thread all-reduces one piece across nodes while the caller reduces the next
- * within the node), {@code max(T0, T1) + min(T0, T1) / 4}; through the leaders (small buffers, uneven nodes) the
- * binomial trees' reduce and broadcast within the node plus level1's all-reduce of {@code m} among the leaders,
- * alone on their links;</li>
+ * <li>all-reduce: {@code T0 + T1} with {@code T0 = 2(L-1)(alpha0 + m/L beta0) + (L-1)/L m gamma} and
+ * {@code T1 = 2(N-1)(alpha1 + m/(N L) beta1) + (N-1)/(N L) m gamma}; from 8 MiB, where a rail thread runs level1 on
+ * one of 4 pieces while the caller reduces the next, {@code max(T0, T1) + min(T0, T1) / 4}; through the leaders, the
+ * binomial trees' reduce and broadcast within the node plus level1's all-reduce of {@code m}, alone on its links;</li>
  * <li>all-gather: {@code (N-1)(alpha1 + m/(N L) beta1) + (L-1)(alpha0 + m/L beta0)};</li>
  * <li>reduce-scatter: {@code (L-1)(alpha0 + m/L (beta0 + gamma)) + (N-1)(alpha1 + m/(N L) (beta1 + gamma))};</li>
  * <li>broadcast: {@code (ceil(log2 N) + N - 1) alpha1 + 2(N-1)/N m beta1}, then within the node
  * {@code ceil(log2 L)(alpha0 + m beta0)} (tree) or {@code (ceil(log2 L) + L - 1) alpha0 + 2(L-1)/L m beta0}.</li>
  * </ul>
- * A rank sends {@code (N-1)/N m/L} bytes between nodes for all-gather and reduce-scatter, twice that for all-reduce:
- * {@code L} times fewer than a flat ring puts on its busiest link between nodes. The all-gather's local reordering
- * (one copy of {@code m}) is not modelled. {@link #predictSeconds} knows one link class and treats the ranks as one
- * node; {@link #predictSeconds(Operation, int, int, long, CostParameters, CostParameters)} gives each level its own.
+ * The all-gather's local reordering is not modelled.
  */
 public final class HierarchicalAlgorithm implements
     AllReduceAlgorithm, AllGatherAlgorithm, ReduceScatterAlgorithm, BroadcastAlgorithm, CostedAlgorithm
@@ -216,9 +201,8 @@ public final class HierarchicalAlgorithm implements
     /**
      * {@inheritDoc}
      * <p>
-     * All-reduce, all-gather, reduce-scatter and broadcast; without a topology, as one node of {@code worldSize}
-     * ranks, by the formulas of the class description with {@code N = 1}: the ring's cost for the first three (what
-     * {@link #overRing()} runs on one node), and for broadcast the binomial tree's below 64 KiB or at two ranks, else
+     * Without a topology: one node of {@code worldSize} ranks ({@code N = 1}), so the ring's cost for all-reduce,
+     * all-gather and reduce-scatter, and for broadcast the binomial tree's below 64 KiB or at two ranks, else
      * scatter + ring's.
      */
     @Override
@@ -231,12 +215,10 @@ public final class HierarchicalAlgorithm implements
     /**
      * {@inheritDoc}
      * <p>
-     * With even nodes, the two-level formula: the local links within a node; between nodes, the network link of each
-     * node shared by its {@code L} rails, which cross at once (broadcast's level1 has one rank per node, alone on
-     * it). An all-reduce through the leaders (uneven nodes, or small buffers on nodes of more than two ranks) reduces
-     * to and broadcasts from one rank per node (binomial trees) around the leaders' all-reduce, alone on their links;
-     * uneven nodes' all-gather and reduce-scatter are the flat ring through each node's ranks in turn. One rank per
-     * node is level1 alone; one node, the local formula.
+     * Even nodes: the two-level formula, with each node's network link shared by its {@code L} rails (broadcast's
+     * level1 has it alone). All-reduce through the leaders: binomial trees within the node around the leaders'
+     * all-reduce. Uneven nodes' all-gather and reduce-scatter: the flat ring. One rank per node: level1 alone. One
+     * node: the local formula.
      */
     @Override
     public double predictSeconds(
@@ -282,12 +264,11 @@ public final class HierarchicalAlgorithm implements
     }
 
     /**
-     * The predicted time of one operation over {@code nodes} nodes of {@code perNode} ranks each, by the formulas of
-     * the class description: the ring within each node (for broadcast the tree or scatter + ring, by size), and
-     * across nodes the level1 algorithm's own prediction where it is a {@link CostedAlgorithm}, else the ring's, for
-     * {@code ceil(bytes / perNode)} bytes per rail (the whole buffer for broadcast). All-reduce is priced as the
-     * rails' schedule at every size; {@link #predictSeconds(Operation, RankLayout, long, LinkCosts)} knows when the
-     * leaders' runs instead.
+     * The predicted time of one operation over {@code nodes} nodes of {@code perNode} ranks each, by the class
+     * description's formulas. Across nodes it uses the level1 algorithm's prediction if it is a
+     * {@link CostedAlgorithm}, else the ring's, for {@code ceil(bytes / perNode)} bytes per rail (the whole buffer
+     * for broadcast). All-reduce is priced as the rails' schedule at every size;
+     * {@link #predictSeconds(Operation, RankLayout, long, LinkCosts)} knows when the leaders' runs instead.
      *
      * @param operation all-reduce, all-gather, reduce-scatter or broadcast.
      * @param nodes     the number of nodes, at least 1.

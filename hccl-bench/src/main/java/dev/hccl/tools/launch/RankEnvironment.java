@@ -10,11 +10,10 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * The environment that turns a plain process into one rank of an hccl-java job: torchrun's
- * rendezvous variables plus the job token, the JVM flag Agrona needs, the Vector API module
- * that the fast reduction kernels use, and the flags that JDK 24+ wants for Netty (the same as
- * bin/lib/java.sh gives). Flags that depend on the JDK are chosen for the launcher's own JDK:
- * the ranks inherit its {@code JAVA_HOME} and {@code PATH}, and so run the same one.
+ * The environment that makes a plain process one rank of an hccl-java job: torchrun's rendezvous
+ * variables, the job token, and the JVM flags that bin/lib/java.sh also gives. Flags that depend
+ * on the JDK suit the launcher's own JDK, which the ranks run too (they inherit {@code JAVA_HOME}
+ * and {@code PATH}).
  */
 final class RankEnvironment
 {
@@ -23,21 +22,17 @@ final class RankEnvironment
 
     /**
      * The JVM flag that resolves the Vector API module, which the JVM leaves out by default:
-     * without it the reduction kernels fall back to scalar loops at about half the speed.
+     * without it the reduction kernels fall back to slower scalar loops (measured: docs/PERFORMANCE.md).
      */
     static final String ADD_MODULES = "--add-modules=jdk.incubator.vector";
 
-    /**
-     * Keeps JDK 24+ from warning when Netty loads its native transport library. JDK 17 already
-     * accepts the flag, so every rank gets it.
-     */
+    /** Keeps JDK 24+ from warning when Netty loads its native library; JDK 17 accepts it too, so every rank gets it. */
     static final String ENABLE_NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
 
     /**
-     * Keeps JDK 24+ from warning when Netty uses {@code sun.misc.Unsafe}, and lets Netty 4.2 use it on JDK 25+, where
-     * it otherwise leaves it off. The system property, which the JDK reads as it reads
-     * {@code --sun-misc-unsafe-memory-access=allow}, rather than that option, which JDKs before 23 refuse at startup:
-     * a rank's {@code java} may be another JDK than the launcher's.
+     * Keeps JDK 24+ from warning when Netty uses {@code sun.misc.Unsafe}, and lets Netty 4.2 use it on JDK 25+.
+     * A system property rather than {@code --sun-misc-unsafe-memory-access=allow}, which JDKs before 23 refuse at
+     * startup: a rank's {@code java} may be another JDK than the launcher's.
      */
     static final String UNSAFE_MEMORY_ACCESS = "-Dsun.misc.unsafe.memory.access=allow";
 

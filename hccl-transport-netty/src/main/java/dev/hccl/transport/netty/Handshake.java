@@ -40,10 +40,9 @@ import javax.crypto.spec.SecretKeySpec;
  *                         REJECT: the reason, UTF-8
  * </pre>
  *
- * The key is SHA-256 of the job token's UTF-8 bytes: the token itself never crosses the wire, and each side proves it
- * knows it (the ACK authenticates the acceptor to the dialer too). There is no nonce, so a recorded HELLO can be
- * replayed; the token keeps out mistaken jobs and casual connections, it is not a defence against an attacker who
- * can watch the network.
+ * The key is SHA-256 of the job token's UTF-8 bytes, so the token never crosses the wire; HELLO and ACK each prove
+ * that their sender knows it. There is no nonce, so a recorded HELLO can be replayed: the token keeps out mistaken
+ * jobs and casual connections, not an attacker who can watch the network.
  */
 final class Handshake
 {

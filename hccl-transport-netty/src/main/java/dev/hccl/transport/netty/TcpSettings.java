@@ -16,10 +16,7 @@ public final class TcpSettings
      * this bounds no buffer.
      */
     public static final int MAX_FRAME_BYTES_DEFAULT = CommConfig.BUFFSIZE.defaultValue() * 1024 * 1024;
-    /**
-     * Default for {@link #ioThreads(int)}: none, the threads that wait for transfers perform the I/O (see
-     * {@link NettyTransport#progressEngine()}).
-     */
+    /** Default for {@link #ioThreads(int)}: none, the waiting threads do the I/O. */
     public static final int IO_THREADS_DEFAULT = 0;
     /** The most I/O threads a transport may have. */
     public static final int IO_THREADS_MAX = 64;
@@ -177,9 +174,9 @@ public final class TcpSettings
     }
 
     /**
-     * Number of I/O threads. Defaults to {@link #IO_THREADS_DEFAULT}: none, the threads that wait for
-     * transfers drive the I/O through {@link NettyTransport#progressEngine()}, which halves a small message's
-     * latency; with threads, the I/O of many peers can use more cores.
+     * Number of I/O threads. Defaults to {@link #IO_THREADS_DEFAULT}: the threads that wait for transfers drive the
+     * I/O through {@link NettyTransport#progressEngine()}, for lower small-message latency (measured:
+     * docs/PERFORMANCE.md). With threads, the I/O of many peers can use more cores.
      *
      * @param ioThreads 0 to {@value #IO_THREADS_MAX}.
      * @return this.

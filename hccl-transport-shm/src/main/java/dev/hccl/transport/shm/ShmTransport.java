@@ -29,17 +29,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * The shared-memory transport between ranks of one node: per pair of ranks, a segment holding two Agrona
  * single-producer single-consumer rings, one each way.
  * <p>
- * <b>Life.</b> {@link ShmTransportProvider} opens it on a directory ({@code HCCL_SHM_DIR}); {@link #localAddress()}
- * names that directory and this process; {@link #connect} sets the pairs up through the bootstrap store (see
- * {@link ShmHandshake}) and leaves no file in the directory, so a rank that is killed at any time afterwards leaves
- * nothing behind; {@link #close()} says GOODBYE and releases the memory.
+ * <b>Life.</b> {@link ShmTransportProvider} opens it on a directory ({@code HCCL_SHM_DIR}); {@link #connect} sets the
+ * pairs up through the bootstrap store ({@link ShmHandshake}) and leaves no file there, so a rank killed afterwards
+ * leaves nothing behind; {@link #close()} says GOODBYE and releases the memory.
  * <p>
- * <b>Threading.</b> Sends come from any thread and copy straight into the ring; the rest is done by the thread that
- * drives {@link #progressEngine()}: a thread that waits for a transfer, or, while none has for a few milliseconds,
- * the transport's watch thread ({@code hccl-shm-<rank>-watch}), which also writes this rank's heartbeat and watches
- * the peers' (see {@link ShmWatch}). Every {@link Inbound} callback runs on the driving thread, in the ring's order
- * per peer; callbacks must not block and must not call {@link #close()} (the memory then stays mapped until the
- * process exits).
+ * <b>Threading.</b> Sends come from any thread and copy straight into the ring. The rest is done by the thread that
+ * drives {@link #progressEngine()}: one that waits for a transfer, or, while none has for a few milliseconds, the
+ * watch thread ({@code hccl-shm-<rank>-watch}, {@link ShmWatch}), which also writes this rank's heartbeat and checks
+ * the peers'. Every {@link Inbound} callback runs on the driving thread, in the ring's order per peer; callbacks must
+ * not block or call {@link #close()} (the memory would stay mapped until the process exits).
  * <p>
  * <b>Failures.</b> A dead or hung peer, a protocol error or a throwing sink fails the link once, reported to
  * {@link Inbound#onLinkFailure} with an {@link java.io.IOException} naming the peer; GOODBYE is reported to
@@ -144,8 +142,8 @@ public final class ShmTransport implements Transport
     /**
      * {@inheritDoc}
      * <p>
-     * True when the peer opened this transport on the same node (the same {@code nodeId}) and on the same directory
-     * path. Even so the pair may fail to connect (a directory that is not shared after all, no room), and falls back.
+     * True when the peer opened this transport on the same node ({@code nodeId}) and directory path. The pair may
+     * still fail to connect (the directory is not shared after all, no room), and then falls back.
      */
     @Override
     public boolean canConnect(final PeerEndpoint self, final PeerEndpoint peer)
@@ -274,11 +272,10 @@ public final class ShmTransport implements Transport
      * {@inheritDoc}
      * <p>
      * Says GOODBYE on every open link (best effort: a peer whose ring stays full notices the missing heartbeat
-     * instead), fails the sends not yet in the rings, stops the watch, and releases the memory once no thread can
-     * touch it: it waits up to 2 s each for a sender to leave its link, for the watch to end, and for the drive lock
-     * (or for the thread that holds it, waiting for a transfer, to be outside its poll: it polls nothing more once
-     * closing). Otherwise it leaves the mapping to the process's exit (logged at DEBUG), as releasing memory that a
-     * thread still touches would crash the JVM. Failures are no longer reported once this has begun.
+     * instead), fails the sends not yet in the rings, stops the watch, and unmaps the memory once no thread can touch
+     * it: it waits up to 2 s each for senders, the watch, and the drive lock (or its holder to leave its poll, which it
+     * does not re-enter once closing). Failing that, it leaves the mapping to the process's exit (logged at DEBUG), as
+     * unmapping memory a thread still touches would crash the JVM. Failures are not reported once this has begun.
      */
     @Override
     public void close()
