@@ -31,8 +31,6 @@ import org.slf4j.LoggerFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The communicator: checks arguments on the caller's thread, numbers each operation, and runs it on its execution
@@ -71,9 +69,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final Operations ops;
     /** Split calls so far: each gets an index, alike on every rank. Touched only while issuing a collective. */
     private int splits;
-    private volatile HcclException failure;
-    /** Open until the peers have been told of this communicator's failure; close() waits for it. */
-    private final CountDownLatch peersTold = new CountDownLatch(1);
+    private final CommFailure failure;
     /** The algorithms' slots ({@link PeerGroup#scratch}), then {@link #STAGING_SLOT}; the operation's thread's. */
     private final ScratchBuffers scratch = new ScratchBuffers(STAGING_SLOT + 1);
 
@@ -119,6 +115,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             localOfGlobal[globalRanks[i]] = i;
         }
         this.mailbox = fabric.dispatcher().mailbox(commId);
+        this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
         this.executor = new OpExecutor(this, mailbox, fabric);
         this.issuer = new OpIssuer(this, executor, stream, globalRanks.length);
@@ -511,51 +508,18 @@ final class CommunicatorImpl implements Communicator, FaultListener
      */
     HcclException failure()
     {
-        return failure;
+        return failure.get();
     }
 
     /**
-     * Fails the communicator, once: the mailbox fails every posted receive, and the peers are told.
+     * Fails the communicator, once ({@link CommFailure#fail}).
      *
      * @param cause the failure.
      * @return the communicator's failure: {@code cause}, or the earlier one.
      */
     HcclException fail(final HcclException cause)
     {
-        synchronized (this)
-        {
-            if (failure != null)
-            {
-                return failure;
-            }
-            failure = cause;
-        }
-        LOG.error("communicator failed: {}", cause.getMessage());
-        // Tell the peers before waking anything here: a woken operation may close the communicator, and its goodbye
-        // must not reach a peer before the reason does.
-        try
-        {
-            for (int peer = 0; peer < globalRanks.length; peer++)
-            {
-                if (peer != rank)
-                {
-                    try
-                    {
-                        link(peer).abort(commId, cause.getMessage());
-                    }
-                    catch (final RuntimeException ex)
-                    {
-                        LOG.debug("could not tell rank {} of the failure: {}", peer, ex.toString());
-                    }
-                }
-            }
-        }
-        finally
-        {
-            peersTold.countDown();
-        }
-        mailbox.fail(cause);
-        return cause;
+        return failure.fail(cause);
     }
 
     @Override
@@ -585,17 +549,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             LOG.warn("rank {}: operations still running at close", rank);
         }
-        if (failure != null)
-        {
-            try
-            {
-                peersTold.await(CLOSE_WAIT_SLACK_MILLIS, TimeUnit.MILLISECONDS);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
+        failure.awaitPeersTold(CLOSE_WAIT_SLACK_MILLIS);
         fabric.dispatcher().remove(commId);
         fabric.release();
     }
