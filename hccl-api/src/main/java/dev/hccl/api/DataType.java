@@ -27,20 +27,7 @@ public enum DataType
     FP64(8, 8, true);
 
     /** By wire code. */
-    private static final DataType[] BY_CODE = new DataType[256];
-
-    static
-    {
-        for (final DataType value : values())
-        {
-            // 255 stands for none in a header (DescriptorCodec.NONE).
-            if (value.code < 0 || value.code > 254 || BY_CODE[value.code] != null)
-            {
-                throw new IllegalStateException("code " + value.code + " of " + value + " is taken or out of range");
-            }
-            BY_CODE[value.code] = value;
-        }
-    }
+    private static final DataType[] BY_CODE = WireCodes.index(values(), DataType::code, new DataType[255]);
 
     private final int code;
 
@@ -92,6 +79,6 @@ public enum DataType
      */
     public static DataType fromCode(final int code)
     {
-        return code < 0 || code >= BY_CODE.length ? null : BY_CODE[code];
+        return WireCodes.find(BY_CODE, code);
     }
 }

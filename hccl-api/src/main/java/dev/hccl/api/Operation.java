@@ -41,20 +41,7 @@ public enum Operation
     GATHER(15, "gather");
 
     /** By wire code. */
-    private static final Operation[] BY_CODE = new Operation[256];
-
-    static
-    {
-        for (final Operation value : values())
-        {
-            // 255 stands for none in a header (DescriptorCodec.NONE).
-            if (value.code < 0 || value.code > 254 || BY_CODE[value.code] != null)
-            {
-                throw new IllegalStateException("code " + value.code + " of " + value + " is taken or out of range");
-            }
-            BY_CODE[value.code] = value;
-        }
-    }
+    private static final Operation[] BY_CODE = WireCodes.index(values(), Operation::code, new Operation[255]);
 
     private final int code;
     private final String displayName;
@@ -93,6 +80,6 @@ public enum Operation
      */
     public static Operation fromCode(final int code)
     {
-        return code < 0 || code >= BY_CODE.length ? null : BY_CODE[code];
+        return WireCodes.find(BY_CODE, code);
     }
 }

@@ -19,20 +19,7 @@ public enum ReduceOp
     AVG(4);
 
     /** By wire code. */
-    private static final ReduceOp[] BY_CODE = new ReduceOp[256];
-
-    static
-    {
-        for (final ReduceOp value : values())
-        {
-            // 255 stands for none in a header (DescriptorCodec.NONE).
-            if (value.code < 0 || value.code > 254 || BY_CODE[value.code] != null)
-            {
-                throw new IllegalStateException("code " + value.code + " of " + value + " is taken or out of range");
-            }
-            BY_CODE[value.code] = value;
-        }
-    }
+    private static final ReduceOp[] BY_CODE = WireCodes.index(values(), ReduceOp::code, new ReduceOp[255]);
 
     private final int code;
 
@@ -59,6 +46,6 @@ public enum ReduceOp
      */
     public static ReduceOp fromCode(final int code)
     {
-        return code < 0 || code >= BY_CODE.length ? null : BY_CODE[code];
+        return WireCodes.find(BY_CODE, code);
     }
 }
