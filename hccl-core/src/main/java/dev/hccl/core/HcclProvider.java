@@ -8,6 +8,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.CommunicatorProvider;
+import dev.hccl.api.spi.JobKey;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportProvider;
@@ -17,6 +18,7 @@ import dev.hccl.core.bootstrap.NetInterface;
 import dev.hccl.core.bootstrap.PeerInfo;
 import dev.hccl.core.bootstrap.Rendezvous;
 import dev.hccl.core.bootstrap.RootInfo;
+import dev.hccl.core.bootstrap.StoreLimits;
 import dev.hccl.core.bootstrap.StoreServer;
 import dev.hccl.core.mailbox.Dispatcher;
 import dev.hccl.core.topology.NodeIdentity;
@@ -146,18 +148,19 @@ public final class HcclProvider implements CommunicatorProvider
     @Override
     public String getRootInfo(final CommConfig config)
     {
+        final String host = advertisedHost(config);
+        final String token = config.jobToken() != null ? config.jobToken() : Rendezvous.newToken();
         final StoreServer server;
         try
         {
-            server = StoreServer.start(new InetSocketAddress(0));
+            server = StoreServer.start(StoreServer.bindAddress(new InetSocketAddress(host, 0)), JobKey.of(token),
+                StoreLimits.forJob(0, config.connectTimeout()));
         }
         catch (final IOException ex)
         {
             throw new HcclException(ErrorCode.E_TCP_CONNECT, "cannot start the rendezvous store: " + ex, ex);
         }
-        final String host = advertisedHost(config);
-        final RootInfo info = new RootInfo(host, server.port(),
-            config.jobToken() != null ? config.jobToken() : Rendezvous.newToken());
+        final RootInfo info = new RootInfo(host, server.port(), token);
         info.registerStarted(server);
         return info.toString();
     }

@@ -5,6 +5,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.Bootstrap;
+import dev.hccl.api.spi.JobKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,10 @@ public final class Rendezvous implements AutoCloseable
                 HcclException.NO_SEQUENCE, "cannot resolve the master address '" + storeAddress.getHostString() + "'",
                 null);
         }
+        // The token proves membership; without one the key is public, and rank 0 hands out a token for the transports
+        // to whoever asks the store, which is what an unauthenticated job means.
+        final String configuredToken = rootInfo != null ? rootInfo.token() : config.jobToken();
+        final JobKey key = JobKey.of(configuredToken == null ? "" : configuredToken);
         StoreServer server = null;
         if (rank == 0)
         {
@@ -90,7 +95,8 @@ public final class Rendezvous implements AutoCloseable
             {
                 try
                 {
-                    server = StoreServer.start(new InetSocketAddress(storeAddress.getPort()));
+                    server = StoreServer.start(StoreServer.bindAddress(storeAddress), key,
+                        StoreLimits.forJob(config.worldSize(), config.connectTimeout()));
                 }
                 catch (final IOException ex)
                 {
@@ -103,17 +109,18 @@ public final class Rendezvous implements AutoCloseable
         StoreClient client = null;
         try
         {
-            client = StoreClient.connect(storeAddress, rank, deadlineNanos);
-            String token = rootInfo != null ? rootInfo.token() : config.jobToken();
+            client = StoreClient.connect(storeAddress, rank, deadlineNanos, key);
+            String token = configuredToken;
             final long commId;
             if (rank == 0)
             {
                 if (token == null)
                 {
                     token = newToken();
+                    client.set("token", token);
+                    warnUnauthenticated(storeAddress, config.worldSize());
                 }
                 commId = RANDOM.nextLong() & Long.MAX_VALUE;
-                client.set("token", token);
                 client.set("comm_id", Long.toString(commId));
                 client.set("world_size", Integer.toString(config.worldSize()));
                 client.set("segment_size", Integer.toString(config.segmentBytes()));
@@ -121,14 +128,11 @@ public final class Rendezvous implements AutoCloseable
             }
             else
             {
-                final String stored = awaitKey(client, "token", rank, deadlineNanos);
-                if (token != null && !token.equals(stored))
+                if (token == null)
                 {
-                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        CommConfig.JOB_TOKEN + " differs from rank 0's: the ranks belong to different jobs, or " +
-                        "the variable is set for some ranks only", null);
+                    // The challenge passed with the public key, so rank 0 has no token either.
+                    token = awaitKey(client, "token", rank, deadlineNanos);
                 }
-                token = stored;
                 commId = Long.parseLong(awaitKey(client, "comm_id", rank, deadlineNanos));
                 final int worldSize = Integer.parseInt(awaitKey(client, "world_size", rank, deadlineNanos));
                 final int segmentBytes = Integer.parseInt(awaitKey(client, "segment_size", rank, deadlineNanos));
@@ -174,6 +178,20 @@ public final class Rendezvous implements AutoCloseable
                 server.close();
             }
             throw ex;
+        }
+    }
+
+    /**
+     * Says, once per job on rank 0, what a job without a token exposes when its ranks are not all on this host's
+     * loopback.
+     */
+    private static void warnUnauthenticated(final InetSocketAddress store, final int worldSize)
+    {
+        if (worldSize > 1 && !store.getAddress().isLoopbackAddress())
+        {
+            LOG.warn("rank 0: no {} is set: anyone who can reach {} while the job starts can read the job's token, " +
+                "claim a rank and answer its collectives with numbers of its own. bin/hcclrun sets one; else set " +
+                "{} to the same secret on every rank", CommConfig.JOB_TOKEN, store, CommConfig.JOB_TOKEN);
         }
     }
 

@@ -1,8 +1,10 @@
 package dev.hccl.core.bootstrap;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
+import dev.hccl.api.spi.JobKey;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +22,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A connection to the rendezvous store. Not thread-safe: one per rank, used while the communicator is created.
+ * A connection to the rendezvous store, which first passes the store's challenge ({@link StoreProtocol}): each side
+ * proves the job key to the other over fresh nonces. Not thread-safe: one per rank, used while the communicator is
+ * created.
  */
 public final class StoreClient implements AutoCloseable
 {
@@ -34,15 +38,41 @@ public final class StoreClient implements AutoCloseable
     private final int rank;
     private final long deadlineNanos;
 
-    private StoreClient(final Socket socket, final int rank, final long deadlineNanos) throws IOException
+    private StoreClient(final Socket socket, final int rank, final long deadlineNanos, final JobKey key)
+        throws IOException
     {
         this.socket = socket;
         this.rank = rank;
         this.deadlineNanos = deadlineNanos;
         in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
         out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+        bound();
+        final byte[] clientNonce = JobKey.nonce();
         out.writeInt(StoreProtocol.MAGIC);
+        out.writeByte(StoreProtocol.VERSION);
+        out.write(clientNonce);
         out.flush();
+        final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
+        in.readFully(serverNonce);
+        final byte[] proof = new byte[JobKey.PROOF_BYTES];
+        in.readFully(proof);
+        if (!key.verify(proof, StoreProtocol.SERVER_ROLE, clientNonce, serverNonce))
+        {
+            throw notOurStore("does not know this job's token");
+        }
+        out.write(key.prove(StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce));
+        out.flush();
+        if (in.readByte() != StoreProtocol.OK)
+        {
+            throw notOurStore("refused this rank's proof of the job token");
+        }
+    }
+
+    private HcclException notOurStore(final String what)
+    {
+        return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+            "the rendezvous store at " + socket.getRemoteSocketAddress() + " " + what + ": " + CommConfig.JOB_TOKEN +
+            " differs from rank 0's (or is set on some ranks only), or another job's store listens there", null);
     }
 
     /**
@@ -51,10 +81,13 @@ public final class StoreClient implements AutoCloseable
      * @param address       the store.
      * @param rank          this rank, for messages.
      * @param deadlineNanos a {@link System#nanoTime()} value.
+     * @param key           the job key to prove, and to expect the store to prove.
      * @return the client.
-     * @throws HcclException E_TCP_CONNECT when the store cannot be reached in time.
+     * @throws HcclException E_TCP_CONNECT when the store cannot be reached in time; E_PARA when it does not know the
+     *                       job token, or this rank's is not rank 0's.
      */
-    public static StoreClient connect(final InetSocketAddress address, final int rank, final long deadlineNanos)
+    public static StoreClient connect(
+        final InetSocketAddress address, final int rank, final long deadlineNanos, final JobKey key)
     {
         long backoffMillis = 20;
         IOException last = null;
@@ -72,7 +105,12 @@ public final class StoreClient implements AutoCloseable
                 final long left = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000L);
                 socket.connect(address, (int)Math.min(left, 10_000));
                 socket.setTcpNoDelay(true);
-                return new StoreClient(socket, rank, deadlineNanos);
+                return new StoreClient(socket, rank, deadlineNanos, key);
+            }
+            catch (final HcclException ex)
+            {
+                close(socket);
+                throw ex;
             }
             catch (final IOException ex)
             {
@@ -296,6 +334,18 @@ public final class StoreClient implements AutoCloseable
         catch (final IOException ignore)
         {
             // closing anyway
+        }
+    }
+
+    private static void close(final Socket socket)
+    {
+        try
+        {
+            socket.close();
+        }
+        catch (final IOException ignore)
+        {
+            // failing anyway
         }
     }
 }

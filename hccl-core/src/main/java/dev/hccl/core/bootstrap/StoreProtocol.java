@@ -1,13 +1,19 @@
 package dev.hccl.core.bootstrap;
 
 /**
- * The rendezvous store's request codes and bounds. A request is a code byte, a UTF key and its arguments; every
+ * The rendezvous store's protocol. A connection opens with a challenge: the client sends {@link #MAGIC},
+ * {@link #VERSION} and a nonce; the store answers its own nonce and its proof of the job key over both
+ * ({@link #SERVER_ROLE}); the client checks it and sends its proof ({@link #CLIENT_ROLE}); the store answers
+ * {@link #OK} or {@link #REFUSED} and closes. Then each request is a code byte, a UTF key and its arguments; every
  * length is checked against a bound before anything is allocated, so garbage input closes the connection instead of
  * exhausting memory.
  */
 final class StoreProtocol
 {
     static final int MAGIC = 0x48435354; // "HCST"
+    static final byte VERSION = 2;
+    static final String SERVER_ROLE = "hccl-store-server";
+    static final String CLIENT_ROLE = "hccl-store-client";
     static final byte SET = 1;
     static final byte GET = 2;
     static final byte ADD = 3;
@@ -15,6 +21,7 @@ final class StoreProtocol
     static final byte OK = 0;
     static final byte TIMEOUT = 1;
     static final byte ABORTED = 2;
+    static final byte REFUSED = 3;
     static final int MAX_VALUE_BYTES = 1 << 20;
     static final int MAX_KEYS = 1 << 16;
 

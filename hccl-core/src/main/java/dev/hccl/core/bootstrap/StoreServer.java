@@ -1,5 +1,6 @@
 package dev.hccl.core.bootstrap;
 
+import dev.hccl.api.spi.JobKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -9,36 +10,51 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The key-value rendezvous store that rank 0 serves over TCP, as torchrun's TCPStore: {@code set}, blocking
- * {@code get} with a timeout, atomic {@code add}, and {@code check} of which keys exist. A thread per client: the
- * store is used only while communicators are created, by at most world-size clients.
+ * {@code get} with a timeout, atomic {@code add}, and {@code check} of which keys exist.
+ * <p>
+ * Only clients that prove the job key, in a challenge with fresh nonces from both sides ({@link StoreProtocol}), are
+ * served; nothing secret is stored. Everything a client drives is bounded ({@link StoreLimits}): clients at once (a
+ * thread each), the time to pass the challenge, silence between requests, bytes stored.
  */
 public final class StoreServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(StoreServer.class);
-    private static final int HELLO_TIMEOUT_MILLIS = 30_000;
+    /** At most one WARN a second about clients turned away. */
+    private static final long REFUSAL_LOG_NANOS = 1_000_000_000L;
 
     private final ServerSocket server;
+    private final JobKey key;
+    private final StoreLimits limits;
     private final Map<String, byte[]> values = new HashMap<>();
+    /** Bytes of the keys and values held; guarded by this. */
+    private long storedBytes;
+    private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_NANOS);
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
     private String abortReason;
 
-    private StoreServer(final ServerSocket server)
+    private StoreServer(final ServerSocket server, final JobKey key, final StoreLimits limits)
     {
         this.server = server;
+        this.key = key;
+        this.limits = limits;
         acceptor = new Thread(this::acceptLoop, "hccl-store-accept");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -47,11 +63,14 @@ public final class StoreServer implements AutoCloseable
     /**
      * Starts a store.
      *
-     * @param bind where to listen; port 0 picks a free one.
+     * @param bind   where to listen ({@link #bindAddress}); port 0 picks a free one.
+     * @param key    the job key clients must prove.
+     * @param limits what it accepts.
      * @return the running store.
      * @throws IOException when the address cannot be bound (the port is taken, say).
      */
-    public static StoreServer start(final InetSocketAddress bind) throws IOException
+    public static StoreServer start(final InetSocketAddress bind, final JobKey key, final StoreLimits limits)
+        throws IOException
     {
         final ServerSocket socket = new ServerSocket();
         socket.setReuseAddress(true);
@@ -64,7 +83,7 @@ public final class StoreServer implements AutoCloseable
             socket.close();
             throw ex;
         }
-        final StoreServer store = new StoreServer(socket);
+        final StoreServer store = new StoreServer(socket, key, limits);
         LOG.debug("rendezvous store listening on {}", socket.getLocalSocketAddress());
         return store;
     }
@@ -86,7 +105,13 @@ public final class StoreServer implements AutoCloseable
             try
             {
                 final Socket client = server.accept();
+                if (clients.size() >= limits.maxClients())
+                {
+                    refuse(client, "the store serves at most " + limits.maxClients() + " connections at once");
+                    continue;
+                }
                 client.setTcpNoDelay(true);
+                client.setKeepAlive(true);
                 clients.add(client);
                 final Thread t = new Thread(() -> serve(client), "hccl-store-" + client.getRemoteSocketAddress());
                 t.setDaemon(true);
@@ -117,12 +142,9 @@ public final class StoreServer implements AutoCloseable
             DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream())))
         {
-            client.setSoTimeout(HELLO_TIMEOUT_MILLIS); // a silent connection must not pin a thread for long
-            final int magic = in.readInt();
-            client.setSoTimeout(0); // a rank may wait long between requests while others arrive
-            if (magic != StoreProtocol.MAGIC)
+            client.setSoTimeout(limits.handshakeMillis()); // a silent connection must not pin a thread for long
+            if (!challenge(client, in, out))
             {
-                LOG.warn("rendezvous store: {} is not an hccl client (bad magic); closing", client.getRemoteSocketAddress());
                 return;
             }
             while (!closed)
@@ -130,10 +152,18 @@ public final class StoreServer implements AutoCloseable
                 final byte code;
                 try
                 {
+                    // A rank may wait between requests while others arrive, never longer than its own deadline.
+                    client.setSoTimeout((int)Math.min(Integer.MAX_VALUE, limits.idleMillis()));
                     code = in.readByte();
                 }
                 catch (final EOFException ex)
                 {
+                    return;
+                }
+                catch (final SocketTimeoutException ex)
+                {
+                    LOG.info("rendezvous store: client {} silent for {} ms; closing", client.getRemoteSocketAddress(),
+                        limits.idleMillis());
                     return;
                 }
                 final String key = in.readUTF();
@@ -201,6 +231,97 @@ public final class StoreServer implements AutoCloseable
         }
     }
 
+    /**
+     * The challenge: the client's nonce, this store's nonce and proof, the client's proof.
+     *
+     * @return whether the client proved the job key; it has been told either way.
+     */
+    private boolean challenge(final Socket client, final DataInputStream in, final DataOutputStream out)
+        throws IOException
+    {
+        final int magic = in.readInt();
+        final byte version = in.readByte();
+        if (magic != StoreProtocol.MAGIC || version != StoreProtocol.VERSION)
+        {
+            warnSometimes("rendezvous store: {} is not an hccl client of this version (magic {}, version {}); closing",
+                client.getRemoteSocketAddress(), Integer.toHexString(magic), version);
+            return false;
+        }
+        final byte[] clientNonce = new byte[JobKey.NONCE_BYTES];
+        in.readFully(clientNonce);
+        final byte[] serverNonce = JobKey.nonce();
+        out.write(serverNonce);
+        out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));
+        out.flush();
+        final byte[] proof = new byte[JobKey.PROOF_BYTES];
+        in.readFully(proof);
+        if (!key.verify(proof, StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce))
+        {
+            warnSometimes("rendezvous store: {} does not know the job token; closing (a rank with another " +
+                "HCCL_JOB_TOKEN, or a process that is not part of this job)", client.getRemoteSocketAddress());
+            out.writeByte(StoreProtocol.REFUSED);
+            out.flush();
+            return false;
+        }
+        out.writeByte(StoreProtocol.OK);
+        out.flush();
+        return true;
+    }
+
+    private void refuse(final Socket client, final String why)
+    {
+        try
+        {
+            client.close();
+        }
+        catch (final IOException ignore)
+        {
+            // refused anyway
+        }
+        warnSometimes("rendezvous store: turned away {}: {}", client.getRemoteSocketAddress(), why);
+    }
+
+    /** A WARN about a client turned away, at most one a second: a flood of them must not flood the log. */
+    private void warnSometimes(final String format, final Object... args)
+    {
+        final long now = System.nanoTime();
+        final long last = lastRefusalLog.get();
+        if (now - last >= REFUSAL_LOG_NANOS && lastRefusalLog.compareAndSet(last, now))
+        {
+            LOG.warn(format, args);
+        }
+    }
+
+    /**
+     * Where a store that clients reach at {@code advertised} listens: that address when it is given as an address of
+     * this host ({@code 127.0.0.1} or {@code localhost} stays on loopback), else every interface. A host name may
+     * resolve differently here than on the other hosts (Debian maps its own name to {@code 127.0.1.1}), and a
+     * service address may forward here, so only a literal address or {@code localhost} narrows the listening.
+     *
+     * @param advertised the address the ranks dial (MASTER_ADDR and MASTER_PORT, or a root info's).
+     * @return the address to bind.
+     */
+    public static InetSocketAddress bindAddress(final InetSocketAddress advertised)
+    {
+        final InetAddress address = advertised.getAddress();
+        final String given = advertised.getHostString();
+        try
+        {
+            final boolean literal = address != null && ("localhost".equalsIgnoreCase(given) || given.indexOf(':') >= 0 ||
+                given.equals(address.getHostAddress()));
+            if (literal && (address.isLoopbackAddress() || NetworkInterface.getByInetAddress(address) != null))
+            {
+                return new InetSocketAddress(address, advertised.getPort());
+            }
+        }
+        catch (final SocketException ex)
+        {
+            LOG.debug("rendezvous store: cannot list the interfaces: {}", ex.toString());
+        }
+        LOG.info("rendezvous store: {} is not given as an address of this host; listening on every interface", given);
+        return new InetSocketAddress(advertised.getPort());
+    }
+
     private static byte[] readValue(final DataInputStream in) throws IOException
     {
         final int length = in.readInt();
@@ -213,9 +334,17 @@ public final class StoreServer implements AutoCloseable
         return value;
     }
 
-    private synchronized void set(final String key, final byte[] value)
+    private synchronized void set(final String key, final byte[] value) throws IOException
     {
+        final byte[] old = values.get(key);
+        final long after = storedBytes + value.length + (old == null ? 2L * key.length() : -old.length);
+        if (after > limits.maxStoredBytes() || (old == null && values.size() >= StoreProtocol.MAX_KEYS))
+        {
+            throw new IOException("the store holds at most " + limits.maxStoredBytes() + " bytes in " +
+                StoreProtocol.MAX_KEYS + " keys");
+        }
         values.put(key, value);
+        storedBytes = after;
         notifyAll();
     }
 
@@ -274,13 +403,19 @@ public final class StoreServer implements AutoCloseable
         }
     }
 
-    private synchronized long add(final String key, final long delta)
+    private synchronized long add(final String key, final long delta) throws IOException
     {
         final byte[] old = values.get(key);
-        final long sum = (old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.US_ASCII)))
-            + delta;
-        values.put(key, Long.toString(sum).getBytes(StandardCharsets.US_ASCII));
-        notifyAll();
+        final long sum;
+        try
+        {
+            sum = (old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.US_ASCII))) + delta;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IOException("add to key " + key + ", which holds no number");
+        }
+        set(key, Long.toString(sum).getBytes(StandardCharsets.US_ASCII));
         return sum;
     }
 

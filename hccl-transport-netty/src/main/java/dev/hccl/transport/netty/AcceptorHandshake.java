@@ -1,5 +1,6 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.spi.JobKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -12,9 +13,10 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The accepting side of the handshake: reads HELLO, checks it, replies ACK and hands the channel over to a
- * {@link FrameReceiver}, or replies REJECT and closes. Anything that is not a HELLO (wrong magic) is logged and the
- * connection closed without a reply; a connection that sends no complete HELLO within the connect timeout is closed.
+ * The accepting side of the handshake: reads HELLO, answers CHALLENGE with its nonce and proof, reads the dialer's
+ * proof, checks it and the HELLO, replies ACK and hands the channel over to a {@link FrameReceiver}, or replies
+ * REJECT and closes. Anything that is not a HELLO (wrong magic) is logged and the connection closed without a reply;
+ * a connection that does not complete the handshake within the connect timeout is closed.
  */
 final class AcceptorHandshake extends ChannelInboundHandlerAdapter
 {
@@ -23,6 +25,11 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
     private final NettyTransport transport;
     private final byte[] hello = new byte[Handshake.HELLO_LENGTH];
     private int fill;
+    /** The HELLO, once read and answered with a CHALLENGE; then the dialer's proof is due. */
+    private Handshake.Hello challenged;
+    private byte[] nonce;
+    private final byte[] proof = new byte[Handshake.PROOF_LENGTH];
+    private int proofFill;
     private boolean finished;
     private ScheduledFuture<?> timeout;
 
@@ -41,7 +48,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
             {
                 finished = true;
                 LOG.warn(
-                    "rank {}: closing connection from {}: no valid HELLO within {} ms",
+                    "rank {}: closing connection from {}: no complete handshake within {} ms",
                     transport.rank(), ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(timeoutNs));
                 ctx.close();
             }
@@ -65,56 +72,73 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
             {
                 return;
             }
-            final int n = Math.min(Handshake.HELLO_LENGTH - fill, in.readableBytes());
-            in.readBytes(hello, fill, n);
-            fill += n;
-
-            // Check the magic as soon as it is here, so that garbage is dropped without waiting for the whole HELLO.
-            if (fill >= 4)
+            if (null == challenged)
             {
-                final int magic = ((hello[0] & 0xFF) << 24) | ((hello[1] & 0xFF) << 16) |
-                    ((hello[2] & 0xFF) << 8) | (hello[3] & 0xFF);
-                if (Handshake.MAGIC != magic)
+                final int n = Math.min(Handshake.HELLO_LENGTH - fill, in.readableBytes());
+                in.readBytes(hello, fill, n);
+                fill += n;
+                // Check the magic as soon as it is here, so that garbage is dropped without waiting for the rest.
+                if (fill >= 4)
                 {
-                    finish();
-                    LOG.warn(
-                        "rank {}: closing connection from {}: not an HCCL handshake (magic 0x{})",
-                        transport.rank(), ctx.channel().remoteAddress(), Integer.toHexString(magic));
-                    ctx.close();
+                    final int magic = ((hello[0] & 0xFF) << 24) | ((hello[1] & 0xFF) << 16) |
+                        ((hello[2] & 0xFF) << 8) | (hello[3] & 0xFF);
+                    if (Handshake.MAGIC != magic)
+                    {
+                        finish();
+                        LOG.warn(
+                            "rank {}: closing connection from {}: not an HCCL handshake (magic 0x{})",
+                            transport.rank(), ctx.channel().remoteAddress(), Integer.toHexString(magic));
+                        ctx.close();
+                        return;
+                    }
+                }
+                if (fill < Handshake.HELLO_LENGTH)
+                {
                     return;
                 }
+                final Handshake.Hello h = Handshake.decodeHello(hello);
+                if (Handshake.VERSION != h.version())
+                {
+                    reject(ctx, h, "protocol version " + h.version() + ", this rank speaks " + Handshake.VERSION);
+                    return;
+                }
+                challenged = h;
+                nonce = JobKey.nonce();
+                final byte[] body = new byte[Handshake.CHALLENGE_BODY_LENGTH];
+                System.arraycopy(nonce, 0, body, 0, nonce.length);
+                System.arraycopy(transport.handshake().acceptorProof(h, transport.rank(), nonce), 0, body, nonce.length,
+                    Handshake.PROOF_LENGTH);
+                ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_CHALLENGE, transport.rank(), body))
+                    .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
             }
-            if (fill < Handshake.HELLO_LENGTH)
+            final int n = Math.min(Handshake.PROOF_LENGTH - proofFill, in.readableBytes());
+            in.readBytes(proof, proofFill, n);
+            proofFill += n;
+            if (proofFill < Handshake.PROOF_LENGTH)
             {
                 return;
             }
 
             finish();
-            final Handshake.Hello h = Handshake.decodeHello(hello);
-            final TcpMesh.Admission admission = transport.mesh().admit(h, ctx.channel());
+            final Handshake.Hello h = challenged;
+            final boolean proven = transport.handshake().verifyDialer(h, transport.rank(), nonce, proof);
+            final TcpMesh.Admission admission = transport.mesh().admit(h, proven, ctx.channel());
             final String reason = admission.refusal();
             if (null != reason)
             {
-                LOG.warn(
-                    "rank {}: refused connection from {} claiming rank {}: {}",
-                    transport.rank(), ctx.channel().remoteAddress(), h.rank(), reason);
-                ctx.writeAndFlush(Handshake.encodeReply(
-                    ctx.alloc(), Handshake.STATUS_REJECT, transport.rank(), Handshake.rejectBody(reason)))
-                    .addListener(ChannelFutureListener.CLOSE);
+                reject(ctx, h, reason);
                 return;
             }
 
             final TcpConnection connection = admission.connection();
-            final byte[] ackMac = transport.handshake().ackMac(
-                transport.commId(), transport.rank(), h.rank(), transport.worldSize(), h.connection());
-            ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_ACK, transport.rank(), ackMac))
+            ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_ACK, transport.rank(), new byte[0]))
                 .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
             ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(connection, transport));
             transport.handshakeDone(ctx.channel());
             LOG.debug("rank {}: {} accepted from {}", transport.rank(), connection.name(), ctx.channel().remoteAddress());
             if (in.isReadable())
             {
-                // Frames may follow HELLO in the same read: the replaced context forwards to the receiver.
+                // Frames may follow the proof in the same read: the replaced context forwards to the receiver.
                 passedOn = true;
                 ctx.fireChannelRead(in);
             }
@@ -154,6 +178,16 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
             LOG.warn("rank {}: handshake with {} failed: {}", transport.rank(), ctx.channel().remoteAddress(), cause.toString());
         }
         ctx.close();
+    }
+
+    private void reject(final ChannelHandlerContext ctx, final Handshake.Hello h, final String reason)
+    {
+        finish();
+        LOG.warn("rank {}: refused connection from {} claiming rank {}: {}", transport.rank(),
+            ctx.channel().remoteAddress(), h.rank(), reason);
+        ctx.writeAndFlush(Handshake.encodeReply(
+            ctx.alloc(), Handshake.STATUS_REJECT, transport.rank(), Handshake.rejectBody(reason)))
+            .addListener(ChannelFutureListener.CLOSE);
     }
 
     private void finish()

@@ -1,5 +1,6 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.spi.JobKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -11,12 +12,13 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The dialing side of the handshake: sends HELLO once connected, reads the reply, and on ACK hands the channel over
- * to a {@link FrameReceiver}. Outcomes are reported to the {@link Dialer} that made the connection.
+ * The dialing side of the handshake: sends HELLO once connected, checks the acceptor's CHALLENGE and answers with its
+ * own proof, and on ACK hands the channel over to a {@link FrameReceiver}. Outcomes are reported to the
+ * {@link Dialer} that made the connection.
  */
 final class DialerHandshake extends ChannelInboundHandlerAdapter
 {
@@ -28,6 +30,9 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
     private int fixedFill;
     private byte[] body;
     private int bodyFill;
+    private Handshake.Hello hello;
+    /** Whether the acceptor's CHALLENGE checked out and this side's proof went: the next reply is the verdict. */
+    private boolean proved;
     private boolean finished;
     private ScheduledFuture<?> timeout;
 
@@ -40,10 +45,10 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(final ChannelHandlerContext ctx)
     {
-        final byte[] hello = transport.handshake().encodeHello(
-            transport.commId(), transport.rank(), transport.worldSize(), dialer.connection(),
-            transport.connectionsPerPeer());
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(hello));
+        final byte[] bytes = Handshake.encodeHello(transport.commId(), transport.rank(), transport.worldSize(),
+            dialer.connection(), transport.connectionsPerPeer(), JobKey.nonce());
+        hello = Handshake.decodeHello(bytes);
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(bytes));
         final long waitNs = Math.max(1, dialer.nanosLeft());
         timeout = ctx.executor().schedule(() ->
         {
@@ -69,92 +74,71 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
         boolean passedOn = false;
         try
         {
-            if (finished)
+            while (!finished && in.isReadable())
             {
-                return;
-            }
-            if (fixedFill < Handshake.REPLY_FIXED_LENGTH)
-            {
-                final int n = Math.min(Handshake.REPLY_FIXED_LENGTH - fixedFill, in.readableBytes());
-                in.readBytes(fixed, fixedFill, n);
-                fixedFill += n;
-                if (fixedFill < Handshake.REPLY_FIXED_LENGTH)
+                if (!readReply(ctx, in))
                 {
                     return;
                 }
                 final ByteBuffer bb = ByteBuffer.wrap(fixed);
-                final int magic = bb.getInt();
-                final int version = bb.getShort() & 0xFFFF;
-                bb.get();
-                bb.getInt();
-                final int bodyLength = bb.getShort() & 0xFFFF;
-                if (Handshake.MAGIC != magic)
+                bb.position(6);
+                final byte status = bb.get();
+                final int peerRank = bb.getInt();
+                fixedFill = 0;
+                bodyFill = 0;
+                if (Handshake.STATUS_REJECT == status)
                 {
-                    fatal(ctx, "not an HCCL peer (reply magic 0x" + Integer.toHexString(magic) + ")");
+                    fatal(ctx, "rejected: " + new String(body, StandardCharsets.UTF_8));
                     return;
                 }
-                if (Handshake.VERSION != version)
+                if (peerRank != dialer.peer())
                 {
-                    fatal(ctx, "protocol version " + version + ", this rank speaks " + Handshake.VERSION);
+                    fatal(ctx, "the listener at " + dialer.address() + " is rank " + peerRank + ", not rank " +
+                        dialer.peer());
                     return;
                 }
-                if (bodyLength > Handshake.REPLY_BODY_MAX)
+                if (!proved)
                 {
-                    fatal(ctx, "malformed handshake reply (body of " + bodyLength + " bytes)");
+                    if (Handshake.STATUS_CHALLENGE != status || Handshake.CHALLENGE_BODY_LENGTH != body.length)
+                    {
+                        fatal(ctx, "malformed handshake reply (status " + status + ", " + body.length +
+                            " bytes where a challenge was due)");
+                        return;
+                    }
+                    final byte[] nonce = Arrays.copyOfRange(body, 0, JobKey.NONCE_BYTES);
+                    final byte[] proof = Arrays.copyOfRange(body, JobKey.NONCE_BYTES, body.length);
+                    if (!transport.handshake().verifyAcceptor(hello, peerRank, nonce, proof))
+                    {
+                        fatal(ctx, "rejected: rank " + peerRank + " failed authentication (job token mismatch)");
+                        return;
+                    }
+                    proved = true;
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(transport.handshake().dialerProof(hello, peerRank, nonce)));
+                    continue;
+                }
+                if (Handshake.STATUS_ACK != status || 0 != body.length)
+                {
+                    fatal(ctx, "malformed handshake reply (status " + status + ", " + body.length +
+                        " bytes where the verdict was due)");
                     return;
                 }
-                body = new byte[bodyLength];
-            }
-            final int n = Math.min(body.length - bodyFill, in.readableBytes());
-            in.readBytes(body, bodyFill, n);
-            bodyFill += n;
-            if (bodyFill < body.length)
-            {
-                return;
-            }
-
-            final ByteBuffer bb = ByteBuffer.wrap(fixed);
-            bb.position(6);
-            final byte status = bb.get();
-            final int peerRank = bb.getInt();
-            if (Handshake.STATUS_REJECT == status)
-            {
-                fatal(ctx, "rejected: " + new String(body, StandardCharsets.UTF_8));
-                return;
-            }
-            if (Handshake.STATUS_ACK != status)
-            {
-                fatal(ctx, "malformed handshake reply (status " + status + ")");
-                return;
-            }
-            if (peerRank != dialer.peer())
-            {
-                fatal(ctx, "the listener at " + dialer.address() + " is rank " + peerRank + ", not rank " + dialer.peer());
-                return;
-            }
-            final byte[] expected = transport.handshake().ackMac(
-                transport.commId(), peerRank, transport.rank(), transport.worldSize(), dialer.connection());
-            if (!MessageDigest.isEqual(expected, body))
-            {
-                fatal(ctx, "rejected: rank " + peerRank + " failed authentication (job token mismatch)");
-                return;
-            }
-
-            finish();
-            final TcpConnection connection = transport.mesh().registerDialed(dialer.peer(), dialer.connection(), ctx.channel());
-            if (null == connection)
-            {
-                ctx.close();
-                return;
-            }
-            ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(connection, transport));
-            transport.handshakeDone(ctx.channel());
-            LOG.debug("rank {}: {} at {} is up", transport.rank(), connection.name(), dialer.address());
-            if (in.isReadable())
-            {
-                // The acceptor may send frames right behind its ACK: forward them to the receiver.
-                passedOn = true;
-                ctx.fireChannelRead(in);
+                finish();
+                final TcpConnection connection =
+                    transport.mesh().registerDialed(dialer.peer(), dialer.connection(), ctx.channel());
+                if (null == connection)
+                {
+                    ctx.close();
+                    return;
+                }
+                ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(connection, transport));
+                transport.handshakeDone(ctx.channel());
+                LOG.debug("rank {}: {} at {} is up", transport.rank(), connection.name(), dialer.address());
+                if (in.isReadable())
+                {
+                    // The acceptor may send frames right behind its ACK: forward them to the receiver.
+                    passedOn = true;
+                    ctx.fireChannelRead(in);
+                }
             }
         }
         catch (final Throwable t)
@@ -176,6 +160,53 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
                 in.release();
             }
         }
+    }
+
+    /**
+     * Reads the next reply's bytes from {@code in}.
+     *
+     * @return whether the reply is whole ({@link #fixed} and {@link #body}); false when more bytes are due or the
+     * reply is malformed (then the attempt has failed).
+     */
+    private boolean readReply(final ChannelHandlerContext ctx, final ByteBuf in)
+    {
+        if (fixedFill < Handshake.REPLY_FIXED_LENGTH)
+        {
+            final int n = Math.min(Handshake.REPLY_FIXED_LENGTH - fixedFill, in.readableBytes());
+            in.readBytes(fixed, fixedFill, n);
+            fixedFill += n;
+            if (fixedFill < Handshake.REPLY_FIXED_LENGTH)
+            {
+                return false;
+            }
+            final ByteBuffer bb = ByteBuffer.wrap(fixed);
+            final int magic = bb.getInt();
+            final int version = bb.getShort() & 0xFFFF;
+            bb.get();
+            bb.getInt();
+            final int bodyLength = bb.getShort() & 0xFFFF;
+            if (Handshake.MAGIC != magic)
+            {
+                fatal(ctx, "not an HCCL peer (reply magic 0x" + Integer.toHexString(magic) + ")");
+                return false;
+            }
+            if (Handshake.VERSION != version)
+            {
+                fatal(ctx, "protocol version " + version + ", this rank speaks " + Handshake.VERSION);
+                return false;
+            }
+            if (bodyLength > Handshake.REPLY_BODY_MAX)
+            {
+                fatal(ctx, "malformed handshake reply (body of " + bodyLength + " bytes)");
+                return false;
+            }
+            body = new byte[bodyLength];
+            bodyFill = 0;
+        }
+        final int n = Math.min(body.length - bodyFill, in.readableBytes());
+        in.readBytes(body, bodyFill, n);
+        bodyFill += n;
+        return bodyFill == body.length;
     }
 
     @Override

@@ -1,59 +1,56 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.spi.JobKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The handshake that opens every connection, in big-endian (network) byte order. The dialer (the higher rank) sends
- * HELLO:
+ * The handshake that opens every connection, in big-endian (network) byte order: a challenge in which each side
+ * proves the job key ({@link JobKey}) over both sides' fresh nonces, so that the token never crosses the wire and a
+ * recorded handshake is worthless in another connection. The dialer (the higher rank) sends HELLO:
  *
  * <pre>
  *  offset size field
- *   0     4    magic      0x4843434C ("HCCL")
- *   4     2    version    2
- *   6     8    commId     root communicator id
- *  14     4    rank       the dialer's rank
+ *   0     4    magic       0x4843434C ("HCCL")
+ *   4     2    version     3
+ *   6     8    commId      root communicator id
+ *  14     4    rank        the dialer's rank
  *  18     4    worldSize
- *  22     2    connection which of the pair's connections this is, 0 .. connections - 1
+ *  22     2    connection  which of the pair's connections this is, 0 .. connections - 1
  *  24     2    connections how many connections the dialer opens to each peer
- *  26    32    mac        HMAC-SHA256(key, "HCCL-HELLO" version commId rank worldSize connection connections)
+ *  26    16    nonce       the dialer's, fresh
  * </pre>
  *
- * The acceptor replies, and closes the connection after a REJECT:
+ * The acceptor answers with a reply (below) of status CHALLENGE, whose body is its own fresh nonce (16 bytes) and
+ * its proof over the fields and both nonces ({@link #acceptorProof}); the dialer checks it and sends its proof
+ * (32 bytes, {@link #dialerProof}); the acceptor checks that and answers ACK (empty body), or REJECT with the reason
+ * and closes. A reply:
  *
  * <pre>
  *  offset size field
  *   0     4    magic      0x4843434C
- *   4     2    version    2
- *   6     1    status     ACK=0, REJECT=1
+ *   4     2    version    3
+ *   6     1    status     ACK=0, REJECT=1, CHALLENGE=2
  *   7     4    rank       the acceptor's rank
  *  11     2    bodyLength 0 .. 1024
- *  13     n    body       ACK: HMAC-SHA256(key, "HCCL-ACK" version commId acceptorRank dialerRank worldSize
- *                              connection);
- *                         REJECT: the reason, UTF-8
+ *  13     n    body
  * </pre>
- *
- * The key is SHA-256 of the job token's UTF-8 bytes, so the token never crosses the wire; HELLO and ACK each prove
- * that their sender knows it. There is no nonce, so a recorded HELLO can be replayed: the token keeps out mistaken
- * jobs and casual connections, not an attacker who can watch the network.
  */
 final class Handshake
 {
     /** First four bytes of HELLO and of the reply: "HCCL". */
     static final int MAGIC = 0x4843434C;
     /** The protocol version this code speaks. */
-    static final short VERSION = 2;
-    /** Bytes of an HMAC-SHA256. */
-    static final int MAC_LENGTH = 32;
+    static final short VERSION = 3;
     /** Bytes in HELLO. */
-    static final int HELLO_LENGTH = 4 + 2 + 8 + 4 + 4 + 2 + 2 + MAC_LENGTH;
+    static final int HELLO_LENGTH = 4 + 2 + 8 + 4 + 4 + 2 + 2 + JobKey.NONCE_BYTES;
+    /** Bytes of the dialer's proof. */
+    static final int PROOF_LENGTH = JobKey.PROOF_BYTES;
+    /** Bytes of a CHALLENGE's body: the acceptor's nonce and proof. */
+    static final int CHALLENGE_BODY_LENGTH = JobKey.NONCE_BYTES + JobKey.PROOF_BYTES;
     /** Bytes in a reply before its body. */
     static final int REPLY_FIXED_LENGTH = 4 + 2 + 1 + 4 + 2;
     /** Longest reply body accepted. */
@@ -62,12 +59,13 @@ final class Handshake
     static final byte STATUS_ACK = 0;
     /** Reply status: refused, the body says why. */
     static final byte STATUS_REJECT = 1;
+    /** Reply status: the acceptor's nonce and proof; the dialer's proof is due. */
+    static final byte STATUS_CHALLENGE = 2;
 
-    private static final String MAC_ALGORITHM = "HmacSHA256";
-    private static final byte[] HELLO_DOMAIN = "HCCL-HELLO".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] ACK_DOMAIN = "HCCL-ACK".getBytes(StandardCharsets.US_ASCII);
+    private static final String ACCEPTOR_ROLE = "hccl-tcp-acceptor";
+    private static final String DIALER_ROLE = "hccl-tcp-dialer";
 
-    private final SecretKeySpec key;
+    private final JobKey key;
 
     /**
      * Keys the handshake with a job token.
@@ -76,64 +74,43 @@ final class Handshake
      */
     Handshake(final String jobToken)
     {
-        try
-        {
-            // Hashing first gives a fixed-length, never-empty key (an empty token would be an invalid HMAC key).
-            final byte[] digest = MessageDigest.getInstance("SHA-256").digest(jobToken.getBytes(StandardCharsets.UTF_8));
-            key = new SecretKeySpec(digest, MAC_ALGORITHM);
-        }
-        catch (final GeneralSecurityException ex)
-        {
-            throw new IllegalStateException("SHA-256 is not available", ex);
-        }
+        this.key = JobKey.of(jobToken);
     }
 
     /**
      * A decoded HELLO.
      *
-     * @param version   protocol version.
-     * @param commId    communicator id.
-     * @param rank      the dialer's rank.
+     * @param version     protocol version.
+     * @param commId      communicator id.
+     * @param rank        the dialer's rank.
      * @param worldSize   its world size.
      * @param connection  which of the pair's connections this is.
      * @param connections how many connections the dialer opens to each peer.
-     * @param mac         its authenticator.
+     * @param nonce       the dialer's nonce.
      */
-    record Hello(int version, long commId, int rank, int worldSize, int connection, int connections, byte[] mac)
+    record Hello(int version, long commId, int rank, int worldSize, int connection, int connections, byte[] nonce)
     {
     }
 
     /**
      * Encodes a HELLO.
      *
-     * @param commId    communicator id.
-     * @param rank      the dialer's rank.
+     * @param commId      communicator id.
+     * @param rank        the dialer's rank.
      * @param worldSize   world size.
      * @param connection  which of the pair's connections this is.
      * @param connections how many connections the dialer opens to each peer.
+     * @param nonce       a fresh nonce ({@link JobKey#nonce()}).
      * @return {@link #HELLO_LENGTH} bytes.
      */
-    byte[] encodeHello(
-        final long commId, final int rank, final int worldSize, final int connection, final int connections)
+    static byte[] encodeHello(
+        final long commId, final int rank, final int worldSize, final int connection, final int connections,
+        final byte[] nonce)
     {
         final ByteBuffer bb = ByteBuffer.allocate(HELLO_LENGTH);
         bb.putInt(MAGIC).putShort(VERSION).putLong(commId).putInt(rank).putInt(worldSize);
-        bb.putShort((short)connection).putShort((short)connections);
-        bb.put(helloMac(VERSION, commId, rank, worldSize, connection, connections));
+        bb.putShort((short)connection).putShort((short)connections).put(nonce);
         return bb.array();
-    }
-
-    /**
-     * Encodes the HELLO of a pair's only connection.
-     *
-     * @param commId    communicator id.
-     * @param rank      the dialer's rank.
-     * @param worldSize world size.
-     * @return {@link #HELLO_LENGTH} bytes.
-     */
-    byte[] encodeHello(final long commId, final int rank, final int worldSize)
-    {
-        return encodeHello(commId, rank, worldSize, 0, 1);
     }
 
     /**
@@ -152,50 +129,70 @@ final class Handshake
         final int worldSize = bb.getInt();
         final int connection = bb.getShort() & 0xFFFF;
         final int connections = bb.getShort() & 0xFFFF;
-        final byte[] mac = new byte[MAC_LENGTH];
-        bb.get(mac);
-        return new Hello(version, commId, rank, worldSize, connection, connections, mac);
+        final byte[] nonce = new byte[JobKey.NONCE_BYTES];
+        bb.get(nonce);
+        return new Hello(version, commId, rank, worldSize, connection, connections, nonce);
     }
 
     /**
-     * Whether a HELLO was made with the same job token.
+     * The acceptor's proof, sent in its CHALLENGE.
      *
-     * @param hello a decoded HELLO.
-     * @return true when its authenticator is right.
+     * @param hello         the dialer's HELLO.
+     * @param acceptorRank  the acceptor.
+     * @param acceptorNonce the acceptor's fresh nonce.
+     * @return {@link JobKey#PROOF_BYTES} bytes.
      */
-    boolean verify(final Hello hello)
+    byte[] acceptorProof(final Hello hello, final int acceptorRank, final byte[] acceptorNonce)
     {
-        // Constant-time comparison: the MAC must not be guessable byte by byte from timing.
-        return MessageDigest.isEqual(
-            helloMac(hello.version(), hello.commId(), hello.rank(), hello.worldSize(), hello.connection(),
-                hello.connections()),
-            hello.mac());
+        return key.prove(ACCEPTOR_ROLE, fields(hello, acceptorRank), hello.nonce(), acceptorNonce);
     }
 
     /**
-     * The authenticator of an ACK.
+     * Whether a CHALLENGE's proof was made with this job's key.
      *
-     * @param commId       communicator id.
-     * @param acceptorRank the acceptor.
-     * @param dialerRank   the dialer.
-     * @param worldSize    world size.
-     * @param connection   which of the pair's connections.
-     * @return {@link #MAC_LENGTH} bytes.
+     * @param hello         the HELLO this dialer sent.
+     * @param acceptorRank  the rank that answered.
+     * @param acceptorNonce its nonce.
+     * @param proof         its proof.
+     * @return true when right.
      */
-    byte[] ackMac(
-        final long commId, final int acceptorRank, final int dialerRank, final int worldSize, final int connection)
+    boolean verifyAcceptor(final Hello hello, final int acceptorRank, final byte[] acceptorNonce, final byte[] proof)
     {
-        final ByteBuffer bb = ByteBuffer.allocate(ACK_DOMAIN.length + 2 + 8 + 4 + 4 + 4 + 2);
-        bb.put(ACK_DOMAIN).putShort(VERSION).putLong(commId).putInt(acceptorRank).putInt(dialerRank).putInt(worldSize);
-        bb.putShort((short)connection);
-        return mac(bb.array());
+        return key.verify(proof, ACCEPTOR_ROLE, fields(hello, acceptorRank), hello.nonce(), acceptorNonce);
+    }
+
+    /**
+     * The dialer's proof, sent after the acceptor's checked out.
+     *
+     * @param hello         the dialer's HELLO.
+     * @param acceptorRank  the acceptor.
+     * @param acceptorNonce the acceptor's nonce.
+     * @return {@link #PROOF_LENGTH} bytes.
+     */
+    byte[] dialerProof(final Hello hello, final int acceptorRank, final byte[] acceptorNonce)
+    {
+        return key.prove(DIALER_ROLE, fields(hello, acceptorRank), acceptorNonce, hello.nonce());
+    }
+
+    /**
+     * Whether the dialer's proof was made with this job's key, for this HELLO and this acceptor's nonce.
+     *
+     * @param hello         the HELLO received.
+     * @param acceptorRank  this rank.
+     * @param acceptorNonce the nonce this rank sent.
+     * @param proof         the dialer's proof.
+     * @return true when right.
+     */
+    boolean verifyDialer(final Hello hello, final int acceptorRank, final byte[] acceptorNonce, final byte[] proof)
+    {
+        return key.verify(proof, DIALER_ROLE, fields(hello, acceptorRank), acceptorNonce, hello.nonce());
     }
 
     /**
      * Encodes a reply into a new buffer.
      *
      * @param alloc  the allocator.
-     * @param status {@link #STATUS_ACK} or {@link #STATUS_REJECT}.
+     * @param status {@link #STATUS_ACK}, {@link #STATUS_REJECT} or {@link #STATUS_CHALLENGE}.
      * @param rank   the acceptor's rank.
      * @param body   the body, at most {@link #REPLY_BODY_MAX} bytes.
      * @return the reply.
@@ -226,28 +223,12 @@ final class Handshake
         return cut;
     }
 
-    private byte[] helloMac(
-        final int version, final long commId, final int rank, final int worldSize, final int connection,
-        final int connections)
+    /** The fields both proofs cover: a proof for one connection, pair or job is no proof for another. */
+    private static byte[] fields(final Hello hello, final int acceptorRank)
     {
-        final ByteBuffer bb = ByteBuffer.allocate(HELLO_DOMAIN.length + 2 + 8 + 4 + 4 + 2 + 2);
-        bb.put(HELLO_DOMAIN).putShort((short)version).putLong(commId).putInt(rank).putInt(worldSize);
-        bb.putShort((short)connection).putShort((short)connections);
-        return mac(bb.array());
-    }
-
-    private byte[] mac(final byte[] message)
-    {
-        try
-        {
-            // A Mac per call: handshakes are rare and may run on several I/O threads at once.
-            final Mac mac = Mac.getInstance(MAC_ALGORITHM);
-            mac.init(key);
-            return mac.doFinal(message);
-        }
-        catch (final GeneralSecurityException ex)
-        {
-            throw new IllegalStateException(MAC_ALGORITHM + " is not available", ex);
-        }
+        final ByteBuffer bb = ByteBuffer.allocate(2 + 8 + 4 + 4 + 4 + 2 + 2);
+        bb.putShort((short)hello.version()).putLong(hello.commId()).putInt(hello.rank()).putInt(acceptorRank);
+        bb.putInt(hello.worldSize()).putShort((short)hello.connection()).putShort((short)hello.connections());
+        return bb.array();
     }
 }

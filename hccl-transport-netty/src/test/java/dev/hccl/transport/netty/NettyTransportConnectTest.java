@@ -159,7 +159,7 @@ class NettyTransportConnectTest
         assertEquals(Operation.INIT, ex.operation());
         assertEquals(0, ex.peer());
         assertTrue(ex.getMessage().contains("rank 0"), ex.getMessage());
-        assertTrue(ex.getMessage().contains("rejected: job token mismatch"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("job token mismatch"), ex.getMessage());
         bad.close();
 
         final RecordingInbound in1 = new RecordingInbound();
@@ -205,7 +205,8 @@ class NettyTransportConnectTest
             assertClosedByPeer(s.getInputStream());
         }
 
-        // Right magic, garbage after it: authentication fails, REJECT with a reason, then closed.
+        // Right magic and version, garbage after them and as the proof: authentication fails, REJECT with a reason,
+        // then closed.
         final ByteBuffer hello = ByteBuffer.allocate(Handshake.HELLO_LENGTH);
         hello.putInt(Handshake.MAGIC).putShort(Handshake.VERSION);
         final byte[] rest = new byte[hello.remaining()];
@@ -214,15 +215,14 @@ class NettyTransportConnectTest
         try (Socket s = rawSocket(t0))
         {
             s.getOutputStream().write(hello.array());
-            final DataInputStream din = new DataInputStream(s.getInputStream());
-            assertEquals(Handshake.MAGIC, din.readInt());
-            assertEquals(Handshake.VERSION, din.readShort());
-            assertEquals(Handshake.STATUS_REJECT, din.readByte());
-            assertEquals(0, din.readInt());
-            final byte[] reason = new byte[din.readUnsignedShort()];
-            din.readFully(reason);
-            assertTrue(new String(reason, StandardCharsets.UTF_8).contains("job token mismatch"));
-            assertClosedByPeer(din);
+            assertEquals(Handshake.STATUS_CHALLENGE, RawDialer.read(s).status());
+            final byte[] proof = new byte[Handshake.PROOF_LENGTH];
+            random.nextBytes(proof);
+            s.getOutputStream().write(proof);
+            final RawDialer.Reply reply = RawDialer.read(s);
+            assertEquals(Handshake.STATUS_REJECT, reply.status());
+            assertTrue(reply.text().contains("job token mismatch"), reply.text());
+            assertClosedByPeer(s.getInputStream());
         }
 
         // A good peer still gets in.
@@ -299,6 +299,32 @@ class NettyTransportConnectTest
         }
     }
 
+    /**
+     * An eavesdropper who recorded a good handshake cannot replay it: the acceptor's nonce is new in every connection,
+     * so the recorded proof does not prove anything there, even with the same HELLO.
+     */
+    @Test
+    void aRecordedHandshakeCannotBeReplayed() throws Exception
+    {
+        final RecordingInbound in0 = new RecordingInbound();
+        final NettyTransport t0 = cluster.bind(Cluster.rawPeerContext(0, 3, in0));
+        final RawDialer recorded;
+        try (Socket s = rawSocket(t0))
+        {
+            recorded = new RawDialer(s, Cluster.TOKEN, 1, 3);
+            recorded.handshake(new byte[0]);
+        }
+        try (Socket s = rawSocket(t0))
+        {
+            // The very HELLO and proof recorded; the replayer does not know the token.
+            final RawDialer replay = new RawDialer(s, "a token the replayer does not know", 1, 3, recorded.nonce());
+            replay.answer(recorded.sentProof());
+            final RawDialer.Reply reply = replay.verdict();
+            assertEquals(Handshake.STATUS_REJECT, reply.status());
+            assertTrue(reply.text().contains("job token mismatch"), reply.text());
+        }
+    }
+
     @Test
     void aRankDialingTheWrongWayIsRejected() throws Exception
     {
@@ -306,15 +332,11 @@ class NettyTransportConnectTest
         try (Socket s = rawSocket(t1))
         {
             // Rank 0 must never dial rank 1: lower ranks accept.
-            s.getOutputStream().write(new Handshake(Cluster.TOKEN).encodeHello(Cluster.COMM_ID, 0, 2));
-            final DataInputStream din = new DataInputStream(s.getInputStream());
-            din.readInt();
-            din.readShort();
-            assertEquals(Handshake.STATUS_REJECT, din.readByte());
-            din.readInt();
-            final byte[] reason = new byte[din.readUnsignedShort()];
-            din.readFully(reason);
-            assertTrue(new String(reason, StandardCharsets.UTF_8).contains("must not dial"));
+            final RawDialer dialer = new RawDialer(s, Cluster.TOKEN, 0, 2);
+            dialer.prove(new byte[0]);
+            final RawDialer.Reply reply = dialer.verdict();
+            assertEquals(Handshake.STATUS_REJECT, reply.status());
+            assertTrue(reply.text().contains("must not dial"), reply.text());
         }
     }
 

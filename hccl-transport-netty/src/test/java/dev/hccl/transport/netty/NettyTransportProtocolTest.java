@@ -15,7 +15,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -132,18 +131,12 @@ class NettyTransportProtocolTest
     }
 
     @Test
-    void framesRightBehindTheHelloAreDelivered() throws Exception
+    void framesRightBehindTheProofAreDelivered() throws Exception
     {
         t0 = cluster.bind(Cluster.rawPeerContext(0, 2, in0).maxFrameBytes(MAX_FRAME_BYTES));
         try (Socket s = NettyTransportConnectTest.rawSocket(t0))
         {
-            final byte[] hello = new Handshake(Cluster.TOKEN).encodeHello(Cluster.COMM_ID, 1, 2);
-            final byte[] f = frame(4, "hi".getBytes(StandardCharsets.US_ASCII));
-            final byte[] both = new byte[hello.length + f.length];
-            System.arraycopy(hello, 0, both, 0, hello.length);
-            System.arraycopy(f, 0, both, hello.length, f.length);
-            writeAll(s.getOutputStream(), both);
-            readAck(s);
+            new RawDialer(s, Cluster.TOKEN, 1, 2).handshake(frame(4, "hi".getBytes(StandardCharsets.US_ASCII)));
             assertEquals("hi", new String(in0.nextMessage().data(), StandardCharsets.US_ASCII));
         }
     }
@@ -175,22 +168,9 @@ class NettyTransportProtocolTest
         t0 = cluster.bind(Cluster.rawPeerContext(0, 2, in0).maxFrameBytes(MAX_FRAME_BYTES));
         connect0 = cluster.connectAsync(t0, new java.net.InetSocketAddress[]{ t0.listenAddress(), null });
         final Socket s = NettyTransportConnectTest.rawSocket(t0);
-        writeAll(s.getOutputStream(), new Handshake(Cluster.TOKEN).encodeHello(Cluster.COMM_ID, 1, 2));
-        readAck(s);
+        new RawDialer(s, Cluster.TOKEN, 1, 2).handshake(new byte[0]);
         assertNull(Cluster.failureOf(connect0));
         return s;
-    }
-
-    private static void readAck(final Socket s) throws IOException
-    {
-        final DataInputStream din = new DataInputStream(s.getInputStream());
-        assertEquals(Handshake.MAGIC, din.readInt());
-        assertEquals(Handshake.VERSION, din.readShort());
-        assertEquals(Handshake.STATUS_ACK, din.readByte());
-        assertEquals(0, din.readInt());
-        final byte[] mac = new byte[din.readUnsignedShort()];
-        din.readFully(mac);
-        assertArrayEquals(new Handshake(Cluster.TOKEN).ackMac(Cluster.COMM_ID, 0, 1, 2, 0), mac);
     }
 
     private static byte[] frame(final long seq, final byte[] payload)

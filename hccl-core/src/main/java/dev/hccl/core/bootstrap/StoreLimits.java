@@ -1,0 +1,50 @@
+package dev.hccl.core.bootstrap;
+
+import java.time.Duration;
+
+/**
+ * What one rendezvous store accepts: every resource a client drives has a bound.
+ *
+ * @param maxClients      connections at once, handshakes included; more are closed at once.
+ * @param maxStoredBytes  keys and values held, in all.
+ * @param handshakeMillis how long a new connection may take to pass the challenge.
+ * @param idleMillis      how long a client may stay silent between requests (a half-open one is closed then).
+ */
+public record StoreLimits(int maxClients, long maxStoredBytes, int handshakeMillis, long idleMillis)
+{
+    /** Keys and values a store holds at most: a job's records are a few KiB a rank. */
+    static final long MAX_STORED_BYTES = 64L << 20;
+    /** A client's challenge takes two round trips. */
+    static final int HANDSHAKE_MILLIS = 10_000;
+    /** A store started for a root info does not know the world size. */
+    static final int ROOT_INFO_MAX_CLIENTS = 1024;
+
+    /**
+     * @param maxClients      at least 1.
+     * @param maxStoredBytes  at least 1.
+     * @param handshakeMillis at least 1.
+     * @param idleMillis      at least 1.
+     */
+    public StoreLimits
+    {
+        if (maxClients < 1 || maxStoredBytes < 1 || handshakeMillis < 1 || idleMillis < 1)
+        {
+            throw new IllegalArgumentException("store limits must be positive: " + maxClients + " clients, " +
+                maxStoredBytes + " bytes, " + handshakeMillis + " ms, " + idleMillis + " ms");
+        }
+    }
+
+    /**
+     * The limits for a job's store.
+     *
+     * @param worldSize      ranks, or 0 when not known (a root info's store).
+     * @param connectTimeout {@code HCCL_CONNECT_TIMEOUT}: a rank gives up its rendezvous after it, so a client silent
+     *                       for longer is gone.
+     * @return the limits.
+     */
+    public static StoreLimits forJob(final int worldSize, final Duration connectTimeout)
+    {
+        final int clients = worldSize <= 0 ? ROOT_INFO_MAX_CLIENTS : (int)Math.min(Integer.MAX_VALUE, 2L * worldSize + 16);
+        return new StoreLimits(clients, MAX_STORED_BYTES, HANDSHAKE_MILLIS, connectTimeout.toMillis() + 10_000);
+    }
+}

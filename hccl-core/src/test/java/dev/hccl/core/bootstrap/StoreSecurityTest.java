@@ -1,0 +1,266 @@
+package dev.hccl.core.bootstrap;
+
+import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.JobKey;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The rendezvous store serves only clients that prove the job key over fresh nonces, and bounds what any client can
+ * make it hold: an outsider at the port during start-up learns nothing and stores nothing.
+ */
+@Timeout(60)
+class StoreSecurityTest
+{
+    private static final JobKey KEY = JobKey.of("the job's secret");
+    private static final StoreLimits LIMITS = new StoreLimits(4, 4096, 500, 1_000);
+
+    private static StoreServer start(final JobKey key, final StoreLimits limits) throws IOException
+    {
+        return StoreServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), key, limits);
+    }
+
+    private static InetSocketAddress at(final StoreServer server)
+    {
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port());
+    }
+
+    private static long inSeconds(final int seconds)
+    {
+        return System.nanoTime() + seconds * 1_000_000_000L;
+    }
+
+    @Test
+    void aClientWithTheTokenIsServed() throws IOException
+    {
+        try (StoreServer server = start(KEY, LIMITS);
+            StoreClient a = StoreClient.connect(at(server), 0, inSeconds(5), JobKey.of("the job's secret"));
+            StoreClient b = StoreClient.connect(at(server), 1, inSeconds(5), KEY))
+        {
+            a.set("k", "v");
+            assertEquals("v", b.getString("k", inSeconds(5)));
+            assertEquals(1, b.add("n", 1));
+        }
+    }
+
+    @Test
+    void aClientWithAnotherTokenIsRefusedAndToldWhy() throws IOException
+    {
+        try (StoreServer server = start(KEY, LIMITS))
+        {
+            final HcclException ex = assertThrows(HcclException.class,
+                () -> StoreClient.connect(at(server), 1, inSeconds(5), JobKey.of("another job")));
+            assertTrue(ex.getMessage().contains("HCCL_JOB_TOKEN differs from rank 0's"), ex.getMessage());
+            // A job without a token (the public key) cannot join a job with one either.
+            assertThrows(HcclException.class, () -> StoreClient.connect(at(server), 1, inSeconds(5), JobKey.of("")));
+        }
+    }
+
+    /** The outsider of the issue: it connects during start-up and asks for the token without knowing it. */
+    @Test
+    void anOutsiderWithoutTheTokenGetsNothing() throws IOException
+    {
+        try (StoreServer server = start(KEY, LIMITS);
+            StoreClient rank0 = StoreClient.connect(at(server), 0, inSeconds(5), KEY);
+            Socket outsider = new Socket(InetAddress.getLoopbackAddress(), server.port()))
+        {
+            rank0.set("comm_id", "42");
+            final DataOutputStream out = new DataOutputStream(outsider.getOutputStream());
+            final DataInputStream in = new DataInputStream(outsider.getInputStream());
+            out.writeInt(StoreProtocol.MAGIC);
+            out.writeByte(StoreProtocol.VERSION);
+            out.write(new byte[JobKey.NONCE_BYTES]);
+            out.flush();
+            in.readFully(new byte[JobKey.NONCE_BYTES + JobKey.PROOF_BYTES]);
+            // A guessed proof is refused, and the connection closed before any request.
+            out.write(new byte[JobKey.PROOF_BYTES]);
+            out.flush();
+            assertEquals(StoreProtocol.REFUSED, in.readByte());
+            assertClosed(in);
+        }
+    }
+
+    /** A proof recorded from one connection is worth nothing in the next: the store's nonce differs. */
+    @Test
+    void aReplayedProofIsRefused() throws IOException
+    {
+        try (StoreServer server = start(KEY, LIMITS))
+        {
+            final byte[] clientNonce = JobKey.nonce();
+            final byte[] recorded;
+            try (Socket first = new Socket(InetAddress.getLoopbackAddress(), server.port()))
+            {
+                final DataInputStream in = new DataInputStream(first.getInputStream());
+                final byte[] serverNonce = hello(first, clientNonce, in);
+                recorded = KEY.prove(StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce);
+                final DataOutputStream out = new DataOutputStream(first.getOutputStream());
+                out.write(recorded);
+                out.flush();
+                assertEquals(StoreProtocol.OK, in.readByte());
+            }
+            try (Socket replay = new Socket(InetAddress.getLoopbackAddress(), server.port()))
+            {
+                final DataInputStream in = new DataInputStream(replay.getInputStream());
+                final byte[] serverNonce = hello(replay, clientNonce, in);
+                assertFalse(Arrays.equals(new byte[JobKey.NONCE_BYTES], serverNonce));
+                final DataOutputStream out = new DataOutputStream(replay.getOutputStream());
+                out.write(recorded);
+                out.flush();
+                assertEquals(StoreProtocol.REFUSED, in.readByte());
+            }
+        }
+    }
+
+    /** The client checks the store too: something that answers without the key is not rank 0's store. */
+    @Test
+    void aStoreWithoutTheTokenIsNotBelieved() throws IOException
+    {
+        try (StoreServer impostor = start(JobKey.of("not the secret"), LIMITS))
+        {
+            final HcclException ex = assertThrows(HcclException.class,
+                () -> StoreClient.connect(at(impostor), 1, inSeconds(5), KEY));
+            assertTrue(ex.getMessage().contains("does not know this job's token"), ex.getMessage());
+        }
+    }
+
+    @Test
+    void silentAndIdleClientsAreClosed() throws IOException
+    {
+        try (StoreServer server = start(KEY, LIMITS);
+            Socket silent = new Socket(InetAddress.getLoopbackAddress(), server.port());
+            StoreClient idle = StoreClient.connect(at(server), 0, inSeconds(30), KEY))
+        {
+            silent.setSoTimeout(5_000);
+            final long start = System.nanoTime();
+            assertClosed(new DataInputStream(silent.getInputStream()));
+            final long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(millis >= 300 && millis < 4_000, "closed after " + millis + " ms, handshake limit 500");
+            sleep(LIMITS.idleMillis() + 500);
+            assertThrows(HcclException.class, () -> idle.set("k", "v"), "the store closed an idle client");
+        }
+    }
+
+    @Test
+    void connectionsBeyondTheCapAreClosedAtOnce() throws IOException
+    {
+        final StoreLimits limits = new StoreLimits(2, 4096, 5_000, 5_000);
+        try (StoreServer server = start(KEY, limits))
+        {
+            final List<Socket> held = new ArrayList<>();
+            try
+            {
+                for (int i = 0; i < limits.maxClients(); i++)
+                {
+                    held.add(new Socket(InetAddress.getLoopbackAddress(), server.port()));
+                }
+                sleep(200);
+                try (Socket extra = new Socket(InetAddress.getLoopbackAddress(), server.port()))
+                {
+                    extra.setSoTimeout(2_000);
+                    assertClosed(new DataInputStream(extra.getInputStream()));
+                }
+            }
+            finally
+            {
+                for (final Socket s : held)
+                {
+                    s.close();
+                }
+            }
+            sleep(200);
+            try (StoreClient client = StoreClient.connect(at(server), 0, inSeconds(5), KEY))
+            {
+                client.set("k", "v");
+            }
+        }
+    }
+
+    @Test
+    void storedBytesAreBounded() throws IOException
+    {
+        try (StoreServer server = start(KEY, LIMITS))
+        {
+            try (StoreClient client = StoreClient.connect(at(server), 0, inSeconds(5), KEY))
+            {
+                client.set("small", new byte[1000]);
+                final HcclException ex = assertThrows(HcclException.class, () -> client.set("big", new byte[4000]));
+                assertTrue(ex.getMessage().contains("lost the connection"), ex.getMessage());
+            }
+            try (StoreClient again = StoreClient.connect(at(server), 1, inSeconds(5), KEY))
+            {
+                assertArrayEquals(new byte[1000], again.get("small", inSeconds(5)));
+                assertEquals(null, again.get("big", System.nanoTime()));
+            }
+        }
+    }
+
+    /** A loopback master keeps the store on loopback; an address of another host cannot be bound, so all are. */
+    @Test
+    void theStoreListensWhereTheMasterAddressSays()
+    {
+        final InetSocketAddress loopback = StoreServer.bindAddress(new InetSocketAddress("127.0.0.1", 29500));
+        assertTrue(loopback.getAddress().isLoopbackAddress(), loopback.toString());
+        assertEquals(29500, loopback.getPort());
+        assertTrue(StoreServer.bindAddress(new InetSocketAddress("localhost", 1)).getAddress().isLoopbackAddress());
+        // 192.0.2.1 is TEST-NET-1, never an address of this host.
+        final InetSocketAddress elsewhere = StoreServer.bindAddress(new InetSocketAddress("192.0.2.1", 29500));
+        assertTrue(elsewhere.getAddress().isAnyLocalAddress(), elsewhere.toString());
+    }
+
+    private static byte[] hello(final Socket socket, final byte[] clientNonce, final DataInputStream in)
+        throws IOException
+    {
+        final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        out.writeInt(StoreProtocol.MAGIC);
+        out.writeByte(StoreProtocol.VERSION);
+        out.write(clientNonce);
+        out.flush();
+        final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
+        in.readFully(serverNonce);
+        final byte[] proof = new byte[JobKey.PROOF_BYTES];
+        in.readFully(proof);
+        assertTrue(KEY.verify(proof, StoreProtocol.SERVER_ROLE, clientNonce, serverNonce), "the store proves the key");
+        return serverNonce;
+    }
+
+    private static void assertClosed(final DataInputStream in) throws IOException
+    {
+        try
+        {
+            assertEquals(-1, in.read(), "the store closed the connection");
+        }
+        catch (final SocketException ex)
+        {
+            // reset by the store: closed as well
+        }
+    }
+
+    private static void sleep(final long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
