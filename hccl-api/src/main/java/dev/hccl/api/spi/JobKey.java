@@ -1,5 +1,6 @@
 package dev.hccl.api.spi;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -38,7 +39,8 @@ public final class JobKey
         try
         {
             // Hashing first gives a fixed-length, never-empty key (an empty token would be an invalid HMAC key).
-            final byte[] digest = MessageDigest.getInstance("SHA-256").digest(jobToken.getBytes(StandardCharsets.UTF_8));
+            final byte[] digest =
+                MessageDigest.getInstance("SHA-256").digest(jobToken.getBytes(StandardCharsets.UTF_8));
             return new JobKey(new SecretKeySpec(digest, MAC_ALGORITHM));
         }
         catch (final GeneralSecurityException ex)
@@ -72,12 +74,11 @@ public final class JobKey
             // A Mac per call: challenges are rare and may run on several threads at once.
             final Mac mac = Mac.getInstance(MAC_ALGORITHM);
             mac.init(key);
-            mac.update(role.getBytes(StandardCharsets.US_ASCII));
+            // Every piece length-prefixed, the role too: no two different inputs encode alike.
+            update(mac, role.getBytes(StandardCharsets.US_ASCII));
             for (final byte[] part : parts)
             {
-                mac.update((byte)(part.length >>> 8));
-                mac.update((byte)part.length);
-                mac.update(part);
+                update(mac, part);
             }
             return mac.doFinal();
         }
@@ -85,6 +86,12 @@ public final class JobKey
         {
             throw new IllegalStateException(MAC_ALGORITHM + " is not available", ex);
         }
+    }
+
+    private static void update(final Mac mac, final byte[] piece)
+    {
+        mac.update(ByteBuffer.allocate(4).putInt(piece.length).array());
+        mac.update(piece);
     }
 
     /**

@@ -91,7 +91,12 @@ public final class Rendezvous implements AutoCloseable
         if (rank == 0)
         {
             server = rootInfo != null ? rootInfo.adoptStarted() : null;
-            if (server == null)
+            if (server != null)
+            {
+                // Started by getRootInfo before the world size was known.
+                server.limits(StoreLimits.forJob(config.worldSize(), config.connectTimeout()));
+            }
+            else
             {
                 try
                 {

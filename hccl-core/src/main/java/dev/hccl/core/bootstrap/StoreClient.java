@@ -54,17 +54,17 @@ public final class StoreClient implements AutoCloseable
         out.flush();
         final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(serverNonce);
-        final byte[] proof = new byte[JobKey.PROOF_BYTES];
-        in.readFully(proof);
-        if (!key.verify(proof, StoreProtocol.SERVER_ROLE, clientNonce, serverNonce))
-        {
-            throw notOurStore("does not know this job's token");
-        }
         out.write(key.prove(StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce));
         out.flush();
         if (in.readByte() != StoreProtocol.OK)
         {
             throw notOurStore("refused this rank's proof of the job token");
+        }
+        final byte[] proof = new byte[JobKey.PROOF_BYTES];
+        in.readFully(proof);
+        if (!key.verify(proof, StoreProtocol.SERVER_ROLE, clientNonce, serverNonce))
+        {
+            throw notOurStore("does not know this job's token");
         }
     }
 
@@ -166,7 +166,14 @@ public final class StoreClient implements AutoCloseable
             out.writeInt(value.length);
             out.write(value);
             out.flush();
-            expectOk(in.readByte());
+            final byte status = in.readByte();
+            if (status == StoreProtocol.FULL)
+            {
+                throw new HcclException(ErrorCode.E_INTERNAL, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                    "rank 0's rendezvous store is full and refused key " + key + ": more ranks or records than a " +
+                    "job's store holds (StoreLimits)", null);
+            }
+            expectOk(status);
         }
         catch (final IOException ex)
         {

@@ -7,15 +7,15 @@ import java.time.Duration;
  *
  * @param maxClients      connections at once, handshakes included; more are closed at once.
  * @param maxStoredBytes  keys and values held, in all.
- * @param handshakeMillis how long a new connection may take to pass the challenge.
+ * @param handshakeMillis how long a new connection may take to pass the whole challenge.
  * @param idleMillis      how long a client may stay silent between requests (a half-open one is closed then).
  */
 public record StoreLimits(int maxClients, long maxStoredBytes, int handshakeMillis, long idleMillis)
 {
     /** Keys and values a store holds at most: a job's records are a few KiB a rank. */
     static final long MAX_STORED_BYTES = 64L << 20;
-    /** A client's challenge takes two round trips. */
-    static final int HANDSHAKE_MILLIS = 10_000;
+    /** A client's challenge takes two round trips; the whole of it must fit. */
+    static final int HANDSHAKE_MILLIS = 3_000;
     /** A store started for a root info does not know the world size. */
     static final int ROOT_INFO_MAX_CLIENTS = 1024;
 
@@ -44,7 +44,8 @@ public record StoreLimits(int maxClients, long maxStoredBytes, int handshakeMill
      */
     public static StoreLimits forJob(final int worldSize, final Duration connectTimeout)
     {
-        final int clients = worldSize <= 0 ? ROOT_INFO_MAX_CLIENTS : (int)Math.min(Integer.MAX_VALUE, 2L * worldSize + 16);
+        final int clients =
+            worldSize <= 0 ? ROOT_INFO_MAX_CLIENTS : (int)Math.min(Integer.MAX_VALUE, 2L * worldSize + 16);
         return new StoreLimits(clients, MAX_STORED_BYTES, HANDSHAKE_MILLIS, connectTimeout.toMillis() + 10_000);
     }
 }

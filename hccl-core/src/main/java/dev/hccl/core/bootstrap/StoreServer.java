@@ -22,6 +22,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,9 +42,24 @@ public final class StoreServer implements AutoCloseable
     /** At most one WARN a second about clients turned away. */
     private static final long REFUSAL_LOG_NANOS = 1_000_000_000L;
 
+    /**
+     * Connections from one address that may be in the challenge at once: a job's ranks on one host connect together,
+     * and a stranger must not fill every slot from one address.
+     */
+    static final int MAX_UNPROVEN_PER_ADDRESS = 64;
+
     private final ServerSocket server;
     private final JobKey key;
-    private final StoreLimits limits;
+    private volatile StoreLimits limits;
+    /** Closes a connection whose challenge overruns; one daemon thread per store. */
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task ->
+    {
+        final Thread t = new Thread(task, "hccl-store-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Connections in the challenge, by address. */
+    private final ConcurrentHashMap<InetAddress, Integer> unproven = new ConcurrentHashMap<>();
     private final Map<String, byte[]> values = new HashMap<>();
     /** Bytes of the keys and values held; guarded by this. */
     private long storedBytes;
@@ -105,9 +124,17 @@ public final class StoreServer implements AutoCloseable
             try
             {
                 final Socket client = server.accept();
-                if (clients.size() >= limits.maxClients())
+                final StoreLimits now = limits;
+                if (clients.size() >= now.maxClients())
                 {
-                    refuse(client, "the store serves at most " + limits.maxClients() + " connections at once");
+                    refuse(client, "the store serves at most " + now.maxClients() + " connections at once");
+                    continue;
+                }
+                if (unproven(client, 1) > MAX_UNPROVEN_PER_ADDRESS)
+                {
+                    unproven(client, -1);
+                    refuse(client, "at most " + MAX_UNPROVEN_PER_ADDRESS + " connections from one address may be in " +
+                        "the challenge at once");
                     continue;
                 }
                 client.setTcpNoDelay(true);
@@ -142,8 +169,21 @@ public final class StoreServer implements AutoCloseable
             DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream())))
         {
-            client.setSoTimeout(limits.handshakeMillis()); // a silent connection must not pin a thread for long
-            if (!challenge(client, in, out))
+            // The whole challenge has a deadline, not each read: a client trickling bytes must not hold a slot either.
+            client.setSoTimeout(limits.handshakeMillis());
+            final ScheduledFuture<?> deadline = timer.schedule(() -> closeQuietly(client), limits.handshakeMillis(),
+                TimeUnit.MILLISECONDS);
+            final boolean proven;
+            try
+            {
+                proven = challenge(client, in, out);
+            }
+            finally
+            {
+                deadline.cancel(false);
+                unproven(client, -1);
+            }
+            if (!proven)
             {
                 return;
             }
@@ -170,8 +210,7 @@ public final class StoreServer implements AutoCloseable
                 switch (code)
                 {
                     case StoreProtocol.SET:
-                        set(key, readValue(in));
-                        out.writeByte(StoreProtocol.OK);
+                        out.writeByte(set(key, readValue(in)) ? StoreProtocol.OK : StoreProtocol.FULL);
                         break;
                     case StoreProtocol.GET:
                         final byte[] value = get(key, in.readLong());
@@ -249,9 +288,9 @@ public final class StoreServer implements AutoCloseable
         }
         final byte[] clientNonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(clientNonce);
+        // The client proves first: a stranger gets no proof to guess the token from offline.
         final byte[] serverNonce = JobKey.nonce();
         out.write(serverNonce);
-        out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));
         out.flush();
         final byte[] proof = new byte[JobKey.PROOF_BYTES];
         in.readFully(proof);
@@ -264,20 +303,51 @@ public final class StoreServer implements AutoCloseable
             return false;
         }
         out.writeByte(StoreProtocol.OK);
+        out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));
         out.flush();
         return true;
     }
 
-    private void refuse(final Socket client, final String why)
+    /**
+     * Counts a connection into or out of the challenge.
+     *
+     * @return the count for its address now.
+     */
+    private int unproven(final Socket client, final int delta)
+    {
+        final Integer count = unproven.compute(client.getInetAddress(), (a, n) ->
+        {
+            final int next = (n == null ? 0 : n) + delta;
+            return next <= 0 ? null : next;
+        });
+        return count == null ? 0 : count;
+    }
+
+    /**
+     * Raises the limits, for a store started before the world size was known (a root info's), once rank 0 knows it.
+     *
+     * @param raised the new limits.
+     */
+    public void limits(final StoreLimits raised)
+    {
+        limits = raised;
+    }
+
+    private static void closeQuietly(final Socket socket)
     {
         try
         {
-            client.close();
+            socket.close();
         }
         catch (final IOException ignore)
         {
-            // refused anyway
+            // closing anyway
         }
+    }
+
+    private void refuse(final Socket client, final String why)
+    {
+        closeQuietly(client);
         warnSometimes("rendezvous store: turned away {}: {}", client.getRemoteSocketAddress(), why);
     }
 
@@ -307,8 +377,8 @@ public final class StoreServer implements AutoCloseable
         final String given = advertised.getHostString();
         try
         {
-            final boolean literal = address != null && ("localhost".equalsIgnoreCase(given) || given.indexOf(':') >= 0 ||
-                given.equals(address.getHostAddress()));
+            final boolean literal = address != null &&
+                ("localhost".equalsIgnoreCase(given) || given.indexOf(':') >= 0 || given.equals(address.getHostAddress()));
             if (literal && (address.isLoopbackAddress() || NetworkInterface.getByInetAddress(address) != null))
             {
                 return new InetSocketAddress(address, advertised.getPort());
@@ -334,18 +404,21 @@ public final class StoreServer implements AutoCloseable
         return value;
     }
 
-    private synchronized void set(final String key, final byte[] value) throws IOException
+    /** Stores a value, unless that would pass the limits; returns whether it did. */
+    private synchronized boolean set(final String key, final byte[] value)
     {
         final byte[] old = values.get(key);
         final long after = storedBytes + value.length + (old == null ? 2L * key.length() : -old.length);
         if (after > limits.maxStoredBytes() || (old == null && values.size() >= StoreProtocol.MAX_KEYS))
         {
-            throw new IOException("the store holds at most " + limits.maxStoredBytes() + " bytes in " +
-                StoreProtocol.MAX_KEYS + " keys");
+            warnSometimes("rendezvous store: full ({} bytes in {} keys at most); refusing key {}",
+                limits.maxStoredBytes(), StoreProtocol.MAX_KEYS, key);
+            return false;
         }
         values.put(key, value);
         storedBytes = after;
         notifyAll();
+        return true;
     }
 
     private synchronized byte[] get(final String key, final long timeoutMillis) throws InterruptedException
@@ -415,7 +488,10 @@ public final class StoreServer implements AutoCloseable
         {
             throw new IOException("add to key " + key + ", which holds no number");
         }
-        set(key, Long.toString(sum).getBytes(StandardCharsets.US_ASCII));
+        if (!set(key, Long.toString(sum).getBytes(StandardCharsets.US_ASCII)))
+        {
+            throw new IOException("the store is full");
+        }
         return sum;
     }
 
@@ -431,6 +507,7 @@ public final class StoreServer implements AutoCloseable
     public void close()
     {
         closed = true;
+        timer.shutdownNow();
         try
         {
             server.close();

@@ -10,6 +10,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.util.ArrayList;
@@ -88,7 +89,7 @@ class StoreSecurityTest
             out.writeByte(StoreProtocol.VERSION);
             out.write(new byte[JobKey.NONCE_BYTES]);
             out.flush();
-            in.readFully(new byte[JobKey.NONCE_BYTES + JobKey.PROOF_BYTES]);
+            in.readFully(new byte[JobKey.NONCE_BYTES]);
             // A guessed proof is refused, and the connection closed before any request.
             out.write(new byte[JobKey.PROOF_BYTES]);
             out.flush();
@@ -114,6 +115,10 @@ class StoreSecurityTest
                 out.write(recorded);
                 out.flush();
                 assertEquals(StoreProtocol.OK, in.readByte());
+                final byte[] proof = new byte[JobKey.PROOF_BYTES];
+                in.readFully(proof);
+                assertTrue(KEY.verify(proof, StoreProtocol.SERVER_ROLE, clientNonce, serverNonce),
+                    "the store proves the key after the client did");
             }
             try (Socket replay = new Socket(InetAddress.getLoopbackAddress(), server.port()))
             {
@@ -128,30 +133,69 @@ class StoreSecurityTest
         }
     }
 
-    /** The client checks the store too: something that answers without the key is not rank 0's store. */
+    /**
+     * The client checks the store too: an impostor at the port that takes any proof and answers OK, but cannot prove
+     * the key itself, is not believed.
+     */
     @Test
-    void aStoreWithoutTheTokenIsNotBelieved() throws IOException
+    void aStoreWithoutTheTokenIsNotBelieved() throws Exception
     {
-        try (StoreServer impostor = start(JobKey.of("not the secret"), LIMITS))
+        try (ServerSocket impostor = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            final HcclException ex = assertThrows(HcclException.class,
-                () -> StoreClient.connect(at(impostor), 1, inSeconds(5), KEY));
+            final Thread answering = new Thread(() ->
+            {
+                try (Socket s = impostor.accept())
+                {
+                    final DataInputStream in = new DataInputStream(s.getInputStream());
+                    final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                    in.readFully(new byte[4 + 1 + JobKey.NONCE_BYTES]);
+                    out.write(JobKey.nonce());
+                    out.flush();
+                    in.readFully(new byte[JobKey.PROOF_BYTES]);
+                    out.writeByte(StoreProtocol.OK);
+                    out.write(new byte[JobKey.PROOF_BYTES]);
+                    out.flush();
+                    in.read();
+                }
+                catch (final IOException ignore)
+                {
+                    // the client hung up, as it should
+                }
+            });
+            answering.start();
+            final InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), impostor.getLocalPort());
+            final HcclException ex =
+                assertThrows(HcclException.class, () -> StoreClient.connect(at, 1, inSeconds(5), KEY));
             assertTrue(ex.getMessage().contains("does not know this job's token"), ex.getMessage());
+            answering.join(5_000);
         }
     }
 
     @Test
     void silentAndIdleClientsAreClosed() throws IOException
     {
+        try (StoreServer server = start(KEY, LIMITS))
+        {
+            final long start = System.nanoTime();
+            try (Socket silent = new Socket(InetAddress.getLoopbackAddress(), server.port()))
+            {
+                silent.setSoTimeout(5_000);
+                // A client that trickles its hello byte by byte is closed at the challenge's deadline all the same.
+                final DataOutputStream out = new DataOutputStream(silent.getOutputStream());
+                for (int i = 0; i < 3; i++)
+                {
+                    out.writeByte(0x48);
+                    out.flush();
+                    sleep(150);
+                }
+                assertClosed(new DataInputStream(silent.getInputStream()));
+            }
+            final long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(millis < 4_000, "closed after " + millis + " ms, challenge limit 500");
+        }
         try (StoreServer server = start(KEY, LIMITS);
-            Socket silent = new Socket(InetAddress.getLoopbackAddress(), server.port());
             StoreClient idle = StoreClient.connect(at(server), 0, inSeconds(30), KEY))
         {
-            silent.setSoTimeout(5_000);
-            final long start = System.nanoTime();
-            assertClosed(new DataInputStream(silent.getInputStream()));
-            final long millis = (System.nanoTime() - start) / 1_000_000;
-            assertTrue(millis >= 300 && millis < 4_000, "closed after " + millis + " ms, handshake limit 500");
             sleep(LIMITS.idleMillis() + 500);
             assertThrows(HcclException.class, () -> idle.set("k", "v"), "the store closed an idle client");
         }
@@ -168,9 +212,11 @@ class StoreSecurityTest
             {
                 for (int i = 0; i < limits.maxClients(); i++)
                 {
-                    held.add(new Socket(InetAddress.getLoopbackAddress(), server.port()));
+                    final Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port());
+                    held.add(s);
+                    // Served for certain once the store answered its nonce.
+                    hello(s, JobKey.nonce(), new DataInputStream(s.getInputStream()));
                 }
-                sleep(200);
                 try (Socket extra = new Socket(InetAddress.getLoopbackAddress(), server.port()))
                 {
                     extra.setSoTimeout(2_000);
@@ -201,12 +247,15 @@ class StoreSecurityTest
             {
                 client.set("small", new byte[1000]);
                 final HcclException ex = assertThrows(HcclException.class, () -> client.set("big", new byte[4000]));
-                assertTrue(ex.getMessage().contains("lost the connection"), ex.getMessage());
+                assertTrue(ex.getMessage().contains("rendezvous store is full"), ex.getMessage());
+                // Refused, not disconnected: what fits still goes in.
+                client.set("next", "fits");
             }
             try (StoreClient again = StoreClient.connect(at(server), 1, inSeconds(5), KEY))
             {
                 assertArrayEquals(new byte[1000], again.get("small", inSeconds(5)));
                 assertEquals(null, again.get("big", System.nanoTime()));
+                assertEquals("fits", again.getString("next", inSeconds(5)));
             }
         }
     }
@@ -232,11 +281,12 @@ class StoreSecurityTest
         out.writeByte(StoreProtocol.VERSION);
         out.write(clientNonce);
         out.flush();
+        // The store sends its nonce only: the client proves first, so a stranger gets no proof to guess against.
         final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(serverNonce);
-        final byte[] proof = new byte[JobKey.PROOF_BYTES];
-        in.readFully(proof);
-        assertTrue(KEY.verify(proof, StoreProtocol.SERVER_ROLE, clientNonce, serverNonce), "the store proves the key");
+        socket.setSoTimeout(200);
+        assertThrows(java.net.SocketTimeoutException.class, in::readByte, "nothing more before the client's proof");
+        socket.setSoTimeout(5_000);
         return serverNonce;
     }
 

@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The accepting side of the handshake: reads HELLO, answers CHALLENGE with its nonce and proof, reads the dialer's
@@ -21,6 +22,11 @@ import java.util.concurrent.TimeUnit;
 final class AcceptorHandshake extends ChannelInboundHandlerAdapter
 {
     private static final Logger LOG = LoggerFactory.getLogger(AcceptorHandshake.class);
+    /** A real dialer sends HELLO and its proof at once; a connection that dawdles longer is not one. */
+    static final long HANDSHAKE_MAX_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** At most one WARN a second about connections turned away, process-wide: a flood must not flood the log. */
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final AtomicLong LAST_WARN = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
 
     private final NettyTransport transport;
     private final byte[] hello = new byte[Handshake.HELLO_LENGTH];
@@ -41,13 +47,13 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(final ChannelHandlerContext ctx)
     {
-        final long timeoutNs = transport.connectTimeoutNs();
+        final long timeoutNs = Math.min(transport.connectTimeoutNs(), HANDSHAKE_MAX_NANOS);
         timeout = ctx.executor().schedule(() ->
         {
             if (!finished)
             {
                 finished = true;
-                LOG.warn(
+                warnSometimes(
                     "rank {}: closing connection from {}: no complete handshake within {} ms",
                     transport.rank(), ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(timeoutNs));
                 ctx.close();
@@ -85,7 +91,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
                     if (Handshake.MAGIC != magic)
                     {
                         finish();
-                        LOG.warn(
+                        warnSometimes(
                             "rank {}: closing connection from {}: not an HCCL handshake (magic 0x{})",
                             transport.rank(), ctx.channel().remoteAddress(), Integer.toHexString(magic));
                         ctx.close();
@@ -104,11 +110,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
                 }
                 challenged = h;
                 nonce = JobKey.nonce();
-                final byte[] body = new byte[Handshake.CHALLENGE_BODY_LENGTH];
-                System.arraycopy(nonce, 0, body, 0, nonce.length);
-                System.arraycopy(transport.handshake().acceptorProof(h, transport.rank(), nonce), 0, body, nonce.length,
-                    Handshake.PROOF_LENGTH);
-                ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_CHALLENGE, transport.rank(), body))
+                ctx.writeAndFlush(
+                    Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_CHALLENGE, transport.rank(), nonce))
                     .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
             }
             final int n = Math.min(Handshake.PROOF_LENGTH - proofFill, in.readableBytes());
@@ -131,7 +134,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
             }
 
             final TcpConnection connection = admission.connection();
-            ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_ACK, transport.rank(), new byte[0]))
+            final byte[] acceptorProof = transport.handshake().acceptorProof(h, transport.rank(), nonce);
+            ctx.writeAndFlush(Handshake.encodeReply(ctx.alloc(), Handshake.STATUS_ACK, transport.rank(), acceptorProof))
                 .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
             ctx.pipeline().replace(this, NettyTransport.FRAMES_HANDLER, new FrameReceiver(connection, transport));
             transport.handshakeDone(ctx.channel());
@@ -146,7 +150,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
         catch (final Throwable t)
         {
             finish();
-            LOG.warn("rank {}: handshake with {} failed", transport.rank(), ctx.channel().remoteAddress(), t);
+            warnSometimes("rank {}: handshake with {} failed", transport.rank(), ctx.channel().remoteAddress(), t);
             ctx.close();
         }
         finally
@@ -175,7 +179,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
         if (!finished)
         {
             finish();
-            LOG.warn("rank {}: handshake with {} failed: {}", transport.rank(), ctx.channel().remoteAddress(), cause.toString());
+            warnSometimes("rank {}: handshake with {} failed: {}", transport.rank(), ctx.channel().remoteAddress(),
+                cause.toString());
         }
         ctx.close();
     }
@@ -183,7 +188,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
     private void reject(final ChannelHandlerContext ctx, final Handshake.Hello h, final String reason)
     {
         finish();
-        LOG.warn("rank {}: refused connection from {} claiming rank {}: {}", transport.rank(),
+        warnSometimes("rank {}: refused connection from {} claiming rank {}: {}", transport.rank(),
             ctx.channel().remoteAddress(), h.rank(), reason);
         ctx.writeAndFlush(Handshake.encodeReply(
             ctx.alloc(), Handshake.STATUS_REJECT, transport.rank(), Handshake.rejectBody(reason)))
@@ -196,6 +201,21 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter
         if (null != timeout)
         {
             timeout.cancel(false);
+        }
+    }
+
+    /** A WARN, unless one went out in the last second. */
+    private static void warnSometimes(final String format, final Object... args)
+    {
+        final long now = System.nanoTime();
+        final long last = LAST_WARN.get();
+        if (now - last >= WARN_INTERVAL_NANOS && LAST_WARN.compareAndSet(last, now))
+        {
+            LOG.warn(format, args);
+        }
+        else
+        {
+            LOG.debug(format, args);
         }
     }
 }

@@ -12,13 +12,12 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The dialing side of the handshake: sends HELLO once connected, checks the acceptor's CHALLENGE and answers with its
- * own proof, and on ACK hands the channel over to a {@link FrameReceiver}. Outcomes are reported to the
- * {@link Dialer} that made the connection.
+ * The dialing side of the handshake: sends HELLO once connected, answers the acceptor's CHALLENGE with its proof,
+ * checks the acceptor's proof in its ACK and then hands the channel over to a {@link FrameReceiver}. Outcomes are
+ * reported to the {@link Dialer} that made the connection.
  */
 final class DialerHandshake extends ChannelInboundHandlerAdapter
 {
@@ -31,8 +30,8 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
     private byte[] body;
     private int bodyFill;
     private Handshake.Hello hello;
-    /** Whether the acceptor's CHALLENGE checked out and this side's proof went: the next reply is the verdict. */
-    private boolean proved;
+    /** The acceptor's nonce, once its CHALLENGE came and this side's proof went: the next reply is the verdict. */
+    private byte[] acceptorNonce;
     private boolean finished;
     private ScheduledFuture<?> timeout;
 
@@ -97,7 +96,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
                         dialer.peer());
                     return;
                 }
-                if (!proved)
+                if (null == acceptorNonce)
                 {
                     if (Handshake.STATUS_CHALLENGE != status || Handshake.CHALLENGE_BODY_LENGTH != body.length)
                     {
@@ -105,21 +104,20 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter
                             " bytes where a challenge was due)");
                         return;
                     }
-                    final byte[] nonce = Arrays.copyOfRange(body, 0, JobKey.NONCE_BYTES);
-                    final byte[] proof = Arrays.copyOfRange(body, JobKey.NONCE_BYTES, body.length);
-                    if (!transport.handshake().verifyAcceptor(hello, peerRank, nonce, proof))
-                    {
-                        fatal(ctx, "rejected: rank " + peerRank + " failed authentication (job token mismatch)");
-                        return;
-                    }
-                    proved = true;
-                    ctx.writeAndFlush(Unpooled.wrappedBuffer(transport.handshake().dialerProof(hello, peerRank, nonce)));
+                    acceptorNonce = body.clone();
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                        transport.handshake().dialerProof(hello, peerRank, acceptorNonce)));
                     continue;
                 }
-                if (Handshake.STATUS_ACK != status || 0 != body.length)
+                if (Handshake.STATUS_ACK != status || Handshake.ACK_BODY_LENGTH != body.length)
                 {
                     fatal(ctx, "malformed handshake reply (status " + status + ", " + body.length +
                         " bytes where the verdict was due)");
+                    return;
+                }
+                if (!transport.handshake().verifyAcceptor(hello, peerRank, acceptorNonce, body))
+                {
+                    fatal(ctx, "rejected: rank " + peerRank + " failed authentication (job token mismatch)");
                     return;
                 }
                 finish();

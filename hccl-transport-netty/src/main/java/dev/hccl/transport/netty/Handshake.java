@@ -24,10 +24,11 @@ import java.nio.charset.StandardCharsets;
  *  26    16    nonce       the dialer's, fresh
  * </pre>
  *
- * The acceptor answers with a reply (below) of status CHALLENGE, whose body is its own fresh nonce (16 bytes) and
- * its proof over the fields and both nonces ({@link #acceptorProof}); the dialer checks it and sends its proof
- * (32 bytes, {@link #dialerProof}); the acceptor checks that and answers ACK (empty body), or REJECT with the reason
- * and closes. A reply:
+ * The acceptor answers with a reply (below) of status CHALLENGE whose body is its own fresh nonce (16 bytes); the
+ * dialer sends its proof over the fields and both nonces (32 bytes, {@link #dialerProof}); the acceptor checks it
+ * and answers ACK, whose body is its own proof ({@link #acceptorProof}), which the dialer checks, or REJECT with the
+ * reason and closes. The dialer proves first, so that a stranger gets no proof to test guessed tokens against. A
+ * reply:
  *
  * <pre>
  *  offset size field
@@ -49,8 +50,10 @@ final class Handshake
     static final int HELLO_LENGTH = 4 + 2 + 8 + 4 + 4 + 2 + 2 + JobKey.NONCE_BYTES;
     /** Bytes of the dialer's proof. */
     static final int PROOF_LENGTH = JobKey.PROOF_BYTES;
-    /** Bytes of a CHALLENGE's body: the acceptor's nonce and proof. */
-    static final int CHALLENGE_BODY_LENGTH = JobKey.NONCE_BYTES + JobKey.PROOF_BYTES;
+    /** Bytes of a CHALLENGE's body: the acceptor's nonce. */
+    static final int CHALLENGE_BODY_LENGTH = JobKey.NONCE_BYTES;
+    /** Bytes of an ACK's body: the acceptor's proof. */
+    static final int ACK_BODY_LENGTH = JobKey.PROOF_BYTES;
     /** Bytes in a reply before its body. */
     static final int REPLY_FIXED_LENGTH = 4 + 2 + 1 + 4 + 2;
     /** Longest reply body accepted. */
@@ -59,7 +62,7 @@ final class Handshake
     static final byte STATUS_ACK = 0;
     /** Reply status: refused, the body says why. */
     static final byte STATUS_REJECT = 1;
-    /** Reply status: the acceptor's nonce and proof; the dialer's proof is due. */
+    /** Reply status: the acceptor's nonce; the dialer's proof is due. */
     static final byte STATUS_CHALLENGE = 2;
 
     private static final String ACCEPTOR_ROLE = "hccl-tcp-acceptor";
@@ -135,7 +138,7 @@ final class Handshake
     }
 
     /**
-     * The acceptor's proof, sent in its CHALLENGE.
+     * The acceptor's proof, sent in its ACK.
      *
      * @param hello         the dialer's HELLO.
      * @param acceptorRank  the acceptor.
@@ -148,7 +151,7 @@ final class Handshake
     }
 
     /**
-     * Whether a CHALLENGE's proof was made with this job's key.
+     * Whether an ACK's proof was made with this job's key.
      *
      * @param hello         the HELLO this dialer sent.
      * @param acceptorRank  the rank that answered.
@@ -162,7 +165,7 @@ final class Handshake
     }
 
     /**
-     * The dialer's proof, sent after the acceptor's checked out.
+     * The dialer's proof, the answer to the CHALLENGE.
      *
      * @param hello         the dialer's HELLO.
      * @param acceptorRank  the acceptor.

@@ -153,6 +153,12 @@ public final class NettyTransport implements Transport
                 @Override
                 protected void initChannel(final Channel ch)
                 {
+                    if (handshaking.size() >= maxHandshakes())
+                    {
+                        // Strangers must not hold every descriptor: real dialers finish in milliseconds.
+                        ch.close();
+                        return;
+                    }
                     trackHandshake(ch);
                     ch.pipeline().addLast(HANDSHAKE_HANDLER, new AcceptorHandshake(NettyTransport.this));
                 }
@@ -503,6 +509,12 @@ public final class NettyTransport implements Transport
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+
+    /** Connections in their handshake at once, both directions: every peer's, and as many strangers' again. */
+    private int maxHandshakes()
+    {
+        return 2 * worldSize * connectionsPerPeer + 64;
+    }
 
     void trackHandshake(final Channel ch)
     {

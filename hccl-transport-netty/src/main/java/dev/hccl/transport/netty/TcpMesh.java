@@ -281,9 +281,10 @@ final class TcpMesh
             }
             if (null != refusal)
             {
-                if (peer > rank && peer < worldSize && null == links.get(peer))
+                if (proven && peer > rank && peer < worldSize && null == links.get(peer))
                 {
-                    // Remembered so that a timeout names the real trouble, not just "no connection".
+                    // Remembered so that a timeout names the real trouble, not just "no connection"; an unproven
+                    // claim may be a stranger's, and must not put words in a rank's mouth.
                     peerStatus[peer] = "its connection was refused here: " + refusal;
                     if (incompatible && HcclException.UNKNOWN_RANK == fatalPeer)
                     {

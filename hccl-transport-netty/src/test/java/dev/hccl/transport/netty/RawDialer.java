@@ -31,6 +31,7 @@ final class RawDialer
     private final Handshake.Hello hello;
     /** The proof this peer sent, as an eavesdropper would record it. */
     private byte[] sent;
+    private byte[] acceptorNonce;
 
     /**
      * Sends a HELLO of the cluster's communicator.
@@ -66,7 +67,7 @@ final class RawDialer
     }
 
     /**
-     * Reads the CHALLENGE, checks the acceptor's proof, and sends this peer's proof followed by {@code trailing}.
+     * Reads the CHALLENGE and sends this peer's proof followed by {@code trailing}.
      *
      * @param trailing bytes to send right behind the proof, in the same write.
      */
@@ -74,10 +75,9 @@ final class RawDialer
     {
         final Reply challenge = read(socket);
         assertEquals(Handshake.STATUS_CHALLENGE, challenge.status(), challenge.text());
-        final byte[] nonce = Arrays.copyOfRange(challenge.body(), 0, JobKey.NONCE_BYTES);
-        final byte[] proof = Arrays.copyOfRange(challenge.body(), JobKey.NONCE_BYTES, challenge.body().length);
-        assertTrue(handshake.verifyAcceptor(hello, challenge.rank(), nonce, proof), "the acceptor proves the key");
-        send(handshake.dialerProof(hello, challenge.rank(), nonce), trailing);
+        assertEquals(Handshake.CHALLENGE_BODY_LENGTH, challenge.body().length);
+        acceptorNonce = challenge.body();
+        send(handshake.dialerProof(hello, challenge.rank(), acceptorNonce), trailing);
     }
 
     /**
@@ -132,7 +132,8 @@ final class RawDialer
         prove(trailing);
         final Reply ack = verdict();
         assertEquals(Handshake.STATUS_ACK, ack.status(), ack.text());
-        assertEquals(0, ack.body().length);
+        assertTrue(handshake.verifyAcceptor(hello, ack.rank(), acceptorNonce, ack.body()),
+            "the acceptor proves the key");
     }
 
     /**
