@@ -58,6 +58,14 @@ public final class CommConfig
         CommConfig::parseInt, v -> v >= 1024 && v <= 64 * 1024 * 1024 && v % 8 == 0,
         "a multiple of 8 in [1 KiB, 64 MiB]", "bytes per pipelined segment");
     /**
+     * Bytes each peer may send this rank ahead of its receives (NCCL's and MPI's eager protocol): a message without
+     * room in the budget waits at its sender until the receive is posted (rendezvous), so a rank that does not receive
+     * holds at most this much per peer. 0 sends every message by rendezvous.
+     */
+    public static final Setting<Integer> EAGER_BUDGET = Setting.of("HCCL_EAGER_BUDGET", 4 * 1024 * 1024,
+        CommConfig::parseInt, v -> v >= 0 && v <= 1024 * 1024 * 1024, "in [0, 1 GiB]",
+        "bytes each peer may send ahead of this rank's receives");
+    /**
      * Algorithm override: a bare name ({@code ring}: that algorithm for every operation it implements, over all
      * ranks, automatic for the rest), per level ({@code level0:NA;level1:ring}: level0 decides on one node; across
      * nodes the levels compose as in HCCL, the hierarchical schedule with the level1 algorithm between nodes), or per
@@ -111,8 +119,8 @@ public final class CommConfig
 
     /** The library's settings, in the order {@link #describe()} lists them. */
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
-        MASTER_ADDR, MASTER_PORT, ROOT_INFO, CONNECT_TIMEOUT, EXEC_TIMEOUT, BUFFSIZE, SEGMENT_SIZE, ALGO,
-        DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, NODE_ID);
+        MASTER_ADDR, MASTER_PORT, ROOT_INFO, CONNECT_TIMEOUT, EXEC_TIMEOUT, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
+        ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, NODE_ID);
 
     /** Where a setting's value came from. */
     public enum Source
@@ -303,6 +311,16 @@ public final class CommConfig
     public int segmentBytes()
     {
         return get(SEGMENT_SIZE);
+    }
+
+    /**
+     * Bytes each peer may send this rank ahead of its receives.
+     *
+     * @return bytes.
+     */
+    public int eagerBudgetBytes()
+    {
+        return get(EAGER_BUDGET);
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.Objects;
 import static dev.hccl.api.CommConfig.ALGO;
 import static dev.hccl.api.CommConfig.CONNECT_TIMEOUT;
 import static dev.hccl.api.CommConfig.DETERMINISTIC;
+import static dev.hccl.api.CommConfig.EAGER_BUDGET;
 import static dev.hccl.api.CommConfig.EXEC_TIMEOUT;
 import static dev.hccl.api.CommConfig.IF_IP;
 import static dev.hccl.api.CommConfig.JOB_TOKEN;
@@ -190,6 +191,17 @@ public final class CommConfigBuilder
     public CommConfigBuilder segmentBytes(final int bytes)
     {
         return set(SEGMENT_SIZE, bytes);
+    }
+
+    /**
+     * Bytes each peer may send ahead of this rank's receives ({@link CommConfig#EAGER_BUDGET}).
+     *
+     * @param bytes in [0, 1 GiB]; 0 sends every message by rendezvous.
+     * @return this.
+     */
+    public CommConfigBuilder eagerBudget(final int bytes)
+    {
+        return set(EAGER_BUDGET, bytes);
     }
 
     /**

@@ -465,7 +465,9 @@ public interface Communicator extends AutoCloseable
     CommFuture gatherAsync(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type, int root);
 
     /**
-     * Sends {@code count} elements to {@code peer}, which must issue a matching {@link #recv}.
+     * Sends {@code count} elements to {@code peer}, which must issue a matching {@link #recv}. As in MPI and NCCL, a
+     * send may not complete before the receive is posted: what fits in the peer's {@code HCCL_EAGER_BUDGET} goes at
+     * once, the rest waits for the receive, so a program must not wait for a send before its receive can be issued.
      *
      * @param buf   the data.
      * @param count elements.

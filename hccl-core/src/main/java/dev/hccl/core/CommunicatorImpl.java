@@ -20,6 +20,7 @@ import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
+import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.Mailbox;
@@ -214,6 +215,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return mailbox;
     }
 
+    /** The flow control of this communicator's links (for tests). */
+    dev.hccl.core.mailbox.FlowControl fabricFlow()
+    {
+        return fabric.dispatcher().flow();
+    }
+
     int globalRank(final int peer)
     {
         return globalRanks[peer];
@@ -222,6 +229,14 @@ final class CommunicatorImpl implements Communicator, FaultListener
     Link link(final int peer)
     {
         return fabric.link(globalRanks[peer]);
+    }
+
+    /** Sends one message of an operation to {@code peer}, eagerly or by rendezvous as its budget allows. */
+    void send(
+        final int peer, final long seq, final long tag, final OpDescriptor desc, final ByteBuffer payload,
+        final Request done)
+    {
+        mailbox.send(globalRanks[peer], seq, tag, desc, payload, done);
     }
 
     long execTimeoutNanos()
@@ -441,6 +456,19 @@ final class CommunicatorImpl implements Communicator, FaultListener
 
     @Override
     public Communicator split(final int color, final int key)
+    {
+        fabric.dispatcher().splitBegins();
+        try
+        {
+            return splitUnderWay(color, key);
+        }
+        finally
+        {
+            fabric.dispatcher().splitEnds();
+        }
+    }
+
+    private Communicator splitUnderWay(final int color, final int key)
     {
         final int n = worldSize();
         final ByteBuffer mine = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());

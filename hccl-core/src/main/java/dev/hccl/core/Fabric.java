@@ -35,6 +35,7 @@ final class Fabric
         this.dispatcher = dispatcher;
         this.topology = topology;
         this.onClose = onClose;
+        dispatcher.flow().useLinks(transports::link);
     }
 
     Link link(final int globalPeer)

@@ -90,7 +90,7 @@ public final class HcclProvider implements CommunicatorProvider
         final InterfaceSelector interfaces = interfaces(config, rank);
         final long deadline = System.nanoTime() + config.connectTimeout().toNanos();
         final Rendezvous rendezvous = Rendezvous.join(config, deadline);
-        final Dispatcher dispatcher = new Dispatcher(config.worldSize());
+        final Dispatcher dispatcher = new Dispatcher(config.worldSize(), config.eagerBudgetBytes());
         dispatcher.mailbox(rendezvous.commId()); // before any peer can send
         List<TransportRouting.Opened> opened = List.of();
         TransportRouting routing = null;
@@ -106,8 +106,12 @@ public final class HcclProvider implements CommunicatorProvider
             final Map<String, byte[]> addresses = new LinkedHashMap<>();
             transports.forEach(o -> addresses.put(o.name(), o.transport().localAddress()));
             final PeerInfo mine = new PeerInfo(nic.address().getHostAddress(), nodeId, NodeIdentity.hostName(),
-                nic.name(), addresses);
+                nic.name(), config.eagerBudgetBytes(), addresses);
             final PeerInfo[] peers = rendezvous.exchange(mine, deadline);
+            for (int r = 0; r < peers.length; r++)
+            {
+                dispatcher.flow().grantedBy(r, peers[r].eagerBudget());
+            }
             routing = TransportRouting.connect(rank, transports,
                 (name, r) -> new PeerEndpoint(r, peers[r].nodeId(), peers[r].address(name)), config.worldSize(),
                 deadline);
@@ -179,7 +183,7 @@ public final class HcclProvider implements CommunicatorProvider
         final InProcessTransport[] transports = new InProcessTransport[worldSize];
         for (int r = 0; r < worldSize; r++)
         {
-            dispatchers[r] = new Dispatcher(worldSize);
+            dispatchers[r] = new Dispatcher(worldSize, config.eagerBudgetBytes());
             dispatchers[r].mailbox(commId);
             transports[r] = hub.register(r, dispatchers[r]);
         }

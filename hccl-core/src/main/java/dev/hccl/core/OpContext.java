@@ -47,7 +47,7 @@ final class OpContext implements PeerGroup
         final Request request = new Request(peer, true, tag);
         final ByteBuffer payload = src.duplicate();
         payload.clear().position(offset).limit(offset + length);
-        comm.link(peer).send(comm.commId(), seq, tag, desc, payload, request);
+        comm.send(peer, seq, tag, desc, payload, request);
         return request;
     }
 

@@ -8,6 +8,11 @@ public final class Tags
 {
     /** Phase reserved for point-to-point {@code send}/{@code recv}. */
     public static final int P2P_PHASE = 0xFF;
+    /**
+     * Phase reserved for the communicator layer's control messages (flow control: request to send, clear to send,
+     * credit), which never reach a receive; no algorithm may use it.
+     */
+    public static final int CONTROL_PHASE = 0xFE;
 
     private Tags()
     {

@@ -7,9 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What each rank publishes at bootstrap: which node it is on, the interface chosen for it, and the address of each
- * transport it opened, as that transport's opaque bytes. Encoded as lines of text: the four fixed fields, then one
- * {@code name=base64} line per transport.
+ * What each rank publishes at bootstrap: which node it is on, the interface chosen for it, the eager budget it grants
+ * each peer, and the address of each transport it opened, as that transport's opaque bytes. Encoded as lines of
+ * text: the five fixed fields, then one {@code name=base64} line per transport.
  */
 public final class PeerInfo
 {
@@ -17,6 +17,7 @@ public final class PeerInfo
     private final String nodeId;
     private final String hostName;
     private final String ifName;
+    private final int eagerBudget;
     private final Map<String, byte[]> transports;
 
     /**
@@ -26,6 +27,7 @@ public final class PeerInfo
      * @param nodeId     its node identity.
      * @param hostName   its host name.
      * @param ifName     the name of the interface that {@code host} belongs to, or empty when unknown.
+     * @param eagerBudget bytes each peer may send it eagerly ({@code HCCL_EAGER_BUDGET}).
      * @param transports each opened transport's address, by the transport's name.
      */
     public PeerInfo(
@@ -33,8 +35,10 @@ public final class PeerInfo
         final String nodeId,
         final String hostName,
         final String ifName,
+        final int eagerBudget,
         final Map<String, byte[]> transports)
     {
+        this.eagerBudget = eagerBudget;
         this.host = host;
         this.nodeId = nodeId;
         this.hostName = hostName;
@@ -83,6 +87,16 @@ public final class PeerInfo
     }
 
     /**
+     * The bytes each peer may send the rank eagerly, before its receives are posted.
+     *
+     * @return its {@code HCCL_EAGER_BUDGET}.
+     */
+    public int eagerBudget()
+    {
+        return eagerBudget;
+    }
+
+    /**
      * The address a transport of the rank published.
      *
      * @param transport the transport's name.
@@ -96,7 +110,8 @@ public final class PeerInfo
 
     byte[] encode()
     {
-        final StringBuilder text = new StringBuilder(String.join("\n", host, nodeId, hostName, ifName));
+        final StringBuilder text = new StringBuilder(String.join("\n", host, nodeId, hostName, ifName,
+            Integer.toString(eagerBudget)));
         final Base64.Encoder base64 = Base64.getEncoder();
         transports.forEach((name, bytes) -> text.append('\n').append(name).append('=')
             .append(base64.encodeToString(bytes)));
@@ -106,12 +121,21 @@ public final class PeerInfo
     static PeerInfo decode(final byte[] bytes)
     {
         final String[] parts = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
-        if (parts.length < 4)
+        if (parts.length < 5)
         {
             throw new IllegalArgumentException("malformed peer record in the rendezvous store");
         }
+        final int eagerBudget;
+        try
+        {
+            eagerBudget = Integer.parseInt(parts[4]);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("malformed eager budget in the rendezvous store");
+        }
         final Map<String, byte[]> transports = new LinkedHashMap<>();
-        for (int i = 4; i < parts.length; i++)
+        for (int i = 5; i < parts.length; i++)
         {
             final int eq = parts[i].indexOf('=');
             if (eq <= 0)
@@ -120,6 +144,6 @@ public final class PeerInfo
             }
             transports.put(parts[i].substring(0, eq), Base64.getDecoder().decode(parts[i].substring(eq + 1)));
         }
-        return new PeerInfo(parts[0], parts[1], parts[2], parts[3], transports);
+        return new PeerInfo(parts[0], parts[1], parts[2], parts[3], eagerBudget, transports);
     }
 }

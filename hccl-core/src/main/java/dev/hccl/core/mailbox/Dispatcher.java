@@ -5,6 +5,9 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.Tags;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,24 +19,101 @@ import java.util.concurrent.ConcurrentHashMap;
  * The process's {@link Inbound}: routes each incoming message to its communicator's {@link Mailbox}, a peer's abort
  * to the communicator it names, and a lost or closed link to every communicator. One per root communicator, shared
  * with the communicators split from it.
+ * <p>
+ * A message for a communicator that this process never created is refused (dropped, and its sender told through an
+ * ABORT naming the id), except while a {@code split} is under way here: a peer that finished the split first may
+ * send for the new communicator before this rank has made it, so up to {@link #MAX_EARLY_COMMUNICATORS} such
+ * mailboxes are made early, and dropped if no split claims them. Whatever they hold is within the peers' eager
+ * budgets ({@link FlowControl}).
  */
 public final class Dispatcher implements Inbound
 {
+    /** Communicators a peer may send for before this process has made them, during a split. */
+    static final int MAX_EARLY_COMMUNICATORS = 64;
+    /** Communicator ids refused whose senders were told; further messages for them are dropped quietly. */
+    private static final int MAX_REFUSALS_TOLD = 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
     private final int rootWorldSize;
+    private final FlowControl flow;
     private final ConcurrentHashMap<Long, Mailbox> mailboxes = new ConcurrentHashMap<>();
     /** Guarded by this: communicators closed here, whose late messages are dropped. */
     private final Set<Long> closed = new HashSet<>();
     /** Guarded by this: peers whose link is gone, replayed to every mailbox created later. */
     private final List<GonePeer> gonePeers = new ArrayList<>();
+    /** Guarded by this: mailboxes made for a peer's message during a split, not yet claimed by a communicator. */
+    private final Set<Long> early = new HashSet<>();
+    /** Guarded by this: splits under way in this process. */
+    private int splitsUnderWay;
+    /** Guarded by this: (peer, communicator) pairs already told that the communicator does not exist here. */
+    private final Set<List<Long>> refusalsTold = new HashSet<>();
 
     /**
-     * A dispatcher for a root communicator of {@code rootWorldSize} ranks.
+     * A dispatcher whose peers may send without limit before receives are posted: for tests of matching alone.
      *
      * @param rootWorldSize ranks.
      */
     public Dispatcher(final int rootWorldSize)
     {
+        this(rootWorldSize, Integer.MAX_VALUE);
+    }
+
+    /**
+     * A dispatcher for a root communicator of {@code rootWorldSize} ranks.
+     *
+     * @param rootWorldSize ranks.
+     * @param eagerBudget   bytes each peer may send ahead of this rank's receives ({@code HCCL_EAGER_BUDGET}).
+     */
+    public Dispatcher(final int rootWorldSize, final int eagerBudget)
+    {
         this.rootWorldSize = rootWorldSize;
+        this.flow = new FlowControl(rootWorldSize, eagerBudget);
+    }
+
+    /**
+     * The flow control of the root communicator's links.
+     *
+     * @return it.
+     */
+    public FlowControl flow()
+    {
+        return flow;
+    }
+
+    /**
+     * A split begins in this process: until it ends, a peer may send for a communicator not made here yet.
+     */
+    public synchronized void splitBegins()
+    {
+        splitsUnderWay++;
+    }
+
+    /**
+     * A split has ended (made its communicator, or failed). When none is under way, mailboxes made early that no
+     * communicator claimed are dropped: their senders' communicators do not include this rank.
+     */
+    public void splitEnds()
+    {
+        final List<Mailbox> unclaimed = new ArrayList<>();
+        synchronized (this)
+        {
+            if (--splitsUnderWay > 0 || early.isEmpty())
+            {
+                return;
+            }
+            for (final Long id : early)
+            {
+                unclaimed.add(mailboxes.remove(id));
+                closed.add(id);
+            }
+            early.clear();
+        }
+        for (final Mailbox m : unclaimed)
+        {
+            LOG.warn("dropped messages for communicator {} that no split here made", Long.toHexString(m.commId()));
+            m.fail(new HcclException(ErrorCode.E_REMOTE, "no split in this process made communicator " +
+                Long.toHexString(m.commId())));
+        }
     }
 
     /**
@@ -42,13 +122,14 @@ public final class Dispatcher implements Inbound
      * @param commId the communicator.
      * @return its mailbox, or null when the communicator was closed here.
      */
-    public Mailbox mailbox(final long commId)
+    public synchronized Mailbox mailbox(final long commId)
     {
-        final Mailbox existing = mailboxes.get(commId);
-        return existing != null ? existing : create(commId);
+        early.remove(commId); // claimed
+        return create(commId);
     }
 
-    private synchronized Mailbox create(final long commId)
+    /** Under the lock: the mailbox, made if need be; null when the communicator was closed here. */
+    private Mailbox create(final long commId)
     {
         if (closed.contains(commId))
         {
@@ -58,7 +139,7 @@ public final class Dispatcher implements Inbound
         if (m == null)
         {
             // Created and told of gone peers under the same lock as gone() records them: none is missed.
-            m = new Mailbox(commId, rootWorldSize);
+            m = new Mailbox(commId, rootWorldSize, flow);
             for (final GonePeer g : gonePeers)
             {
                 m.peerGone(g.peer, g.code, g.reason, g.orderly);
@@ -69,6 +150,41 @@ public final class Dispatcher implements Inbound
     }
 
     /**
+     * The mailbox a peer's message goes to: an existing one, or one made early during a split; null when the message
+     * is to be dropped (a closed communicator, or one refused, whose sender is told).
+     */
+    private Mailbox mailboxForPeer(final int fromRank, final long commId)
+    {
+        final Mailbox existing = mailboxes.get(commId);
+        if (existing != null)
+        {
+            return existing;
+        }
+        final boolean tell;
+        synchronized (this)
+        {
+            if (closed.contains(commId) || mailboxes.containsKey(commId))
+            {
+                return mailboxes.get(commId);
+            }
+            if (splitsUnderWay > 0 && early.size() < MAX_EARLY_COMMUNICATORS)
+            {
+                early.add(commId);
+                return create(commId);
+            }
+            tell = refusalsTold.size() < MAX_REFUSALS_TOLD && refusalsTold.add(List.of((long)fromRank, commId));
+        }
+        if (tell)
+        {
+            LOG.warn("refused a message from rank {} for communicator {}, which this process never made", fromRank,
+                Long.toHexString(commId));
+            flow.abort(fromRank, commId, "has no communicator " + Long.toHexString(commId) + " (it never made one " +
+                "with that id: the ranks disagree on which communicators exist, or on the members of a split)");
+        }
+        return null;
+    }
+
+    /**
      * Forgets a closed communicator: later messages for it are dropped.
      *
      * @param commId the communicator.
@@ -76,6 +192,7 @@ public final class Dispatcher implements Inbound
     public synchronized void remove(final long commId)
     {
         closed.add(commId);
+        early.remove(commId);
         mailboxes.remove(commId);
     }
 
@@ -83,8 +200,60 @@ public final class Dispatcher implements Inbound
     public MessageSink onMessage(
         final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc, final int length)
     {
-        final Mailbox m = fromRank < 0 || fromRank >= rootWorldSize ? null : mailbox(commId);
-        return m == null ? Mailbox.DISCARD : m.onMessage(fromRank, seq, tag, desc, length);
+        if (fromRank < 0 || fromRank >= rootWorldSize)
+        {
+            return Mailbox.DISCARD;
+        }
+        if (Tags.phase(tag) == Tags.CONTROL_PHASE)
+        {
+            return control(fromRank, commId, seq, tag, desc, length);
+        }
+        final Mailbox m = mailboxForPeer(fromRank, commId);
+        if (m == null)
+        {
+            if (flow.charge(fromRank, FlowControl.cost(length)))
+            {
+                flow.released(fromRank, FlowControl.cost(length)); // dropped at once: its credit goes back
+            }
+            return Mailbox.DISCARD;
+        }
+        return m.onMessage(fromRank, seq, tag, desc, length);
+    }
+
+    /** A flow-control message ({@link FlowControl}): handled once its 16 bytes are in. */
+    private MessageSink control(
+        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc,
+        final int length)
+    {
+        final int kind = (int)((tag >>> 32) & 0xFF_FFFF);
+        if (length != FlowControl.CONTROL_BYTES || kind < FlowControl.RTS || kind > FlowControl.CREDIT)
+        {
+            onLinkFailure(fromRank, new HcclException(ErrorCode.E_INTERNAL, "rank " + fromRank +
+                " sent a control message of kind " + kind + " and " + length + " bytes: a protocol error"));
+            return Mailbox.DISCARD;
+        }
+        return new FlowControl.ControlSink((messageTag, value) ->
+        {
+            if (kind == FlowControl.CREDIT)
+            {
+                flow.onCredit(fromRank, value);
+                return;
+            }
+            if (kind == FlowControl.RTS)
+            {
+                final Mailbox m = mailboxForPeer(fromRank, commId);
+                if (m != null)
+                {
+                    m.onRequestToSend(fromRank, seq, messageTag, desc, (int)value);
+                }
+                return;
+            }
+            final Mailbox m = mailboxes.get(commId);
+            if (m != null)
+            {
+                m.onClearToSend(fromRank, seq, messageTag);
+            }
+        });
     }
 
     @Override

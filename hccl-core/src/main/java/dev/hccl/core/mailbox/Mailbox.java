@@ -10,6 +10,7 @@ import dev.hccl.api.spi.Tags;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 
 /**
  * Matches incoming messages with posted receives for one communicator, by sender, sequence number and tag.
@@ -21,7 +22,10 @@ import java.util.ArrayList;
  * <p>
  * Peers are indexed by their rank in the root communicator, so that a mailbox can take messages before its
  * communicator exists (a peer may finish {@code split} first). Thread-safe: one lock guards the queues; payload
- * bytes are moved outside it.
+ * bytes are moved, and messages sent, outside it.
+ * <p>
+ * The mailbox also sends its communicator's messages, eagerly or by rendezvous ({@link FlowControl}): a message
+ * waiting for its receiver's clear to send is held here, and fails with the communicator.
  */
 public final class Mailbox
 {
@@ -43,6 +47,7 @@ public final class Mailbox
     private static final int RECENT_OPS = 64;
 
     private final long commId;
+    private final FlowControl flow;
     private final ArrayList<PostedRecv>[] posted;
     private final ArrayList<Unexpected>[] unexpected;
     /** Receives matched with a message whose bytes are still arriving: failed too if the communicator fails. */
@@ -59,6 +64,11 @@ public final class Mailbox
     private FaultListener listener;
     private HcclException failure;
     private final ArrayList<Fault> earlyFaults = new ArrayList<>();
+    private final Outbox outbox;
+    /** Requests to send from each peer that no receive has taken yet. */
+    private final int[] unexpectedRts;
+    /** After a failure: rendezvous messages cleared to come, which carry no credit to give back. */
+    private final HashSet<MessageKey> clearedBeforeFailure = new HashSet<>();
 
     /**
      * A mailbox for a communicator of the process whose root communicator has {@code rootWorldSize} ranks.
@@ -66,12 +76,27 @@ public final class Mailbox
      * @param commId        the communicator.
      * @param rootWorldSize ranks in the root communicator.
      */
-    @SuppressWarnings("unchecked")
     public Mailbox(final long commId, final int rootWorldSize)
     {
+        this(commId, rootWorldSize, new FlowControl(rootWorldSize, Integer.MAX_VALUE));
+    }
+
+    /**
+     * A mailbox whose messages go under {@code flow}'s budget.
+     *
+     * @param commId        the communicator.
+     * @param rootWorldSize ranks in the root communicator.
+     * @param flow          the process's flow control for the root communicator.
+     */
+    @SuppressWarnings("unchecked")
+    public Mailbox(final long commId, final int rootWorldSize, final FlowControl flow)
+    {
         this.commId = commId;
+        this.flow = flow;
         posted = new ArrayList[rootWorldSize];
         unexpected = new ArrayList[rootWorldSize];
+        outbox = new Outbox(commId, rootWorldSize, flow);
+        unexpectedRts = new int[rootWorldSize];
         peerGone = new boolean[rootWorldSize];
         peerGoneOrderly = new boolean[rootWorldSize];
         peerGoneCode = new ErrorCode[rootWorldSize];
@@ -192,6 +217,7 @@ public final class Mailbox
     public String endOp(final long seq)
     {
         final StringBuilder left = new StringBuilder();
+        final ArrayList<Unexpected> dropped = new ArrayList<>();
         synchronized (this)
         {
             for (int g = 0; g < unexpected.length; g++)
@@ -202,6 +228,7 @@ public final class Mailbox
                     if (u.seq == seq && Tags.phase(u.tag) != Tags.P2P_PHASE)
                     {
                         it.remove();
+                        forget(u, dropped);
                         left.append(left.length() == 0 ? "" : "; ").append("rank ").append(u.from).append(" sent ")
                             .append(u.length).append(" bytes with tag ").append(Tags.describe(u.tag))
                             .append(" that no receive took");
@@ -209,6 +236,7 @@ public final class Mailbox
                 }
             }
         }
+        releaseAll(dropped);
         return left.length() == 0 ? null : left.toString();
     }
 
@@ -245,6 +273,8 @@ public final class Mailbox
             this, from, seq, tag, mine, dst, offset, length, reducer, left, leftOffset, request);
         Unexpected early = null;
         String problem = null;
+        boolean clear = false;
+        final ArrayList<Unexpected> dropped = new ArrayList<>();
         synchronized (this)
         {
             if (failure != null)
@@ -277,13 +307,32 @@ public final class Mailbox
             else
             {
                 problem = checkMatch(early.desc, early.length, recv);
-                if (problem == null && !early.complete)
+                if (problem != null)
+                {
+                    forget(early, dropped);
+                    early = null;
+                }
+                else if (early.rendezvous)
+                {
+                    unexpectedRts[from]--;
+                    recv.rendezvous = true; // its payload comes once the sender hears the clear to send
+                    posted[from].add(recv);
+                    clear = true;
+                    early = null;
+                }
+                else if (!early.complete)
                 {
                     early.attached = recv; // the transport thread delivers when the last byte arrives
                     inflight.add(recv);
                     early = null;
                 }
             }
+        }
+        releaseAll(dropped);
+        if (clear)
+        {
+            flow.clearToSend(from, commId, seq, tag);
+            return;
         }
         if (problem != null)
         {
@@ -309,69 +358,183 @@ public final class Mailbox
      */
     public MessageSink onMessage(final int from, final long seq, final long tag, final OpDescriptor desc, final int length)
     {
+        return arrive(from, seq, tag, desc, length, false);
+    }
+
+    /**
+     * A peer asks to send a message by rendezvous: it is checked as the message would be, and cleared to come once its
+     * receive is posted (called by a transport thread).
+     *
+     * @param from   the sender, in the root communicator.
+     * @param seq    the sequence number.
+     * @param tag    the tag.
+     * @param desc   the sender's operation.
+     * @param length payload bytes it will send.
+     */
+    void onRequestToSend(final int from, final long seq, final long tag, final OpDescriptor desc, final int length)
+    {
+        arrive(from, seq, tag, desc, length, true);
+    }
+
+    private MessageSink arrive(
+        final int from, final long seq, final long tag, final OpDescriptor desc, final int length,
+        final boolean rendezvous)
+    {
+        final int cost = FlowControl.cost(length);
         String problem = null;
+        ErrorCode code = ErrorCode.E_MISMATCH;
         MessageSink sink = null;
         PostedRecv refused = null;
+        boolean clear = false;
+        boolean release = false;
         synchronized (this)
         {
             if (failure != null)
             {
-                return DISCARD;
-            }
-            final boolean collective = Tags.phase(tag) != Tags.P2P_PHASE;
-            if (collective && seq == expectedSeq && !desc.equals(expectedDesc))
-            {
-                problem = mismatchMessage(desc, seq, expectedDesc);
-            }
-            else if (collective && seq < expectedSeq)
-            {
-                // This rank finished #seq without this message (a broadcast root only sends): if the peer ran
-                // another operation there, say so; the same operation arriving late would be a protocol bug.
-                final OpDescriptor ran = expectedSeq - seq < RECENT_OPS ? recent[(int)(seq % RECENT_OPS)] : null;
-                problem = ran != null && !ran.equals(desc) ? mismatchMessage(desc, seq, ran) :
-                    "{peer} sent a message for operation #" + seq + " (" + desc + ", tag " + Tags.describe(tag) +
-                    ") after this rank finished it";
+                // An eager message gives its credit back; one cleared to come before the failure carried none.
+                release = !rendezvous && !clearedBeforeFailure.remove(new MessageKey(from, seq, tag)) &&
+                    flow.charge(from, cost);
+                sink = DISCARD;
             }
             else
             {
+                problem = sequenceProblem(from, seq, tag, desc);
+            }
+            if (sink == null && problem == null)
+            {
                 final ArrayList<PostedRecv> waiting = posted[from];
-                for (int i = 0, n = waiting.size(); i < n; i++)
+                int match = -1;
+                for (int i = 0, n = waiting.size(); i < n && match < 0; i++)
                 {
-                    final PostedRecv p = waiting.get(i);
-                    if (p.matches(seq, tag))
+                    match = waiting.get(i).matches(seq, tag) ? i : -1;
+                }
+                final PostedRecv p = match < 0 ? null : waiting.get(match);
+                // An eager message is held to the sender's credit before a byte of it is kept; the payload that a
+                // clear to send let come carries none.
+                final boolean eager = !rendezvous && (p == null || !p.rendezvous);
+                if (eager && !flow.charge(from, cost))
+                {
+                    code = ErrorCode.E_INTERNAL;
+                    problem = "{peer} sent a message of " + length + " bytes beyond the eager credit it holds here " +
+                        "(HCCL_EAGER_BUDGET, " + flow.budget() + " bytes): a protocol error";
+                }
+                else if (p != null)
+                {
+                    problem = checkMatch(desc, length, p);
+                    release = eager;
+                    if (problem != null)
                     {
-                        waiting.remove(i);
-                        problem = checkMatch(desc, length, p);
-                        if (problem == null)
-                        {
-                            sink = p;
-                            inflight.add(p);
-                        }
-                        else
-                        {
-                            refused = p; // off the posted list: failing the communicator no longer reaches it
-                        }
-                        break;
+                        waiting.remove(match);
+                        refused = p; // off the posted list: failing the communicator no longer reaches it
+                    }
+                    else if (rendezvous)
+                    {
+                        p.rendezvous = true; // stays posted for the payload that the clear to send lets come
+                        clear = true;
+                        sink = DISCARD;
+                    }
+                    else
+                    {
+                        waiting.remove(match);
+                        sink = p; // it streams into place: it holds no memory here
+                        inflight.add(p);
                     }
                 }
-                if (sink == null && problem == null)
+                else if (rendezvous && ++unexpectedRts[from] > FlowControl.MAX_RTS_IN_FLIGHT)
                 {
-                    final Unexpected u = new Unexpected(this, from, seq, tag, desc, length);
+                    unexpectedRts[from]--;
+                    code = ErrorCode.E_INTERNAL;
+                    problem = "{peer} has more than " + FlowControl.MAX_RTS_IN_FLIGHT + " requests to send " +
+                        "unanswered here, above the flow-control protocol's bound";
+                }
+                else
+                {
+                    final Unexpected u = new Unexpected(this, from, seq, tag, desc, length, rendezvous);
                     unexpected[from].add(u);
-                    sink = u;
+                    sink = u; // an eager one is released when a receive takes it, or when it is dropped
                 }
             }
+            else if (problem != null && !rendezvous)
+            {
+                release = flow.charge(from, cost); // dropped: its credit goes back
+            }
+        }
+        if (release)
+        {
+            flow.released(from, cost);
         }
         if (problem != null)
         {
-            fault(ErrorCode.E_MISMATCH, from, problem);
+            fault(code, from, problem);
             if (refused != null)
             {
                 refused.request.fail(failureOr(problem));
             }
             return DISCARD;
         }
+        if (clear)
+        {
+            flow.clearToSend(from, commId, seq, tag);
+        }
         return sink;
+    }
+
+    /** Whether a message of {@code seq} cannot be for this rank's operation there; the problem, or null. */
+    private String sequenceProblem(final int from, final long seq, final long tag, final OpDescriptor desc)
+    {
+        final boolean collective = Tags.phase(tag) != Tags.P2P_PHASE;
+        if (collective && seq == expectedSeq && !desc.equals(expectedDesc))
+        {
+            return mismatchMessage(desc, seq, expectedDesc);
+        }
+        if (collective && seq < expectedSeq)
+        {
+            // This rank finished #seq without this message (a broadcast root only sends): if the peer ran
+            // another operation there, say so; the same operation arriving late would be a protocol bug.
+            final OpDescriptor ran = expectedSeq - seq < RECENT_OPS ? recent[(int)(seq % RECENT_OPS)] : null;
+            return ran != null && !ran.equals(desc) ? mismatchMessage(desc, seq, ran) :
+                "{peer} sent a message for operation #" + seq + " (" + desc + ", tag " + Tags.describe(tag) +
+                ") after this rank finished it";
+        }
+        return null;
+    }
+
+    /**
+     * Sends a message of this communicator, eagerly or by rendezvous ({@link Outbox}).
+     *
+     * @param to      the receiver, in the root communicator.
+     * @param seq     the sequence number.
+     * @param tag     the tag.
+     * @param desc    this rank's operation.
+     * @param payload the bytes, from position to limit; not modified, and not to be reused until {@code done}.
+     * @param done    completes when the payload may be reused.
+     */
+    public void send(
+        final int to, final long seq, final long tag, final OpDescriptor desc, final ByteBuffer payload,
+        final Request done)
+    {
+        if (!outbox.send(to, seq, tag, desc, payload, done))
+        {
+            final String gone;
+            synchronized (this)
+            {
+                gone = "{peer} is gone (" + peerGoneReason[to] + ") and this rank still sends to it";
+            }
+            fault(ErrorCode.E_REMOTE, to, gone);
+            done.fail(failureOr(gone));
+        }
+    }
+
+    /**
+     * The receiver of a message sent by rendezvous has posted its receive (called by a transport thread).
+     *
+     * @param from the receiver, in the root communicator.
+     * @param seq  the message's sequence number.
+     * @param tag  the message's tag.
+     */
+    void onClearToSend(final int from, final long seq, final long tag)
+    {
+        outbox.onClearToSend(from, seq, tag);
     }
 
     synchronized void finished(final PostedRecv recv)
@@ -397,6 +560,7 @@ public final class Mailbox
     public void fail(final HcclException cause)
     {
         final ArrayList<PostedRecv> failed = new ArrayList<>();
+        final ArrayList<Unexpected> dropped = new ArrayList<>();
         synchronized (this)
         {
             if (failure != null)
@@ -412,11 +576,24 @@ public final class Mailbox
             inflight.clear();
             for (int g = 0; g < posted.length; g++)
             {
+                for (final PostedRecv p : posted[g])
+                {
+                    if (p.rendezvous)
+                    {
+                        clearedBeforeFailure.add(new MessageKey(g, p.seq, p.tag));
+                    }
+                }
                 failed.addAll(posted[g]);
                 posted[g].clear();
+                for (final Unexpected u : unexpected[g])
+                {
+                    forget(u, dropped);
+                }
                 unexpected[g].clear();
             }
         }
+        releaseAll(dropped);
+        outbox.fail(cause);
         for (final PostedRecv p : failed)
         {
             p.request.fail(cause);
@@ -435,6 +612,7 @@ public final class Mailbox
     public void peerGone(final int globalPeer, final ErrorCode code, final String reason, final boolean orderly)
     {
         final boolean waiting;
+        final boolean member;
         synchronized (this)
         {
             if (peerGone[globalPeer])
@@ -445,13 +623,15 @@ public final class Mailbox
             peerGoneOrderly[globalPeer] = orderly;
             peerGoneCode[globalPeer] = code;
             peerGoneReason[globalPeer] = reason;
-            if (members == null || !members[globalPeer])
-            {
-                return; // attach() reports it if the peer turns out to be a member
-            }
+            member = members != null && members[globalPeer];
             waiting = !posted[globalPeer].isEmpty();
         }
-        if (!orderly || waiting)
+        final boolean sending = outbox.peerGone(globalPeer);
+        if (!member)
+        {
+            return; // attach() reports it if the peer turns out to be a member
+        }
+        if (!orderly || waiting || sending)
         {
             fault(code, globalPeer, orderly ?
                 "{peer} " + reason + " while this rank still waits for its data" : "{peer} " + reason);
@@ -474,6 +654,51 @@ public final class Mailbox
             }
         }
         fault(ErrorCode.E_REMOTE, globalPeer, "{peer} failed: " + reason);
+    }
+
+    /** Unexpected delivered: its buffer is let go, so its credit goes back. */
+    void released(final Unexpected u)
+    {
+        flow.released(u.from, FlowControl.cost(u.length));
+    }
+
+    /** Under the lock: a record dropped from the queues; what it buffered is added to {@code dropped}. */
+    private void forget(final Unexpected u, final ArrayList<Unexpected> dropped)
+    {
+        if (u.rendezvous)
+        {
+            unexpectedRts[u.from]--;
+        }
+        else
+        {
+            dropped.add(u);
+        }
+    }
+
+    private void releaseAll(final ArrayList<Unexpected> dropped)
+    {
+        for (final Unexpected u : dropped)
+        {
+            released(u);
+        }
+    }
+
+    /**
+     * Bytes held in buffers for messages that no receive has taken yet (for tests and diagnostics).
+     *
+     * @return the bytes, over every peer.
+     */
+    public synchronized long bufferedBytes()
+    {
+        long bytes = 0;
+        for (final ArrayList<Unexpected> list : unexpected)
+        {
+            for (final Unexpected u : list)
+            {
+                bytes += u.rendezvous ? 0 : u.length;
+            }
+        }
+        return bytes;
     }
 
     private String checkMatch(final OpDescriptor theirs, final int length, final PostedRecv recv)
@@ -527,4 +752,10 @@ public final class Mailbox
     private record Fault(ErrorCode code, int globalPeer, String message)
     {
     }
+
+    /** A message, by sender, sequence number and tag. */
+    private record MessageKey(int from, long seq, long tag)
+    {
+    }
+
 }

@@ -30,6 +30,8 @@ final class PostedRecv implements MessageSink
     private final int leftOffset;
     private int written;
     private volatile boolean cancelled;
+    /** Guarded by the mailbox: its sender asked to send by rendezvous and was cleared to, so the payload has no credit. */
+    boolean rendezvous;
     private ByteBuffer carry;
 
     PostedRecv(

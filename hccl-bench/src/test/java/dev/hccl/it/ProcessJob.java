@@ -1,0 +1,176 @@
+package dev.hccl.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A job of separate JVMs on loopback, one per rank, started by hand with the launcher's variables: each process's
+ * output (stdout and stderr) is collected line by line, so a test can wait for a line, then look at the whole.
+ */
+final class ProcessJob implements AutoCloseable
+{
+    static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String CLASS_PATH = System.getProperty("java.class.path");
+    private static final String OPENS = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    private final List<Process> processes = new ArrayList<>();
+    private final List<StringBuilder> outputs = new ArrayList<>();
+    private final List<Thread> readers = new ArrayList<>();
+
+    /**
+     * Starts {@code n} ranks of {@code mainClass}.
+     *
+     * @param n         ranks.
+     * @param mainClass each rank's main class, on this test's class path.
+     * @param heap      the -Xmx value, such as {@code 256m}.
+     * @param env       variables every rank gets besides RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT.
+     * @param args      arguments of the main class.
+     * @return the job.
+     * @throws IOException when a process cannot start.
+     */
+    static ProcessJob start(
+        final int n, final Class<?> mainClass, final String heap, final Map<String, String> env, final String... args)
+        throws IOException
+    {
+        final int port = TcpConformanceTest.freePort();
+        final ProcessJob job = new ProcessJob();
+        for (int r = 0; r < n; r++)
+        {
+            final List<String> command = new ArrayList<>(List.of(JAVA, OPENS, "-Xmx" + heap,
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, mainClass.getName()));
+            command.addAll(List.of(args));
+            final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+            pb.environment().keySet().removeIf(name -> name.startsWith("HCCL_") || name.startsWith("OMPI_") ||
+                name.startsWith("PMI") || name.startsWith("SLURM_"));
+            pb.environment().put("MASTER_ADDR", "127.0.0.1");
+            pb.environment().put("MASTER_PORT", Integer.toString(port));
+            pb.environment().put("RANK", Integer.toString(r));
+            pb.environment().put("WORLD_SIZE", Integer.toString(n));
+            pb.environment().putAll(env);
+            job.add(pb.start());
+        }
+        return job;
+    }
+
+    private void add(final Process p)
+    {
+        processes.add(p);
+        final StringBuilder output = new StringBuilder();
+        outputs.add(output);
+        final Thread reader = new Thread(() ->
+        {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8)))
+            {
+                String line;
+                while ((line = in.readLine()) != null)
+                {
+                    synchronized (output)
+                    {
+                        output.append(line).append('\n');
+                        output.notifyAll();
+                    }
+                }
+            }
+            catch (final IOException ignore)
+            {
+                // the process ended
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        readers.add(reader);
+    }
+
+    /**
+     * @param rank a rank.
+     * @return its process.
+     */
+    Process process(final int rank)
+    {
+        return processes.get(rank);
+    }
+
+    /**
+     * @param rank a rank.
+     * @return what it has printed so far.
+     */
+    String output(final int rank)
+    {
+        synchronized (outputs.get(rank))
+        {
+            return outputs.get(rank).toString();
+        }
+    }
+
+    /**
+     * Waits until a rank prints a line containing {@code text}.
+     *
+     * @param rank    the rank.
+     * @param text    what to wait for.
+     * @param seconds the longest wait.
+     * @return true when it came.
+     * @throws InterruptedException when interrupted.
+     */
+    boolean awaitLine(final int rank, final String text, final long seconds) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        final StringBuilder output = outputs.get(rank);
+        synchronized (output)
+        {
+            while (output.indexOf(text) < 0)
+            {
+                final long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0)
+                {
+                    return false;
+                }
+                output.wait(Math.min(left, 200));
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Waits for a rank's process to exit and for its last output.
+     *
+     * @param rank    the rank.
+     * @param seconds the longest wait.
+     * @return its exit status.
+     * @throws Exception when it does not exit in time.
+     */
+    int awaitExit(final int rank, final long seconds) throws Exception
+    {
+        if (!processes.get(rank).waitFor(seconds, TimeUnit.SECONDS))
+        {
+            throw new AssertionError("rank " + rank + " did not exit within " + seconds + " s; its output:\n" +
+                output(rank));
+        }
+        readers.get(rank).join(5000);
+        return processes.get(rank).exitValue();
+    }
+
+    /** Every output, for failure messages. */
+    String outputs()
+    {
+        final StringBuilder all = new StringBuilder();
+        for (int r = 0; r < processes.size(); r++)
+        {
+            all.append("--- rank ").append(r).append(":\n").append(output(r));
+        }
+        return all.toString();
+    }
+
+    @Override
+    public void close()
+    {
+        processes.forEach(Process::destroyForcibly);
+    }
+}
