@@ -50,6 +50,19 @@ public final class CommConfig
     /** Seconds any wait of an operation may last before the operation fails; 1836 s, as HCCL. */
     public static final Setting<Duration> EXEC_TIMEOUT = Setting.seconds("HCCL_EXEC_TIMEOUT",
         Duration.ofSeconds(1836), "seconds any wait inside an operation may last");
+    /**
+     * Seconds a connected peer may stay silent before its link fails, naming it: links carry a heartbeat every second
+     * whatever the operations do, so a frozen process (stopped, in a debugger, swapping) or a lost network is named
+     * within this long, while an operation may wait for a slow peer as long as {@link #EXEC_TIMEOUT}.
+     */
+    public static final Setting<Duration> HEARTBEAT_TIMEOUT = Setting.seconds("HCCL_HEARTBEAT_TIMEOUT",
+        Duration.ofSeconds(30), "seconds a peer may stay silent (no heartbeat) before its link fails");
+    /**
+     * Seconds between stall checks (Horovod's {@code HOROVOD_STALL_CHECK_TIME_SECONDS}): a rank that has waited this
+     * long in one operation logs a WARN saying for whom, and where every peer is, long before {@link #EXEC_TIMEOUT}.
+     */
+    public static final Setting<Duration> STALL_CHECK_TIME = Setting.seconds("HCCL_STALL_CHECK_TIME",
+        Duration.ofSeconds(30), "seconds a wait lasts before a WARN says for whom and where the peers are");
     /** Largest frame payload accepted from a peer, in MiB; longer frames are protocol errors. 200, as HCCL. */
     public static final Setting<Integer> BUFFSIZE = Setting.integer("HCCL_BUFFSIZE", 200, 1, 2047,
         "largest frame payload accepted from a peer, MiB");
@@ -119,7 +132,8 @@ public final class CommConfig
 
     /** The library's settings, in the order {@link #describe()} lists them. */
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
-        MASTER_ADDR, MASTER_PORT, ROOT_INFO, CONNECT_TIMEOUT, EXEC_TIMEOUT, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
+        MASTER_ADDR, MASTER_PORT, ROOT_INFO, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
+        BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
         ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, NODE_ID);
 
     /** Where a setting's value came from. */
@@ -311,6 +325,26 @@ public final class CommConfig
     public int segmentBytes()
     {
         return get(SEGMENT_SIZE);
+    }
+
+    /**
+     * How long a connected peer may stay silent before its link fails.
+     *
+     * @return the timeout.
+     */
+    public Duration heartbeatTimeout()
+    {
+        return get(HEARTBEAT_TIMEOUT);
+    }
+
+    /**
+     * How often waits are checked for stalls.
+     *
+     * @return the period.
+     */
+    public Duration stallCheckTime()
+    {
+        return get(STALL_CHECK_TIME);
     }
 
     /**

@@ -56,6 +56,9 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final int localSize;
     private final WaitPolicy waitPolicy;
     private final Mailbox mailbox;
+    /** Where this rank is, for peers that ask and for the stall watch. */
+    private final Whereabouts whereabouts = new Whereabouts();
+    private final StallWatch.Registration stallWatch;
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
     /** Read per segment by the algorithms: resolved once, not looked up in the configuration each time. */
@@ -122,6 +125,24 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.issuer = new OpIssuer(this, executor, stream, globalRanks.length);
         this.ops = new Operations(this, issuer, algorithms);
         mailbox.attach(globalRanks, this);
+        mailbox.answerPositionsFrom(whereabouts::now);
+        this.stallWatch = StallWatch.watch(this, config.stallCheckTime());
+    }
+
+    Whereabouts whereabouts()
+    {
+        return whereabouts;
+    }
+
+    /**
+     * This communicator's rank of a rank of the root communicator.
+     *
+     * @param global a rank of the root communicator.
+     * @return its rank here, or -1 when it is not a member.
+     */
+    int rankOfGlobal(final int global)
+    {
+        return global >= 0 && global < localOfGlobal.length ? localOfGlobal[global] : -1;
     }
 
     /**
@@ -578,6 +599,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             LOG.warn("rank {}: operations still running at close", rank);
         }
         failure.awaitPeersTold(CLOSE_WAIT_SLACK_MILLIS);
+        stallWatch.cancel();
         fabric.dispatcher().remove(commId);
         fabric.release();
     }

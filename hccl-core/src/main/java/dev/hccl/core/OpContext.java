@@ -78,13 +78,22 @@ final class OpContext implements PeerGroup
     @Override
     public void await(final Request request)
     {
-        if (!request.isDone() && !request.await(
-            System.nanoTime() + comm.execTimeoutNanos(), comm.progressEngine(), comm.waitPolicy()))
+        if (!request.isDone())
         {
-            throw comm.fail(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), request.peer(), desc.operation(), seq,
-                "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +
-                "; rank " + request.peer() + " may be hung, dead without closing its connection, or not issuing " +
-                "the same operations", null));
+            final Whereabouts whereabouts = comm.whereabouts();
+            whereabouts.waiting(desc, seq, request.peer(), request.toString());
+            try
+            {
+                if (!request.await(System.nanoTime() + comm.execTimeoutNanos(), comm.progressEngine(),
+                    comm.waitPolicy()))
+                {
+                    throw timedOut(request, PositionSurvey.run(comm, whereabouts.now(), true));
+                }
+            }
+            finally
+            {
+                whereabouts.stopped();
+            }
         }
         final Throwable failure = request.failure();
         if (failure != null)
@@ -96,6 +105,16 @@ final class OpContext implements PeerGroup
                 comm.rank(), request.peer(), desc.operation(), seq, request + " failed: " +
                 (failure instanceof HcclException ? ((HcclException)failure).detail() : failure.toString()), failure));
         }
+    }
+
+    /** The timeout's error, naming the rank that the peers' positions show at fault (or the one waited for). */
+    private HcclException timedOut(final Request request, final PositionSurvey.Finding finding)
+    {
+        final int culprit = finding.culprit() >= 0 ? finding.culprit() : request.peer();
+        return comm.fail(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit, desc.operation(), seq,
+            "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +
+            "; " + (finding.culprit() >= 0 ? "" : "rank " + request.peer() + " may be hung, dead without closing " +
+            "its connection, or not issuing the same operations; ") + finding.account(), null));
     }
 
     ProgressEngine progressEngine()

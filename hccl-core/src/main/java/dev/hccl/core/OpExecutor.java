@@ -98,6 +98,7 @@ final class OpExecutor
                 throw new HcclException(ErrorCode.E_MISMATCH, comm.rank(), HcclException.UNKNOWN_RANK,
                     desc.operation(), seq, "the ranks disagree on how much " + desc + " moves: " + leftover, null);
             }
+            comm.whereabouts().completed(seq);
             future.complete();
         }
         catch (final RuntimeException | Error ex)

@@ -226,7 +226,7 @@ public final class Dispatcher implements Inbound
         final int length)
     {
         final int kind = (int)((tag >>> 32) & 0xFF_FFFF);
-        if (length != FlowControl.CONTROL_BYTES || kind < FlowControl.RTS || kind > FlowControl.CREDIT)
+        if (length != FlowControl.CONTROL_BYTES || kind < FlowControl.RTS || kind > FlowControl.POSITION)
         {
             onLinkFailure(fromRank, new HcclException(ErrorCode.E_INTERNAL, "rank " + fromRank +
                 " sent a control message of kind " + kind + " and " + length + " bytes: a protocol error"));
@@ -249,9 +249,15 @@ public final class Dispatcher implements Inbound
                 return;
             }
             final Mailbox m = mailboxes.get(commId);
-            if (m != null)
+            if (m == null)
             {
-                m.onClearToSend(fromRank, seq, messageTag);
+                return;
+            }
+            switch (kind)
+            {
+                case FlowControl.CTS -> m.onClearToSend(fromRank, seq, messageTag);
+                case FlowControl.POSITION_QUERY -> m.onPositionQuery(fromRank);
+                default -> m.onPosition(fromRank, new Position(seq, value < 0 ? null : desc, (int)messageTag, value));
             }
         });
     }

@@ -38,6 +38,10 @@ public final class FlowControl
     static final int RTS = 1;
     static final int CTS = 2;
     static final int CREDIT = 3;
+    /** Where are you in this communicator? (Not flow control: diagnosis, on the same channel.) */
+    static final int POSITION_QUERY = 4;
+    /** The answer: a {@link Position}. */
+    static final int POSITION = 5;
     static final int CONTROL_BYTES = 16;
     /** What a control message says it is: no receive ever checks it. */
     private static final OpDescriptor CONTROL_DESC = new OpDescriptor(Operation.SEND, null, null, OpDescriptor.NO_ROOT, 0);
@@ -266,6 +270,30 @@ public final class FlowControl
                 // the link is gone: the peer learns of it that way
             }
         }
+    }
+
+    /**
+     * Asks a peer where it is in a communicator; it answers with {@link #POSITION}.
+     *
+     * @param peer   the peer, in the root communicator.
+     * @param commId the communicator.
+     */
+    void askPosition(final int peer, final long commId)
+    {
+        control(peer, commId, 0, POSITION_QUERY, 0, 0, CONTROL_DESC);
+    }
+
+    /**
+     * Tells a peer where this rank is in a communicator.
+     *
+     * @param peer     the peer, in the root communicator.
+     * @param commId   the communicator.
+     * @param position where this rank is.
+     */
+    void tellPosition(final int peer, final long commId, final Position position)
+    {
+        control(peer, commId, position.seq(), POSITION, position.waitingFor(), position.waitedMillis(),
+            position.idle() ? CONTROL_DESC : position.desc());
     }
 
     private void control(

@@ -65,6 +65,10 @@ public final class Mailbox
     private HcclException failure;
     private final ArrayList<Fault> earlyFaults = new ArrayList<>();
     private final Outbox outbox;
+    /** Where this rank is in the communicator, for a peer that asks; set by the communicator. */
+    private volatile java.util.function.Supplier<Position> whereabouts;
+    /** Told of each peer's answer while this rank asks where its peers are; else null. */
+    private volatile java.util.function.BiConsumer<Integer, Position> survey;
     /** Requests to send from each peer that no receive has taken yet. */
     private final int[] unexpectedRts;
     /** After a failure: rendezvous messages cleared to come, which carry no credit to give back. */
@@ -535,6 +539,54 @@ public final class Mailbox
     void onClearToSend(final int from, final long seq, final long tag)
     {
         outbox.onClearToSend(from, seq, tag);
+    }
+
+    /**
+     * Where this rank is, for peers that ask.
+     *
+     * @param whereabouts this rank's position in the communicator.
+     */
+    public void answerPositionsFrom(final java.util.function.Supplier<Position> whereabouts)
+    {
+        this.whereabouts = whereabouts;
+    }
+
+    /**
+     * Asks a peer where it is; its answer goes to the survey in place ({@link #surveyWith}).
+     *
+     * @param globalPeer the peer, in the root communicator.
+     */
+    public void askPosition(final int globalPeer)
+    {
+        flow.askPosition(globalPeer, commId);
+    }
+
+    /**
+     * Where the peers' answers go.
+     *
+     * @param listener told of each answer (the peer in the root communicator, its position), or null to stop.
+     */
+    public void surveyWith(final java.util.function.BiConsumer<Integer, Position> listener)
+    {
+        this.survey = listener;
+    }
+
+    void onPositionQuery(final int from)
+    {
+        final java.util.function.Supplier<Position> w = whereabouts;
+        if (w != null)
+        {
+            flow.tellPosition(from, commId, w.get());
+        }
+    }
+
+    void onPosition(final int from, final Position position)
+    {
+        final java.util.function.BiConsumer<Integer, Position> s = survey;
+        if (s != null)
+        {
+            s.accept(from, position);
+        }
     }
 
     synchronized void finished(final PostedRecv recv)

@@ -94,18 +94,19 @@ final class Dialer implements Runnable
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
             .option(ChannelOption.RCVBUF_ALLOCATOR, NettyTransport.readBuffers())
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
-            .handler(new ChannelInitializer<Channel>()
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs);
+        transport.keepalive(b::option);
+        b.handler(new ChannelInitializer<Channel>()
+        {
+            @Override
+            protected void initChannel(final Channel ch)
             {
-                @Override
-                protected void initChannel(final Channel ch)
-                {
-                    // Set here, at registration, so it is in place before the connect can complete or fail.
-                    current = ch;
-                    transport.trackHandshake(ch);
-                    ch.pipeline().addLast(NettyTransport.HANDSHAKE_HANDLER, new DialerHandshake(transport, Dialer.this));
-                }
-            });
+                // Set here, at registration, so it is in place before the connect can complete or fail.
+                current = ch;
+                transport.trackHandshake(ch);
+                ch.pipeline().addLast(NettyTransport.HANDSHAKE_HANDLER, new DialerHandshake(transport, Dialer.this));
+            }
+        });
         try
         {
             final ChannelFuture f = b.connect(address);

@@ -74,6 +74,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
             return;
         }
         final ByteBuf in = (ByteBuf)msg;
+        connection.heard();
         try
         {
             consume(ctx, in);
@@ -204,6 +205,13 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
                 {
                     state = DRAINING;
                     connection.onGoodbye();
+                }
+                break;
+
+            case Frames.TYPE_HEARTBEAT:
+                if (0 != length)
+                {
+                    protocolError("HEARTBEAT with a payload of " + length + " bytes");
                 }
                 break;
 

@@ -13,7 +13,7 @@ import io.netty.buffer.ByteBuf;
  * <pre>
  *  offset size field
  *   0     4    magic          0x48434346 ("HCCF")
- *   4     1    type           DATA=1, ABORT=2, GOODBYE=3
+ *   4     1    type           DATA=1, ABORT=2, GOODBYE=3, HEARTBEAT=4
  *   5     1    operation      Operation.code() (0xFF in ABORT and GOODBYE frames)
  *   6     1    dataType       DataType.code(), 0xFF = none
  *   7     1    reduceOp       ReduceOp.code(), 0xFF = none
@@ -42,6 +42,8 @@ final class Frames
     static final int TYPE_ABORT = 2;
     /** The sender closes its side in good order; nothing follows. */
     static final int TYPE_GOODBYE = 3;
+    /** Empty: sent every second on an idle connection, so that a frozen peer is told from a quiet one. */
+    static final int TYPE_HEARTBEAT = 4;
 
     /** Ordinal byte that stands for "none" (null data type or reduction, or no operation in control frames). */
     static final int NONE = DescriptorCodec.NONE;

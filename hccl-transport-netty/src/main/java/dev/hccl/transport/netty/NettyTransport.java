@@ -21,6 +21,7 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -33,6 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -110,6 +112,11 @@ public final class NettyTransport implements Transport
     private final InetSocketAddress localAddress;
     /** The links and how they come up. */
     private final TcpMesh mesh;
+    /** Beats on every link and fails those whose peer went silent. */
+    private final Heartbeat heartbeat;
+    /** Whether the channels are epoll's, which take the kernel's TCP_USER_TIMEOUT. */
+    private final boolean epoll;
+    private final Duration heartbeatTimeout;
     /** Channels still in their handshake, closed by {@link #close()}. */
     private final Set<Channel> handshaking = ConcurrentHashMap.newKeySet();
 
@@ -135,6 +142,8 @@ public final class NettyTransport implements Transport
             loopList.add((EventLoop)e);
         }
         this.loops = loopList.toArray(new EventLoop[0]);
+        this.epoll = epoll;
+        this.heartbeatTimeout = ctx.heartbeatTimeout();
         this.socketChannelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         this.name = epoll ? "tcp/epoll" : "tcp/nio";
         this.mesh = new TcpMesh(this, connectionsPerPeer, connectTimeoutNs);
@@ -147,22 +156,23 @@ public final class NettyTransport implements Transport
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childOption(ChannelOption.RCVBUF_ALLOCATOR, readBuffers())
-            .childHandler(new ChannelInitializer<Channel>()
+            .childOption(ChannelOption.RCVBUF_ALLOCATOR, readBuffers());
+        keepalive(sb::childOption);
+        sb.childHandler(new ChannelInitializer<Channel>()
+        {
+            @Override
+            protected void initChannel(final Channel ch)
             {
-                @Override
-                protected void initChannel(final Channel ch)
+                if (handshaking.size() >= maxHandshakes())
                 {
-                    if (handshaking.size() >= maxHandshakes())
-                    {
-                        // Strangers must not hold every descriptor: real dialers finish in milliseconds.
-                        ch.close();
-                        return;
-                    }
-                    trackHandshake(ch);
-                    ch.pipeline().addLast(HANDSHAKE_HANDLER, new AcceptorHandshake(NettyTransport.this));
+                    // Strangers must not hold every descriptor: real dialers finish in milliseconds.
+                    ch.close();
+                    return;
                 }
-            });
+                trackHandshake(ch);
+                ch.pipeline().addLast(HANDSHAKE_HANDLER, new AcceptorHandshake(NettyTransport.this));
+            }
+        });
         final ChannelFuture bound = sb.bind(new InetSocketAddress(ctx.bindAddress(), 0)).awaitUninterruptibly();
         if (!bound.isSuccess())
         {
@@ -172,6 +182,28 @@ public final class NettyTransport implements Transport
         }
         this.serverChannel = bound.channel();
         this.localAddress = (InetSocketAddress)serverChannel.localAddress();
+        this.heartbeat = new Heartbeat(rank, worldSize, mesh::link, heartbeatTimeout);
+    }
+
+    /**
+     * Sets the kernel's side of liveness on a connection's options: with epoll, unacknowledged data fails the socket
+     * after the heartbeat timeout ({@code TCP_USER_TIMEOUT}), and keepalive probes start after as long idle, so a
+     * peer whose host vanished is found even while nothing is sent.
+     *
+     * @param option sets one option.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void keepalive(final java.util.function.BiConsumer<ChannelOption, Object> option)
+    {
+        if (!epoll)
+        {
+            return;
+        }
+        final int seconds = (int)Math.max(1, Math.min(Integer.MAX_VALUE / 1000, heartbeatTimeout.toSeconds()));
+        option.accept(EpollChannelOption.TCP_USER_TIMEOUT, seconds * 1000);
+        option.accept(EpollChannelOption.TCP_KEEPIDLE, seconds);
+        option.accept(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, seconds / 5));
+        option.accept(EpollChannelOption.TCP_KEEPCNT, 5);
     }
 
     /**
@@ -363,6 +395,7 @@ public final class NettyTransport implements Transport
         {
             return;
         }
+        heartbeat.close();
         final boolean onIoThread = isIoThread();
         final List<ChannelFuture> closes = new ArrayList<>(worldSize + 1);
         closes.add(serverChannel.close());

@@ -41,6 +41,8 @@ final class TcpConnection
     private volatile long queuedBytes;
     /** Frames written to the socket; only the event loop writes it. */
     private volatile long framesWritten;
+    /** When bytes last came from the peer, by {@link System#nanoTime()}. */
+    private volatile long lastHeardNanos = System.nanoTime();
     /** Set on the event loop when the peer's GOODBYE arrives: the close that follows is no failure. */
     private boolean peerSaidGoodbye;
 
@@ -143,6 +145,40 @@ final class TcpConnection
                 }
             }
         }
+    }
+
+    /**
+     * Bytes came from the peer: it is alive.
+     */
+    void heard()
+    {
+        lastHeardNanos = System.nanoTime();
+    }
+
+    /**
+     * How long the peer has been silent.
+     *
+     * @param nowNanos now, by {@link System#nanoTime()}.
+     * @return nanoseconds since bytes last came.
+     */
+    long silentNanos(final long nowNanos)
+    {
+        return nowNanos - lastHeardNanos;
+    }
+
+    /**
+     * Queues a HEARTBEAT when nothing else is queued: a frame already waiting tells the peer as much, and a peer that
+     * reads nothing must not make heartbeats pile up.
+     */
+    void heartbeat()
+    {
+        if (0 != queuedBytes || !channel.isActive())
+        {
+            return;
+        }
+        final ByteBuf frame = alloc().directBuffer(Frames.HEADER_LENGTH);
+        Frames.writeControlHeader(frame, Frames.TYPE_HEARTBEAT, 0L, 0);
+        enqueue(frame, f -> { });
     }
 
     /**

@@ -319,6 +319,38 @@ final class TcpLink implements Link
     }
 
     /**
+     * A heartbeat tick: each connection beats, and one whose peer has been silent for {@code timeoutNanos} fails the
+     * link, naming the peer.
+     *
+     * @param nowNanos     now, by {@link System#nanoTime()}.
+     * @param timeoutNanos the heartbeat timeout.
+     */
+    void beat(final long nowNanos, final long timeoutNanos)
+    {
+        if (OPEN != state)
+        {
+            return;
+        }
+        for (int i = 0; i < connections.length(); i++)
+        {
+            final TcpConnection c = connections.get(i);
+            if (null == c)
+            {
+                continue;
+            }
+            final long silent = c.silentNanos(nowNanos);
+            if (silent > timeoutNanos)
+            {
+                fail(c, String.format("%s: no word from rank %d for %.1f s (HCCL_HEARTBEAT_TIMEOUT %.1f s): its " +
+                    "process is frozen (stopped, in a debugger, swapping) or the network to it is down",
+                    c.name(), peer, silent / 1e9, timeoutNanos / 1e9), null, true);
+                return;
+            }
+            c.heartbeat();
+        }
+    }
+
+    /**
      * The peer sent ABORT.
      *
      * @param commId the communicator that failed there.

@@ -24,6 +24,8 @@ public final class TcpSettings
     public static final int CONNECTIONS_PER_PEER_MAX = 16;
     /** Default for {@link #connectTimeout(Duration)}: HCCL's {@code HCCL_CONNECT_TIMEOUT} default. */
     public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(120);
+    /** Default for {@link #heartbeatTimeout(Duration)}: {@code HCCL_HEARTBEAT_TIMEOUT}'s default. */
+    public static final Duration HEARTBEAT_TIMEOUT_DEFAULT = Duration.ofSeconds(30);
 
     private int rank = -1;
     private int worldSize = -1;
@@ -35,6 +37,7 @@ public final class TcpSettings
     private int connectionsPerPeer = 1;
     private int threadsPerPeer = 1;
     private Duration connectTimeout = CONNECT_TIMEOUT_DEFAULT;
+    private Duration heartbeatTimeout = HEARTBEAT_TIMEOUT_DEFAULT;
     private Inbound inbound;
 
     /**
@@ -268,6 +271,30 @@ public final class TcpSettings
     }
 
     /**
+     * How long a connected peer may stay silent before its link fails: every connection carries a heartbeat each
+     * second when it carries nothing else, and the kernel gives up on unacknowledged data after as long
+     * ({@code TCP_USER_TIMEOUT}, with epoll). Defaults to {@link #HEARTBEAT_TIMEOUT_DEFAULT}.
+     *
+     * @param heartbeatTimeout at least one second.
+     * @return this.
+     */
+    public TcpSettings heartbeatTimeout(final Duration heartbeatTimeout)
+    {
+        this.heartbeatTimeout = heartbeatTimeout;
+        return this;
+    }
+
+    /**
+     * The heartbeat timeout.
+     *
+     * @return the timeout.
+     */
+    public Duration heartbeatTimeout()
+    {
+        return heartbeatTimeout;
+    }
+
+    /**
      * Where received messages and link events go. Required.
      *
      * @param inbound the communicator layer's receiver.
@@ -348,6 +375,11 @@ public final class TcpSettings
         catch (final ArithmeticException ex)
         {
             throw new IllegalArgumentException("connectTimeout: too long, got " + connectTimeout, ex);
+        }
+        if (null == heartbeatTimeout || heartbeatTimeout.compareTo(Duration.ofSeconds(1)) < 0 ||
+            heartbeatTimeout.compareTo(Duration.ofDays(1)) > 0)
+        {
+            throw new IllegalArgumentException("heartbeatTimeout: must be in [1 s, 1 day], got " + heartbeatTimeout);
         }
         if (null == inbound)
         {

@@ -73,6 +73,7 @@ public final class TcpTransportProvider implements TransportProvider
             .connectionsPerPeer(connectionsPerPeer(config))
             .threadsPerPeer(config.get(SOCKET_NTHREADS))
             .connectTimeout(config.connectTimeout())
+            .heartbeatTimeout(config.heartbeatTimeout())
             .inbound(context.inbound())
             .conclude());
     }

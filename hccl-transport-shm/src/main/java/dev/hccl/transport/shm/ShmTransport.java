@@ -47,8 +47,6 @@ public final class ShmTransport implements Transport
 {
     /** Default capacity of each ring, one per direction of a pair. */
     public static final int RING_BYTES_DEFAULT = 1 << 20;
-    /** Default age of a peer's heartbeat at which the peer counts as dead. */
-    public static final long HEARTBEAT_TIMEOUT_MILLIS_DEFAULT = 8_000;
     /** How long {@link #close()} waits for a thread that drives, sends or watches to leave the memory. */
     static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long {@link #close()} retries GOODBYEs into full rings. */
@@ -79,14 +77,15 @@ public final class ShmTransport implements Transport
     private ShmHandshake handshake;
 
     /**
-     * This rank's end, with the default ring size and heartbeat timeout.
+     * This rank's end, with the default ring size and the configuration's heartbeat timeout
+     * ({@code HCCL_HEARTBEAT_TIMEOUT}).
      *
      * @param context the rank, its configuration and where inbound messages go.
      * @param dir     the directory of the segments: an existing, writable directory, absolute.
      */
     ShmTransport(final TransportContext context, final Path dir)
     {
-        this(context, dir, RING_BYTES_DEFAULT, HEARTBEAT_TIMEOUT_MILLIS_DEFAULT);
+        this(context, dir, RING_BYTES_DEFAULT, Math.max(1, context.config().heartbeatTimeout().toMillis()));
     }
 
     /**

@@ -155,7 +155,8 @@ final class ShmWatch
                     continue;
                 }
                 why = "rank " + p.peer + " (pid " + p.pid + ") stopped: its heartbeat in shared memory is " + age +
-                    " ms old (the limit is " + heartbeatTimeoutMillis + " ms)";
+                    " ms old (HCCL_HEARTBEAT_TIMEOUT is " + heartbeatTimeoutMillis +
+                    " ms): its process is frozen (stopped, in a debugger, swapping)";
             }
             p.link.noticeDeath(
                 new HcclException(ErrorCode.E_REMOTE, rank, p.peer, null, HcclException.NO_SEQUENCE, why, null));

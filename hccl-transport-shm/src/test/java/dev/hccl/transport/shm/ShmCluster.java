@@ -41,6 +41,8 @@ final class ShmCluster implements AutoCloseable
     static final long TIMEOUT_SECONDS = 20;
     /** Small rings by default, so that the tests cross ring boundaries and fill rings often. */
     static final int TEST_RING_BYTES = 256 * 1024;
+    /** The heartbeat timeout of the tests: HCCL_HEARTBEAT_TIMEOUT's default. */
+    static final long HEARTBEAT_TIMEOUT_MILLIS = 30_000;
 
     final Path dir;
     final long commId;
@@ -88,7 +90,7 @@ final class ShmCluster implements AutoCloseable
 
     ShmTransport open(final int rank, final int worldSize, final RecordingInbound inbound)
     {
-        return open(rank, worldSize, inbound, TEST_RING_BYTES, ShmTransport.HEARTBEAT_TIMEOUT_MILLIS_DEFAULT);
+        return open(rank, worldSize, inbound, TEST_RING_BYTES, ShmCluster.HEARTBEAT_TIMEOUT_MILLIS);
     }
 
     ShmTransport open(
@@ -121,7 +123,7 @@ final class ShmCluster implements AutoCloseable
         for (int r = 0; r < n; r++)
         {
             inbounds[r] = new RecordingInbound();
-            ts[r] = open(r, n, inbounds[r], ringBytes, ShmTransport.HEARTBEAT_TIMEOUT_MILLIS_DEFAULT);
+            ts[r] = open(r, n, inbounds[r], ringBytes, ShmCluster.HEARTBEAT_TIMEOUT_MILLIS);
         }
         final List<Set<Integer>> sets = connectAll(ts);
         for (int r = 0; r < n; r++)

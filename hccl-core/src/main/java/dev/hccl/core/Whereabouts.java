@@ -1,0 +1,74 @@
+package dev.hccl.core;
+
+import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.core.mailbox.Position;
+
+/**
+ * Where this rank is in one communicator: the operation it waits in, for whom and since when, or the last collective
+ * it completed. Written by the threads that run and wait (a few volatile writes per wait), read by peers that ask
+ * ({@link PositionSurvey}) and by the stall watch. When several threads wait at once, the latest is told.
+ */
+final class Whereabouts
+{
+    private volatile OpDescriptor desc;
+    private volatile long seq;
+    private volatile int waitingFor = -1;
+    private volatile String awaited;
+    private volatile long sinceNanos;
+    private volatile long completedSeq = -1;
+
+    /**
+     * A thread of this rank starts waiting.
+     *
+     * @param desc    the operation.
+     * @param seq     its sequence number.
+     * @param peer    the rank waited for, in the communicator.
+     * @param awaited what it waits for, in words (the transfer).
+     */
+    void waiting(final OpDescriptor desc, final long seq, final int peer, final String awaited)
+    {
+        this.sinceNanos = System.nanoTime();
+        this.seq = seq;
+        this.awaited = awaited;
+        this.waitingFor = peer;
+        this.desc = desc; // last: a reader that sees it sees the rest
+    }
+
+    /** The wait is over. */
+    void stopped()
+    {
+        desc = null;
+        waitingFor = -1;
+    }
+
+    /**
+     * A collective completed.
+     *
+     * @param collectiveSeq its sequence number.
+     */
+    void completed(final long collectiveSeq)
+    {
+        completedSeq = Math.max(completedSeq, collectiveSeq);
+    }
+
+    /**
+     * @return where this rank is now.
+     */
+    Position now()
+    {
+        final OpDescriptor d = desc;
+        if (d == null)
+        {
+            return new Position(completedSeq, null, -1, -1);
+        }
+        return new Position(seq, d, waitingFor, Math.max(0, (System.nanoTime() - sinceNanos) / 1_000_000));
+    }
+
+    /**
+     * @return what the current wait waits for, in words, or null when none.
+     */
+    String awaited()
+    {
+        return desc == null ? null : awaited;
+    }
+}
