@@ -656,8 +656,41 @@ public interface Communicator extends AutoCloseable
     Communicator split(int color, int key);
 
     /**
-     * Waits for the operations already issued, then releases the communicator's resources. Idempotent. Operations
-     * issued after close fail with {@link IllegalStateException}.
+     * Aborts the communicator, as {@code ncclCommAbort}: from any thread, ends at once every wait on it, here (the
+     * operations fail with {@link ErrorCode#E_UNAVAIL}) and on every peer (theirs fail with {@link ErrorCode#E_REMOTE}
+     * naming this rank). Later operations fail too; {@link #close()} still releases the resources. Communicators
+     * split from this one are not aborted. Idempotent.
+     */
+    void abort();
+
+    /**
+     * The ranks this rank has lost: their connection failed without a goodbye (the process died, its host is
+     * unreachable, or it was silent past {@code HCCL_HEARTBEAT_TIMEOUT}). What survivors pass to {@link #shrink}.
+     *
+     * @return ranks of this communicator, in increasing order; empty when none is lost.
+     */
+    int[] lostRanks();
+
+    /**
+     * A communicator of this one's ranks but {@code excludedRanks}, as {@code ncclCommShrink}: after a rank dies,
+     * the survivors carry on without it. Works on a failed communicator as on a healthy one. A collective call of the
+     * survivors: each must call it, with the same list (typically {@link #lostRanks()}), as many times; ranks keep
+     * their order and are numbered from 0. This communicator is left as it is (close it too).
+     *
+     * @param excludedRanks ranks of this communicator to leave out; not this rank.
+     * @return the new communicator.
+     * @throws IllegalArgumentException when a rank is out of range, repeated, or this rank.
+     */
+    Communicator shrink(int... excludedRanks);
+
+    /**
+     * Waits for the operations already issued, confirms with the peers that every rank issued the same collectives
+     * (waiting up to {@code HCCL_CONNECT_TIMEOUT} for them to close too), then releases the communicator's
+     * resources. Idempotent. Operations issued after close fail with {@link IllegalStateException}.
+     *
+     * @throws HcclException {@link ErrorCode#E_MISMATCH} when the ranks' collectives differed (a broadcast whose ranks
+     *                       disagreed on the root, as the last operation, say), or the communicator's failure when it
+     *                       failed after its last operation; the resources are released all the same.
      */
     @Override
     void close();

@@ -24,6 +24,8 @@ final class CommFailure
     private final IntFunction<Link> links;
     private final Mailbox mailbox;
     private volatile HcclException failure;
+    /** Whether an operation has carried the failure to the caller; close() reports it otherwise. */
+    private volatile boolean reported;
     /** Open until the peers have been told. */
     private final CountDownLatch peersTold = new CountDownLatch(1);
 
@@ -93,6 +95,22 @@ final class CommFailure
         }
         mailbox.fail(cause);
         return cause;
+    }
+
+    /**
+     * An operation carries the failure to its caller.
+     */
+    void reported()
+    {
+        reported = true;
+    }
+
+    /**
+     * @return the failure when no operation has carried it to the caller (it came after the last one), else null.
+     */
+    HcclException unreported()
+    {
+        return reported ? null : failure;
     }
 
     /**

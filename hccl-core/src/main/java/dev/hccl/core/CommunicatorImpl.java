@@ -23,6 +23,7 @@ import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.mailbox.FaultListener;
+import dev.hccl.core.mailbox.FlowControl;
 import dev.hccl.core.mailbox.Mailbox;
 import dev.hccl.core.topology.LinkProbe;
 import dev.hccl.core.topology.StaticTopology;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The communicator: checks arguments on the caller's thread, numbers each operation, and runs it on its execution
@@ -58,6 +60,10 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final Mailbox mailbox;
     /** Where this rank is, for peers that ask and for the stall watch. */
     private final Whereabouts whereabouts = new Whereabouts();
+    /** The collectives issued, which close() confirms with the peers. */
+    private final OpHistory history = new OpHistory();
+    /** Shrinks made: the survivors number them alike, so that each shrink's communicator id is new. */
+    private final AtomicInteger shrinks = new AtomicInteger();
     private final StallWatch.Registration stallWatch;
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
@@ -132,6 +138,11 @@ final class CommunicatorImpl implements Communicator, FaultListener
     Whereabouts whereabouts()
     {
         return whereabouts;
+    }
+
+    OpHistory history()
+    {
+        return history;
     }
 
     /**
@@ -237,7 +248,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     }
 
     /** The flow control of this communicator's links (for tests). */
-    dev.hccl.core.mailbox.FlowControl fabricFlow()
+    FlowControl fabricFlow()
     {
         return fabric.dispatcher().flow();
     }
@@ -263,6 +274,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
     long execTimeoutNanos()
     {
         return execTimeoutNanos;
+    }
+
+    /** How long close() waits for the peers to close too: as long as they may take to arrive. */
+    long closeWaitNanos()
+    {
+        return config.connectTimeout().toNanos();
     }
 
     int segmentBytes()
@@ -476,6 +493,44 @@ final class CommunicatorImpl implements Communicator, FaultListener
     // ---------------------------------------------------------------- split
 
     @Override
+    public void abort()
+    {
+        fail(new HcclException(ErrorCode.E_UNAVAIL, rank, HcclException.UNKNOWN_RANK, null,
+            HcclException.NO_SEQUENCE, "aborted by the application (Communicator.abort) on rank " + rank, null));
+    }
+
+    @Override
+    public int[] lostRanks()
+    {
+        return Arrays.stream(fabric.dispatcher().lostPeers()).map(this::rankOfGlobal).filter(r -> r >= 0).sorted()
+            .toArray();
+    }
+
+    @Override
+    public Communicator shrink(final int... excludedRanks)
+    {
+        final ShrinkPlan plan = ShrinkPlan.of(worldSize(), rank, excludedRanks, commId, shrinks.getAndIncrement());
+        final int[] subGlobal = new int[plan.members().length];
+        for (int i = 0; i < subGlobal.length; i++)
+        {
+            subGlobal[i] = globalRanks[plan.members()[i]];
+        }
+        fabric.retain();
+        try
+        {
+            final CommunicatorImpl sub = new CommunicatorImpl(config, fabric, plan.commId(), plan.rank(), subGlobal,
+                topology.subset(plan.members()));
+            sub.algorithms.linkCosts(algorithms.linkCosts());
+            return sub;
+        }
+        catch (final RuntimeException ex)
+        {
+            fabric.release();
+            throw ex;
+        }
+    }
+
+    @Override
     public Communicator split(final int color, final int key)
     {
         fabric.dispatcher().splitBegins();
@@ -568,7 +623,22 @@ final class CommunicatorImpl implements Communicator, FaultListener
      */
     HcclException fail(final HcclException cause)
     {
-        return failure.fail(cause);
+        final HcclException f = failure.fail(cause);
+        whereabouts.failWaits(f);
+        return f;
+    }
+
+    /**
+     * Fails the communicator from within an operation, which carries the failure to its caller.
+     *
+     * @param cause the failure.
+     * @return the communicator's failure: {@code cause}, or the earlier one.
+     */
+    HcclException failInOperation(final HcclException cause)
+    {
+        final HcclException f = fail(cause);
+        failure.reported();
+        return f;
     }
 
     @Override
@@ -599,9 +669,27 @@ final class CommunicatorImpl implements Communicator, FaultListener
             LOG.warn("rank {}: operations still running at close", rank);
         }
         failure.awaitPeersTold(CLOSE_WAIT_SLACK_MILLIS);
+        HcclException disagreement = failure.get() == null ? CloseConfirmation.confirm(this) : null;
+        final HcclException unreported = failure.unreported(); // before close, or while confirming
+        if (disagreement == null && unreported != null)
+        {
+            disagreement = new HcclException(unreported.errorCode(), rank, unreported.peer(), null,
+                HcclException.NO_SEQUENCE, "close(): the communicator failed after its last operation: " +
+                unreported.getMessage(), unreported);
+        }
         stallWatch.cancel();
         fabric.dispatcher().remove(commId);
         fabric.release();
+        if (disagreement != null)
+        {
+            throw disagreement;
+        }
+    }
+
+    /** Whether every peer is a thread of this process (ranks as threads). */
+    boolean inProcess()
+    {
+        return fabric.inProcess();
     }
 
     @Override

@@ -52,6 +52,12 @@ final class Fabric
         return progressEngine;
     }
 
+    /** Whether every peer is a thread of this process, whose messages arrive before their send returns. */
+    boolean inProcess()
+    {
+        return transports.inProcess();
+    }
+
     /** The transports in use, such as {@code shm+tcp/epoll}. */
     String transportName()
     {

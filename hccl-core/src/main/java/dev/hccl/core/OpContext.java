@@ -81,7 +81,11 @@ final class OpContext implements PeerGroup
         if (!request.isDone())
         {
             final Whereabouts whereabouts = comm.whereabouts();
-            whereabouts.waiting(desc, seq, request.peer(), request.toString());
+            whereabouts.waiting(desc, seq, request.peer(), request);
+            if (comm.failure() != null)
+            {
+                request.fail(comm.failure()); // failed meanwhile: the wait must not begin
+            }
             try
             {
                 if (!request.await(System.nanoTime() + comm.execTimeoutNanos(), comm.progressEngine(),
@@ -92,7 +96,7 @@ final class OpContext implements PeerGroup
             }
             finally
             {
-                whereabouts.stopped();
+                whereabouts.stopped(request);
             }
         }
         final Throwable failure = request.failure();
@@ -100,7 +104,7 @@ final class OpContext implements PeerGroup
         {
             // The communicator's own failure passes as it is; a transport's is restated in this operation's terms.
             final HcclException known = comm.failure();
-            throw comm.fail(failure == known ? known : new HcclException(
+            throw comm.failInOperation(failure == known ? known : new HcclException(
                 failure instanceof HcclException ? ((HcclException)failure).errorCode() : ErrorCode.E_TCP_TRANSFER,
                 comm.rank(), request.peer(), desc.operation(), seq, request + " failed: " +
                 (failure instanceof HcclException ? ((HcclException)failure).detail() : failure.toString()), failure));
@@ -111,7 +115,7 @@ final class OpContext implements PeerGroup
     private HcclException timedOut(final Request request, final PositionSurvey.Finding finding)
     {
         final int culprit = finding.culprit() >= 0 ? finding.culprit() : request.peer();
-        return comm.fail(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit, desc.operation(), seq,
+        return comm.failInOperation(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit, desc.operation(), seq,
             "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +
             "; " + (finding.culprit() >= 0 ? "" : "rank " + request.peer() + " may be hung, dead without closing " +
             "its connection, or not issuing the same operations; ") + finding.account(), null));

@@ -170,6 +170,7 @@ final class OpExecutor
 
     private HcclException failedEarlier(final OpDescriptor desc, final long seq, final HcclException failed)
     {
+        comm.failInOperation(failed); // carried to this operation's caller
         return new HcclException(failed.errorCode(), comm.rank(), failed.peer(), desc.operation(), seq,
             "the communicator failed earlier: " + failed.getMessage(), failed);
     }
@@ -177,7 +178,7 @@ final class OpExecutor
     /** Fails the communicator with what an operation threw: a wire failure as it is, anything else as a bug. */
     private HcclException failOn(final OpDescriptor desc, final long seq, final Throwable thrown)
     {
-        return comm.fail(thrown instanceof HcclException ? (HcclException)thrown : new HcclException(
+        return comm.failInOperation(thrown instanceof HcclException ? (HcclException)thrown : new HcclException(
             ErrorCode.E_INTERNAL, comm.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
             "internal error in " + desc + ": " + thrown, thrown));
     }

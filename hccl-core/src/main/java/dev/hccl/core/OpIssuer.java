@@ -44,8 +44,12 @@ final class OpIssuer
     CommFuture collective(final boolean blocking, final OpDescriptor desc, final OpExecutor.OpBody body)
     {
         final OpFuture future = new OpFuture();
-        return issue(IssueGuard.COLLECTIVES, desc, blocking, false, future, () -> nextSeq++,
-            seq -> executor.execute(desc, seq, body, future));
+        return issue(IssueGuard.COLLECTIVES, desc, blocking, false, future, () ->
+        {
+            final long seq = nextSeq++;
+            comm.history().record(seq, desc);
+            return seq;
+        }, seq -> executor.execute(desc, seq, body, future));
     }
 
     /**
@@ -71,7 +75,7 @@ final class OpIssuer
         final IssueGuard.Holder other = issueGuard.enter(lane, desc);
         if (other != null)
         {
-            throw comm.fail(new HcclException(ErrorCode.E_CONCURRENT, comm.rank(), HcclException.UNKNOWN_RANK,
+            throw comm.failInOperation(new HcclException(ErrorCode.E_CONCURRENT, comm.rank(), HcclException.UNKNOWN_RANK,
                 desc.operation(), HcclException.NO_SEQUENCE, IssueGuard.Holder.name(Thread.currentThread()) +
                 " issued " + desc + " while " + IssueGuard.Holder.name(other.thread) + " was issuing " + other.desc +
                 " on the same communicator: the order of two threads' operations is decided by a race, differently " +
@@ -91,6 +95,17 @@ final class OpIssuer
      *
      * @return false when it had stopped already.
      */
+    /**
+     * @return whether {@link #close()} has been called.
+     */
+    boolean isClosed()
+    {
+        synchronized (issueLock)
+        {
+            return closed;
+        }
+    }
+
     boolean close()
     {
         synchronized (issueLock)

@@ -44,9 +44,6 @@ record SplitPlan(int[] members, int rank, long commId)
     /** SplitMix64 over the parent id, split index and colour: every member derives the same id, unlikely to clash. */
     private static long mix(final long parent, final int splitIndex, final int color)
     {
-        long z = parent ^ (0x9E3779B97F4A7C15L * (splitIndex + 1)) ^ ((long)color << 32);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return (z ^ (z >>> 31)) & Long.MAX_VALUE;
+        return Mix.finish(parent ^ (0x9E3779B97F4A7C15L * (splitIndex + 1)) ^ ((long)color << 32)) & Long.MAX_VALUE;
     }
 }

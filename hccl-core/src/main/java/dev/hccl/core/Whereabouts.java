@@ -1,7 +1,11 @@
 package dev.hccl.core;
 
 import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.Request;
 import dev.hccl.core.mailbox.Position;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Where this rank is in one communicator: the operation it waits in, for whom and since when, or the last collective
@@ -16,6 +20,9 @@ final class Whereabouts
     private volatile String awaited;
     private volatile long sinceNanos;
     private volatile long completedSeq = -1;
+    /** The transfers waited for now, failed at once when the communicator fails (abort). */
+    private final Set<Request> awaitedRequests =
+        ConcurrentHashMap.newKeySet();
 
     /**
      * A thread of this rank starts waiting.
@@ -25,18 +32,24 @@ final class Whereabouts
      * @param peer    the rank waited for, in the communicator.
      * @param awaited what it waits for, in words (the transfer).
      */
-    void waiting(final OpDescriptor desc, final long seq, final int peer, final String awaited)
+    void waiting(final OpDescriptor desc, final long seq, final int peer, final Request awaited)
     {
+        awaitedRequests.add(awaited);
         this.sinceNanos = System.nanoTime();
         this.seq = seq;
-        this.awaited = awaited;
+        this.awaited = awaited.toString();
         this.waitingFor = peer;
         this.desc = desc; // last: a reader that sees it sees the rest
     }
 
-    /** The wait is over. */
-    void stopped()
+    /**
+     * The wait is over.
+     *
+     * @param awaited what it waited for.
+     */
+    void stopped(final Request awaited)
     {
+        awaitedRequests.remove(awaited);
         desc = null;
         waitingFor = -1;
     }
@@ -62,6 +75,20 @@ final class Whereabouts
             return new Position(completedSeq, null, -1, -1);
         }
         return new Position(seq, d, waitingFor, Math.max(0, (System.nanoTime() - sinceNanos) / 1_000_000));
+    }
+
+    /**
+     * Ends every wait at once: the communicator failed (aborted, say), and a send still queued in a transport would
+     * otherwise hold its waiter.
+     *
+     * @param cause the failure.
+     */
+    void failWaits(final Throwable cause)
+    {
+        for (final Request r : awaitedRequests)
+        {
+            r.fail(cause);
+        }
     }
 
     /**

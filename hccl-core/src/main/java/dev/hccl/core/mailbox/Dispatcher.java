@@ -81,6 +81,16 @@ public final class Dispatcher implements Inbound
     }
 
     /**
+     * The peers whose link failed without a goodbye.
+     *
+     * @return ranks of the root communicator, in increasing order.
+     */
+    public synchronized int[] lostPeers()
+    {
+        return gonePeers.stream().filter(g -> !g.orderly).mapToInt(g -> g.peer).distinct().sorted().toArray();
+    }
+
+    /**
      * A split begins in this process: until it ends, a peer may send for a communicator not made here yet.
      */
     public synchronized void splitBegins()
@@ -167,7 +177,10 @@ public final class Dispatcher implements Inbound
             {
                 return mailboxes.get(commId);
             }
-            if (splitsUnderWay > 0 && early.size() < MAX_EARLY_COMMUNICATORS)
+            // A faster peer may use a split's or a shrink's new communicator first: during a split, or once a peer is
+            // lost (the survivors may shrink), such ids get a mailbox early.
+            final boolean expecting = splitsUnderWay > 0 || gonePeers.stream().anyMatch(g -> !g.orderly);
+            if (expecting && early.size() < MAX_EARLY_COMMUNICATORS)
             {
                 early.add(commId);
                 return create(commId);
@@ -226,7 +239,7 @@ public final class Dispatcher implements Inbound
         final int length)
     {
         final int kind = (int)((tag >>> 32) & 0xFF_FFFF);
-        if (length != FlowControl.CONTROL_BYTES || kind < FlowControl.RTS || kind > FlowControl.POSITION)
+        if (length != FlowControl.CONTROL_BYTES || kind < FlowControl.RTS || kind > FlowControl.CLOSING)
         {
             onLinkFailure(fromRank, new HcclException(ErrorCode.E_INTERNAL, "rank " + fromRank +
                 " sent a control message of kind " + kind + " and " + length + " bytes: a protocol error"));
@@ -257,6 +270,7 @@ public final class Dispatcher implements Inbound
             {
                 case FlowControl.CTS -> m.onClearToSend(fromRank, seq, messageTag);
                 case FlowControl.POSITION_QUERY -> m.onPositionQuery(fromRank);
+                case FlowControl.CLOSING -> m.onClosing(fromRank, seq, desc, messageTag, value);
                 default -> m.onPosition(fromRank, new Position(seq, value < 0 ? null : desc, (int)messageTag, value));
             }
         });

@@ -42,6 +42,10 @@ public final class FlowControl
     static final int POSITION_QUERY = 4;
     /** The answer: a {@link Position}. */
     static final int POSITION = 5;
+    /** At close: one of the last collectives this rank issued, with the count and hash of all of them. */
+    static final int CLOSING = 6;
+    /** The last collectives a closing rank names one by one. */
+    public static final int CLOSING_ENTRIES = 4;
     static final int CONTROL_BYTES = 16;
     /** What a control message says it is: no receive ever checks it. */
     private static final OpDescriptor CONTROL_DESC = new OpDescriptor(Operation.SEND, null, null, OpDescriptor.NO_ROOT, 0);
@@ -294,6 +298,22 @@ public final class FlowControl
     {
         control(peer, commId, position.seq(), POSITION, position.waitingFor(), position.waitedMillis(),
             position.idle() ? CONTROL_DESC : position.desc());
+    }
+
+    /**
+     * Tells a peer, at close, one of the last collectives this rank issued.
+     *
+     * @param peer   the peer, in the root communicator.
+     * @param commId the communicator.
+     * @param seq    the collective's sequence number, or -1 when none was issued.
+     * @param desc   the collective, or null when none was issued.
+     * @param count  collectives issued in all.
+     * @param hash   their hash, in order.
+     */
+    void tellClosing(
+        final int peer, final long commId, final long seq, final OpDescriptor desc, final long count, final long hash)
+    {
+        control(peer, commId, seq, CLOSING, count, hash, desc == null ? CONTROL_DESC : desc);
     }
 
     private void control(

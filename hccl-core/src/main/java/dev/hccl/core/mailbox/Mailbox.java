@@ -10,7 +10,11 @@ import dev.hccl.api.spi.Tags;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * Matches incoming messages with posted receives for one communicator, by sender, sequence number and tag.
@@ -65,10 +69,12 @@ public final class Mailbox
     private HcclException failure;
     private final ArrayList<Fault> earlyFaults = new ArrayList<>();
     private final Outbox outbox;
+    /** Guarded by this: what each peer said of its collectives when it closed; null until it did. */
+    private final ClosingRecord[] closing;
     /** Where this rank is in the communicator, for a peer that asks; set by the communicator. */
-    private volatile java.util.function.Supplier<Position> whereabouts;
+    private volatile Supplier<Position> whereabouts;
     /** Told of each peer's answer while this rank asks where its peers are; else null. */
-    private volatile java.util.function.BiConsumer<Integer, Position> survey;
+    private volatile BiConsumer<Integer, Position> survey;
     /** Requests to send from each peer that no receive has taken yet. */
     private final int[] unexpectedRts;
     /** After a failure: rendezvous messages cleared to come, which carry no credit to give back. */
@@ -100,6 +106,7 @@ public final class Mailbox
         posted = new ArrayList[rootWorldSize];
         unexpected = new ArrayList[rootWorldSize];
         outbox = new Outbox(commId, rootWorldSize, flow);
+        closing = new ClosingRecord[rootWorldSize];
         unexpectedRts = new int[rootWorldSize];
         peerGone = new boolean[rootWorldSize];
         peerGoneOrderly = new boolean[rootWorldSize];
@@ -546,7 +553,7 @@ public final class Mailbox
      *
      * @param whereabouts this rank's position in the communicator.
      */
-    public void answerPositionsFrom(final java.util.function.Supplier<Position> whereabouts)
+    public void answerPositionsFrom(final Supplier<Position> whereabouts)
     {
         this.whereabouts = whereabouts;
     }
@@ -566,14 +573,14 @@ public final class Mailbox
      *
      * @param listener told of each answer (the peer in the root communicator, its position), or null to stop.
      */
-    public void surveyWith(final java.util.function.BiConsumer<Integer, Position> listener)
+    public void surveyWith(final BiConsumer<Integer, Position> listener)
     {
         this.survey = listener;
     }
 
     void onPositionQuery(final int from)
     {
-        final java.util.function.Supplier<Position> w = whereabouts;
+        final Supplier<Position> w = whereabouts;
         if (w != null)
         {
             flow.tellPosition(from, commId, w.get());
@@ -582,10 +589,113 @@ public final class Mailbox
 
     void onPosition(final int from, final Position position)
     {
-        final java.util.function.BiConsumer<Integer, Position> s = survey;
+        final BiConsumer<Integer, Position> s = survey;
         if (s != null)
         {
             s.accept(from, position);
+        }
+    }
+
+    /**
+     * Tells every peer, at close, the collectives this rank issued: their count, their hash, and the last
+     * {@link FlowControl#CLOSING_ENTRIES} one by one.
+     *
+     * @param globalPeers the peers, in the root communicator.
+     * @param count       collectives issued.
+     * @param hash        their hash, in order.
+     * @param lastSeqs    the last ones' sequence numbers, oldest first (at most {@link FlowControl#CLOSING_ENTRIES}).
+     * @param lastDescs   the last ones.
+     */
+    public void tellClosing(
+        final int[] globalPeers, final long count, final long hash, final long[] lastSeqs,
+        final OpDescriptor[] lastDescs)
+    {
+        for (final int peer : globalPeers)
+        {
+            if (lastSeqs.length == 0)
+            {
+                flow.tellClosing(peer, commId, -1, null, count, hash);
+            }
+            for (int i = 0; i < lastSeqs.length; i++)
+            {
+                flow.tellClosing(peer, commId, lastSeqs[i], lastDescs[i], count, hash);
+            }
+        }
+    }
+
+    void onClosing(final int from, final long seq, final OpDescriptor desc, final long count, final long hash)
+    {
+        synchronized (this)
+        {
+            ClosingRecord r = closing[from];
+            if (r == null || r.count != count || r.hash != hash)
+            {
+                r = new ClosingRecord(count, hash);
+                closing[from] = r;
+            }
+            if (seq >= 0 && r.last.size() < FlowControl.CLOSING_ENTRIES)
+            {
+                r.last.put(seq, desc);
+            }
+            notifyAll();
+        }
+    }
+
+    /**
+     * Waits until every peer has said what it issued ({@link #tellClosing}), is gone, or the deadline passes.
+     *
+     * @param globalPeers   the peers, in the root communicator.
+     * @param deadlineNanos when to stop waiting, by {@link System#nanoTime()}.
+     * @return each peer's record, in the order given; null for a peer that is gone or did not say in time.
+     */
+    public synchronized ClosingRecord[] awaitClosing(final int[] globalPeers, final long deadlineNanos)
+    {
+        final ClosingRecord[] got = new ClosingRecord[globalPeers.length];
+        try
+        {
+            while (true)
+            {
+                boolean waiting = false;
+                for (int i = 0; i < globalPeers.length; i++)
+                {
+                    final ClosingRecord r = closing[globalPeers[i]];
+                    got[i] = r != null && r.complete() ? r : null;
+                    waiting |= got[i] == null && !peerGone[globalPeers[i]];
+                }
+                final long left = deadlineNanos - System.nanoTime();
+                if (!waiting || failure != null || left <= 0)
+                {
+                    return got;
+                }
+                wait(Math.max(1, Math.min(100, left / 1_000_000)));
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return got;
+        }
+    }
+
+    /** What a peer said of its collectives when it closed. */
+    public static final class ClosingRecord
+    {
+        /** Collectives it issued. */
+        public final long count;
+        /** Their hash, in order. */
+        public final long hash;
+        /** Its last collectives by sequence number. */
+        public final Map<Long, OpDescriptor> last = new HashMap<>();
+
+        ClosingRecord(final long count, final long hash)
+        {
+            this.count = count;
+            this.hash = hash;
+        }
+
+        boolean complete()
+        {
+            return last.size() >= Math.min(count, FlowControl.CLOSING_ENTRIES);
         }
     }
 
@@ -620,6 +730,7 @@ public final class Mailbox
                 return;
             }
             failure = cause;
+            notifyAll();
             for (final PostedRecv p : inflight)
             {
                 p.cancel(); // bytes still streaming in must not reach a buffer the user has been given back
@@ -672,6 +783,7 @@ public final class Mailbox
                 return;
             }
             peerGone[globalPeer] = true;
+            notifyAll(); // a close waiting for its record stops waiting
             peerGoneOrderly[globalPeer] = orderly;
             peerGoneCode[globalPeer] = code;
             peerGoneReason[globalPeer] = reason;

@@ -80,6 +80,17 @@ public final class TransportRouting implements AutoCloseable
     }
 
     /**
+     * Whether every peer is a thread of this process (the in-JVM transport), so that a message is delivered before its
+     * send returns.
+     *
+     * @return true for ranks as threads.
+     */
+    public boolean inProcess()
+    {
+        return inUse.stream().allMatch(t -> t instanceof InProcessTransport);
+    }
+
+    /**
      * Opens every provider's transport, most preferred first; those that decline (turned off, unusable here) are left
      * out.
      *

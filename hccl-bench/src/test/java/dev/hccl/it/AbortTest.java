@@ -1,0 +1,87 @@
+package dev.hccl.it;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommFuture;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
+import dev.hccl.transport.shm.ShmTransportProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * ncclCommAbort: abort() from another thread ends every wait on the communicator at once, here and on the peers,
+ * over TCP; a send held by the rendezvous protocol (its receive never posted) ends too.
+ */
+@Timeout(120)
+class AbortTest
+{
+    @Test
+    void abortFromAnotherThreadEndsEveryWaitHereAndOnThePeersAtOnce() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<Communicator> comms = Ranks.run(3, 60, rank -> Hccl.init(CommConfig.builder()
+            .environment(Map.of()).set(ShmTransportProvider.DISABLE, true)
+            .rank(rank).worldSize(3).masterAddr("127.0.0.1").masterPort(port)
+            .eagerBudget(0) // the send below waits for a clear to send that never comes
+            .execTimeout(Duration.ofSeconds(100)).connectTimeout(Duration.ofSeconds(60)).conclude()));
+        try
+        {
+            final ByteBuffer a = ByteBuffer.allocateDirect(1 << 20);
+            final ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+            final ByteBuffer c = ByteBuffer.allocateDirect(1 << 20);
+            // Rank 0 waits for a message rank 1 never sends, and sends one rank 2 never receives; ranks 1 and 2
+            // wait for messages from each other.
+            final CommFuture recv0 = comms.get(0).recvAsync(a, 1 << 20, DataType.UINT8, 1);
+            final CommFuture send0 = comms.get(0).sendAsync(b, 1 << 20, DataType.UINT8, 2);
+            final CommFuture recv1 = comms.get(1).recvAsync(c, 1 << 20, DataType.UINT8, 2);
+            final CommFuture recv2 = comms.get(2).recvAsync(ByteBuffer.allocateDirect(8), 8, DataType.UINT8, 1);
+            Thread.sleep(300);
+            assertTrue(!recv0.isDone() && !send0.isDone() && !recv1.isDone() && !recv2.isDone());
+            final long start = System.nanoTime();
+            final Thread aborter = new Thread(() -> comms.get(0).abort());
+            aborter.start();
+            aborter.join();
+            final HcclException local = assertThrows(HcclException.class, recv0::join);
+            assertEquals(ErrorCode.E_UNAVAIL, local.errorCode(), local.getMessage());
+            assertTrue(local.getMessage().contains("aborted by the application"), local.getMessage());
+            assertThrows(HcclException.class, send0::join, "the send held by the rendezvous ends too");
+            for (final CommFuture remote : List.of(recv1, recv2))
+            {
+                final HcclException ex = assertThrows(HcclException.class, remote::join);
+                assertEquals(ErrorCode.E_REMOTE, ex.errorCode(), ex.getMessage());
+                assertTrue(ex.getMessage().contains("rank 0 failed: ") &&
+                    ex.getMessage().contains("aborted by the application"), ex.getMessage());
+            }
+            final double seconds = (System.nanoTime() - start) / 1e9;
+            assertTrue(seconds < 5, "the waits took " + seconds + " s to end");
+            assertThrows(HcclException.class, () -> comms.get(0).barrier(), "later operations fail too");
+        }
+        finally
+        {
+            Ranks.onEach(comms, 60, comm ->
+            {
+                try
+                {
+                    comm.close();
+                }
+                catch (final HcclException expected)
+                {
+                    // the abort, told again
+                }
+                return null;
+            });
+        }
+    }
+}

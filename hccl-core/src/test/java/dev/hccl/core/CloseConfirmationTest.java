@@ -1,0 +1,126 @@
+package dev.hccl.core;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.ReduceOp;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * close() confirms that every rank issued the same collectives, so that a disagreement no message revealed is not
+ * silent. Ranks as threads, closed one after another from one thread, as tests and users do.
+ */
+@Timeout(60)
+class CloseConfirmationTest
+{
+    @Test
+    void collectivesThatDifferWithoutAMessageBetweenThemAreReportedByClose() throws Exception
+    {
+        final List<Communicator> comms = Hccl.initAll(2, CommConfig.builder().environment(Map.of()).worldSize(2)
+            .conclude());
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
+        try
+        {
+            // Empty all-reduces exchange no data: the reductions' difference shows only in the histories.
+            final List<Future<?>> runs = new ArrayList<>();
+            for (int r = 0; r < 2; r++)
+            {
+                final Communicator comm = comms.get(r);
+                final ReduceOp op = r == 0 ? ReduceOp.SUM : ReduceOp.MAX;
+                runs.add(pool.submit(() ->
+                {
+                    final ByteBuffer b = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+                    comm.allReduce(b, b, 2, DataType.FP32, ReduceOp.SUM);
+                    comm.allReduce(b, b, 0, DataType.FP32, op);
+                    return null;
+                }));
+            }
+            final List<String> told = new ArrayList<>();
+            for (final Future<?> run : runs)
+            {
+                try
+                {
+                    run.get();
+                }
+                catch (final java.util.concurrent.ExecutionException ex)
+                {
+                    told.add("op: " + ex.getCause().getMessage());
+                }
+            }
+            for (final Communicator comm : comms)
+            {
+                try
+                {
+                    comm.close();
+                }
+                catch (final HcclException ex)
+                {
+                    assertEquals(ErrorCode.E_MISMATCH, ex.errorCode(), ex.getMessage());
+                    told.add("close: " + ex.getMessage());
+                }
+            }
+            assertTrue(told.stream().anyMatch(t -> t.contains("operation mismatch at #1") &&
+                t.contains("allReduce(count=0, FP32, MAX)") && t.contains("allReduce(count=0, FP32, SUM)")),
+                told.toString());
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void ranksThatIssuedTheSameCollectivesCloseQuietly()
+    {
+        final List<Communicator> comms = Hccl.initAll(3, CommConfig.builder().environment(Map.of()).worldSize(3)
+            .conclude());
+        final List<Thread> threads = new ArrayList<>();
+        for (final Communicator comm : comms)
+        {
+            final Thread t = new Thread(() -> comm.barrier());
+            threads.add(t);
+            t.start();
+        }
+        threads.forEach(t ->
+        {
+            try
+            {
+                t.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                throw new AssertionError(ex);
+            }
+        });
+        HcclException thrown = null;
+        for (final Communicator comm : comms)
+        {
+            try
+            {
+                comm.close();
+            }
+            catch (final HcclException ex)
+            {
+                thrown = ex;
+            }
+        }
+        assertNull(thrown);
+    }
+}
