@@ -63,6 +63,18 @@ public final class CommConfig
      */
     public static final Setting<Duration> STALL_CHECK_TIME = Setting.seconds("HCCL_STALL_CHECK_TIME",
         Duration.ofSeconds(30), "seconds a wait lasts before a WARN says for whom and where the peers are");
+    /**
+     * Operations each communicator's flight recorder keeps (PyTorch's {@code TORCH_NCCL_TRACE_BUFFER_SIZE}): the last
+     * ones issued, written with {@link Communicator#dumpTrace()}, on failure and on demand; 0 keeps none.
+     */
+    public static final Setting<Integer> TRACE_BUFFER_SIZE = Setting.integer("HCCL_TRACE_BUFFER_SIZE", 2000, 0,
+        1_000_000, "operations each communicator's flight recorder keeps");
+    /**
+     * Where each rank writes its flight recorder when its communicator fails, and when a file {@code hccl-dump-now}
+     * in it is touched; unset, only {@link Communicator#dumpTrace()} writes, under the temporary directory.
+     */
+    public static final Setting<String> DUMP_DIR = Setting.text("HCCL_DUMP_DIR", null,
+        "where flight recorders are written on failure and on demand");
     /** Largest frame payload accepted from a peer, in MiB; longer frames are protocol errors. 200, as HCCL. */
     public static final Setting<Integer> BUFFSIZE = Setting.integer("HCCL_BUFFSIZE", 200, 1, 2047,
         "largest frame payload accepted from a peer, MiB");
@@ -133,7 +145,7 @@ public final class CommConfig
     /** The library's settings, in the order {@link #describe()} lists them. */
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
-        BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
+        TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
         ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, NODE_ID);
 
     /** Where a setting's value came from. */
@@ -335,6 +347,26 @@ public final class CommConfig
     public Duration heartbeatTimeout()
     {
         return get(HEARTBEAT_TIMEOUT);
+    }
+
+    /**
+     * Operations each communicator's flight recorder keeps.
+     *
+     * @return the count; 0 for none.
+     */
+    public int traceBufferSize()
+    {
+        return get(TRACE_BUFFER_SIZE);
+    }
+
+    /**
+     * Where flight recorders are written on failure and on demand.
+     *
+     * @return the directory, or null when unset.
+     */
+    public String dumpDir()
+    {
+        return get(DUMP_DIR);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.hccl.api;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 
 /**
  * A group of ranks that execute collectives together, created once and reused, as {@code HcclComm} or
@@ -654,6 +655,17 @@ public interface Communicator extends AutoCloseable
      * @throws HcclException when the exchange fails.
      */
     Communicator split(int color, int key);
+
+    /**
+     * Writes this rank's flight recorder now: the last {@code HCCL_TRACE_BUFFER_SIZE} operations (kind, sequence
+     * number, sizes, type, algorithm, peer, state, times) and where the rank waits, as JSON, for {@code hccl-trace},
+     * which reads every rank's dump and says what went wrong. Also written on failure when {@code HCCL_DUMP_DIR} is
+     * set, and when a file {@code hccl-dump-now} in it is touched.
+     *
+     * @return the file: {@code hccl-trace-<communicator id>-r<rank>.json} in {@code HCCL_DUMP_DIR}, or in
+     *         {@code hccl-dumps} under the temporary directory when unset.
+     */
+    Path dumpTrace();
 
     /**
      * Aborts the communicator, as {@code ncclCommAbort}: from any thread, ends at once every wait on it, here (the

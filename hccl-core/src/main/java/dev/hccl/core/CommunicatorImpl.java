@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -62,9 +63,11 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final Whereabouts whereabouts = new Whereabouts();
     /** The collectives issued, which close() confirms with the peers. */
     private final OpHistory history = new OpHistory();
+    /** The last operations, dumped on failure and on demand. */
+    private final FlightRecorder recorder;
     /** Shrinks made: the survivors number them alike, so that each shrink's communicator id is new. */
     private final AtomicInteger shrinks = new AtomicInteger();
-    private final StallWatch.Registration stallWatch;
+    private final Watchdog.Registration stallWatch;
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
     /** Read per segment by the algorithms: resolved once, not looked up in the configuration each time. */
@@ -124,6 +127,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             localOfGlobal[globalRanks[i]] = i;
         }
+        this.recorder = new FlightRecorder(config.traceBufferSize());
         this.mailbox = fabric.dispatcher().mailbox(commId);
         this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
@@ -132,7 +136,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.ops = new Operations(this, issuer, algorithms);
         mailbox.attach(globalRanks, this);
         mailbox.answerPositionsFrom(whereabouts::now);
-        this.stallWatch = StallWatch.watch(this, config.stallCheckTime());
+        this.stallWatch = Watchdog.watch(this, config.stallCheckTime());
     }
 
     Whereabouts whereabouts()
@@ -218,6 +222,51 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public AlgorithmChoice algorithmFor(final Operation operation, final long bytes)
     {
         return algorithms.choice(operation, bytes);
+    }
+
+    /**
+     * The algorithm chosen for an operation of this size, for the flight recorder; null for operations without a
+     * choice (split, send, receive).
+     */
+    String algorithmName(final OpDescriptor desc)
+    {
+        if (desc.dataType() == null)
+        {
+            return null;
+        }
+        final long perRank = desc.count() * desc.dataType().size();
+        final boolean whole = desc.operation() == Operation.ALL_GATHER || desc.operation() == Operation.REDUCE_SCATTER;
+        try
+        {
+            return algorithms.choice(desc.operation(), whole ? perRank * worldSize() : perRank).algorithm();
+        }
+        catch (final RuntimeException ex)
+        {
+            return null;
+        }
+    }
+
+    CommConfig config()
+    {
+        return config;
+    }
+
+    FlightRecorder recorder()
+    {
+        return recorder;
+    }
+
+    @Override
+    public Path dumpTrace()
+    {
+        return recorder.dump(this, dumpDir(), "on demand (Communicator.dumpTrace)");
+    }
+
+    /** HCCL_DUMP_DIR, or a directory of its own under the temporary directory when unset. */
+    Path dumpDir()
+    {
+        final String dir = config.dumpDir();
+        return dir != null ? Path.of(dir) : Path.of(System.getProperty("java.io.tmpdir"), "hccl-dumps");
     }
 
     @Override
@@ -625,6 +674,17 @@ final class CommunicatorImpl implements Communicator, FaultListener
     {
         final HcclException f = failure.fail(cause);
         whereabouts.failWaits(f);
+        if (config.dumpDir() != null && recorder.firstFailure())
+        {
+            try
+            {
+                recorder.dump(this, dumpDir(), "failure: " + f.getMessage());
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.warn("rank {}: could not write the flight recorder: {}", rank, ex.toString());
+            }
+        }
         return f;
     }
 

@@ -79,6 +79,7 @@ final class OpExecutor
             return;
         }
         running = new RunningOp(desc, seq);
+        future.started();
         try
         {
             mailbox.beginOp(seq, desc);

@@ -16,14 +16,41 @@ import java.util.concurrent.TimeoutException;
 final class OpFuture implements CommFuture
 {
     private final CompletableFuture<Void> result = new CompletableFuture<>();
+    /** Its flight-recorder entry, or null. */
+    private volatile FlightRecorder.Entry trace;
+
+    void trace(final FlightRecorder.Entry entry)
+    {
+        trace = entry;
+    }
+
+    /** The operation starts running. */
+    void started()
+    {
+        final FlightRecorder.Entry e = trace;
+        if (e != null)
+        {
+            e.started();
+        }
+    }
 
     void complete()
     {
+        final FlightRecorder.Entry e = trace;
+        if (e != null)
+        {
+            e.ended(null);
+        }
         result.complete(null);
     }
 
     void fail(final HcclException cause)
     {
+        final FlightRecorder.Entry e = trace;
+        if (e != null)
+        {
+            e.ended(cause);
+        }
         result.completeExceptionally(cause);
     }
 

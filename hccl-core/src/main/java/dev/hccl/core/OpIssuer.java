@@ -48,6 +48,7 @@ final class OpIssuer
         {
             final long seq = nextSeq++;
             comm.history().record(seq, desc);
+            future.trace(comm.recorder().issued(FlightRecorder.Lane.COLLECTIVE, -1, seq, desc, future));
             return seq;
         }, seq -> executor.execute(desc, seq, body, future));
     }
@@ -63,7 +64,13 @@ final class OpIssuer
     {
         final PointToPointOp op = new PointToPointOp();
         return issue(IssueGuard.pointToPoint(peer, send), desc, blocking, true, op,
-            () -> send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++, seq -> executor.post(desc, seq, body, op));
+            () ->
+            {
+                final long seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
+                op.trace(comm.recorder().issued(send ? FlightRecorder.Lane.SEND : FlightRecorder.Lane.RECV, peer, seq,
+                    desc, op));
+                return seq;
+            }, seq -> executor.post(desc, seq, body, op));
     }
 
     /**

@@ -22,6 +22,13 @@ final class PointToPointOp implements CommFuture
     private Request[] transfers;
     private volatile boolean finished;
     private volatile HcclException failure;
+    /** Its flight-recorder entry, or null. */
+    private volatile FlightRecorder.Entry trace;
+
+    void trace(final FlightRecorder.Entry entry)
+    {
+        trace = entry;
+    }
 
     /**
      * The transfers are in flight.
@@ -33,6 +40,11 @@ final class PointToPointOp implements CommFuture
     {
         this.ctx = ctx;
         this.transfers = transfers;
+        final FlightRecorder.Entry e = trace;
+        if (e != null)
+        {
+            e.started();
+        }
         posting.complete(null); // publishes both fields to the waiters
     }
 
@@ -45,6 +57,11 @@ final class PointToPointOp implements CommFuture
     {
         failure = cause;
         finished = true;
+        final FlightRecorder.Entry e = trace;
+        if (e != null)
+        {
+            e.ended(cause);
+        }
         posting.complete(null);
     }
 
@@ -120,6 +137,11 @@ final class PointToPointOp implements CommFuture
                 failure = ex;
             }
             finished = true;
+            final FlightRecorder.Entry e = trace;
+            if (e != null)
+            {
+                e.ended(failure);
+            }
         }
         final HcclException failed = failure;
         if (failed != null)

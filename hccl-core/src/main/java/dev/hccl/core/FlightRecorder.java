@@ -1,0 +1,325 @@
+package dev.hccl.core;
+
+import dev.hccl.api.CommFuture;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.core.mailbox.Position;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A communicator's last operations, as PyTorch's flight recorder ({@code TORCH_NCCL_TRACE_BUFFER_SIZE}): each issued
+ * collective, send and receive with its sequence number, what it moves, and when it was issued, started and ended,
+ * kept in a ring of {@code HCCL_TRACE_BUFFER_SIZE} entries (a small object and a few clock reads an operation). On
+ * failure, on demand ({@code Communicator.dumpTrace()}, or a file {@code hccl-dump-now} touched in the directory) every
+ * rank writes them, with where it is, to {@code HCCL_DUMP_DIR} as JSON; {@code hccl-trace} reads all ranks' dumps and
+ * says what went wrong.
+ */
+final class FlightRecorder
+{
+    /** The file whose modification asks every communicator of the process to dump. */
+    static final String TRIGGER_FILE = "hccl-dump-now";
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlightRecorder.class);
+    private static final long BASE_NANOS = System.nanoTime();
+    private static final long BASE_MICROS = System.currentTimeMillis() * 1000;
+
+    /** Which lane an operation was numbered in. */
+    enum Lane
+    {
+        COLLECTIVE, SEND, RECV
+    }
+
+    /** One operation's record. */
+    static final class Entry
+    {
+        final Lane lane;
+        final int peer;
+        final long seq;
+        final OpDescriptor desc;
+        final CommFuture future;
+        final long issuedMicros = nowMicros();
+        volatile long startedMicros = -1;
+        volatile long endedMicros = -1;
+        volatile String error;
+
+        Entry(final Lane lane, final int peer, final long seq, final OpDescriptor desc, final CommFuture future)
+        {
+            this.lane = lane;
+            this.peer = peer;
+            this.seq = seq;
+            this.desc = desc;
+            this.future = future;
+        }
+
+        void started()
+        {
+            startedMicros = nowMicros();
+        }
+
+        void ended(final Throwable failure)
+        {
+            if (endedMicros < 0)
+            {
+                error = failure == null ? null : failure.getMessage();
+                endedMicros = nowMicros();
+            }
+        }
+
+        String state()
+        {
+            if (error != null)
+            {
+                return "failed";
+            }
+            if (endedMicros >= 0 || future.isDone())
+            {
+                return "completed";
+            }
+            return startedMicros >= 0 ? "started" : "issued";
+        }
+    }
+
+    private final Entry[] ring;
+    private long recorded;
+    private boolean dumpedOnFailure;
+
+    /**
+     * @param size entries kept; 0 records nothing.
+     */
+    FlightRecorder(final int size)
+    {
+        this.ring = new Entry[size];
+    }
+
+    /** Microseconds since the epoch, from the monotonic clock: ordered within a process, comparable across hosts. */
+    static long nowMicros()
+    {
+        return BASE_MICROS + (System.nanoTime() - BASE_NANOS) / 1000;
+    }
+
+    /**
+     * An operation was numbered.
+     *
+     * @return its entry, or null when nothing is recorded.
+     */
+    synchronized Entry issued(
+        final Lane lane, final int peer, final long seq, final OpDescriptor desc, final CommFuture future)
+    {
+        if (ring.length == 0)
+        {
+            return null;
+        }
+        final Entry e = new Entry(lane, peer, seq, desc, future);
+        ring[(int)(recorded++ % ring.length)] = e;
+        return e;
+    }
+
+    /** The entries kept, oldest first. */
+    synchronized List<Entry> entries()
+    {
+        final List<Entry> list = new ArrayList<>();
+        final long first = Math.max(0, recorded - ring.length);
+        for (long i = first; i < recorded; i++)
+        {
+            list.add(ring[(int)(i % ring.length)]);
+        }
+        return list;
+    }
+
+    /**
+     * The first failure asks for a dump, once.
+     *
+     * @return true the first time.
+     */
+    synchronized boolean firstFailure()
+    {
+        final boolean first = !dumpedOnFailure;
+        dumpedOnFailure = true;
+        return first;
+    }
+
+    /**
+     * Writes the dump: {@code hccl-trace-<comm id>-r<rank>.json} in {@code dir}, replacing an older one whole.
+     *
+     * @param comm   the communicator.
+     * @param dir    the directory, made if need be.
+     * @param reason why.
+     * @return the file.
+     */
+    Path dump(final CommunicatorImpl comm, final Path dir, final String reason)
+    {
+        try
+        {
+            Files.createDirectories(dir);
+            final Path file = dir.resolve("hccl-trace-" + Long.toHexString(comm.commId()) + "-r" + comm.rank() +
+                ".json");
+            final Path tmp = Files.createTempFile(dir, ".hccl-trace-", ".tmp");
+            Files.writeString(tmp, json(comm, reason), StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            LOG.info("rank {}: flight recorder written to {} ({})", comm.rank(), file, reason);
+            return file;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot write the flight recorder to " + dir, ex);
+        }
+    }
+
+    private String json(final CommunicatorImpl comm, final String reason)
+    {
+        final Json j = new Json();
+        j.open().field("format", "hccl-trace/1").field("commId", Long.toHexString(comm.commId()))
+            .field("rank", comm.rank()).field("worldSize", comm.worldSize())
+            .field("host", comm.topology().hostName(comm.topology().layout().nodeOf(comm.rank())))
+            .field("pid", ProcessHandle.current().pid())
+            .field("jvm", ManagementFactory.getRuntimeMXBean().getName())
+            .field("reason", reason).field("dumpedAtMicros", nowMicros());
+        final HcclException failure = comm.failure();
+        j.field("failure", failure == null ? null : failure.getMessage());
+        final Position p = comm.whereabouts().now();
+        j.key("position").open().field("idle", p.idle()).field("seq", p.seq())
+            .field("operation", p.desc() == null ? null : p.desc().toString()).field("waitingFor", p.waitingFor())
+            .field("waitedMillis", p.waitedMillis()).close();
+        j.key("lostRanks").array();
+        for (final int r : comm.lostRanks())
+        {
+            j.value(r);
+        }
+        j.end();
+        j.key("entries").array();
+        for (final Entry e : entries())
+        {
+            final OpDescriptor d = e.desc;
+            final long bytes = d.dataType() == null ? 0 : d.count() * d.dataType().size();
+            j.open().field("lane", e.lane.name().toLowerCase()).field("peer", e.peer).field("seq", e.seq)
+                .field("operation", d.operation().displayName()).field("dataType", d.dataType() == null ? null :
+                    d.dataType().name()).field("reduceOp", d.reduceOp() == null ? null : d.reduceOp().name())
+                .field("root", d.root()).field("count", d.count())
+                .field("algorithm", e.lane == Lane.COLLECTIVE ? comm.algorithmName(d) : null)
+                .field("fingerprint", Long.toHexString(OpHistory.fingerprint(d)))
+                .field("state", e.state()).field("issuedMicros", e.issuedMicros)
+                .field("startedMicros", e.startedMicros).field("endedMicros", e.endedMicros)
+                .field("bytes", bytes).field("error", e.error).close();
+        }
+        j.end();
+        return j.close().toString();
+    }
+
+    /** A small JSON writer: the library takes no JSON dependency for one file. */
+    private static final class Json
+    {
+        private final StringBuilder out = new StringBuilder();
+        private boolean first = true;
+
+        Json open()
+        {
+            comma();
+            out.append('{');
+            first = true;
+            return this;
+        }
+
+        Json close()
+        {
+            out.append('}');
+            first = false;
+            return this;
+        }
+
+        Json array()
+        {
+            out.append('[');
+            first = true;
+            return this;
+        }
+
+        Json end()
+        {
+            out.append(']');
+            first = false;
+            return this;
+        }
+
+        Json key(final String name)
+        {
+            comma();
+            string(name);
+            out.append(':');
+            first = true; // the value follows without a comma
+            return this;
+        }
+
+        Json field(final String name, final Object value)
+        {
+            key(name);
+            return value(value);
+        }
+
+        Json value(final Object value)
+        {
+            comma();
+            if (value == null)
+            {
+                out.append("null");
+            }
+            else if (value instanceof Number || value instanceof Boolean)
+            {
+                out.append(value);
+            }
+            else
+            {
+                string(value.toString());
+            }
+            first = false;
+            return this;
+        }
+
+        private void comma()
+        {
+            if (!first)
+            {
+                out.append(',');
+            }
+            first = false;
+        }
+
+        private void string(final String s)
+        {
+            out.append('"');
+            for (int i = 0; i < s.length(); i++)
+            {
+                final char c = s.charAt(i);
+                if (c == '"' || c == '\\')
+                {
+                    out.append('\\').append(c);
+                }
+                else if (c < 0x20)
+                {
+                    out.append(String.format("\\u%04x", (int)c));
+                }
+                else
+                {
+                    out.append(c);
+                }
+            }
+            out.append('"');
+        }
+
+        @Override
+        public String toString()
+        {
+            return out.toString();
+        }
+    }
+}
