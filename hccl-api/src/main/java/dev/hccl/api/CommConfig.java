@@ -138,6 +138,15 @@ public final class CommConfig
     /** Shared secret every connection presents; rank 0 makes one when unset. */
     public static final Setting<String> JOB_TOKEN = Setting.text("HCCL_JOB_TOKEN", null,
         "shared secret every connection presents").secret();
+    /** This rank's certificate chain (PEM) for mutual TLS of the store and the TCP transport; with the two below. */
+    public static final Setting<String> TLS_CERT = Setting.text("HCCL_TLS_CERT", null,
+        "this rank's certificate chain, PEM: mutual TLS for the store and TCP");
+    /** This rank's private key (PEM PKCS#8, unencrypted) for mutual TLS. */
+    public static final Setting<String> TLS_KEY = Setting.text("HCCL_TLS_KEY", null,
+        "this rank's private key, PEM PKCS#8");
+    /** The CA certificates (PEM) whose certificates a peer must present under mutual TLS. */
+    public static final Setting<String> TLS_CA = Setting.text("HCCL_TLS_CA", null,
+        "the CA certificates a peer's certificate must be signed by, PEM");
     /** Overrides the node identity (host name + boot id + network namespace). */
     public static final Setting<String> NODE_ID = Setting.text("HCCL_NODE_ID", null,
         "overrides the node identity");
@@ -146,7 +155,8 @@ public final class CommConfig
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
         TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
-        ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, NODE_ID);
+        ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY, TLS_CA,
+        NODE_ID);
 
     /** Where a setting's value came from. */
     public enum Source

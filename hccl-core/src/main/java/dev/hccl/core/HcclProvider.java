@@ -9,6 +9,7 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.CommunicatorProvider;
 import dev.hccl.api.spi.JobKey;
+import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportProvider;
@@ -157,8 +158,9 @@ public final class HcclProvider implements CommunicatorProvider
         final StoreServer server;
         try
         {
+            final TlsMaterial tls = TlsMaterial.of(config);
             server = StoreServer.start(StoreServer.bindAddress(new InetSocketAddress(host, 0)), JobKey.of(token),
-                StoreLimits.forJob(0, config.connectTimeout()));
+                StoreLimits.forJob(0, config.connectTimeout()), tls == null ? null : tls.sslContext());
         }
         catch (final IOException ex)
         {

@@ -6,9 +6,11 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.Bootstrap;
 import dev.hccl.api.spi.JobKey;
+import dev.hccl.api.spi.TlsMaterial;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -87,6 +89,8 @@ public final class Rendezvous implements AutoCloseable
         // to whoever asks the store, which is what an unauthenticated job means.
         final String configuredToken = rootInfo != null ? rootInfo.token() : config.jobToken();
         final JobKey key = JobKey.of(configuredToken == null ? "" : configuredToken);
+        final TlsMaterial tlsFiles = TlsMaterial.of(config);
+        final SSLContext tls = tlsFiles == null ? null : tlsFiles.sslContext();
         StoreServer server = null;
         if (rank == 0)
         {
@@ -101,7 +105,7 @@ public final class Rendezvous implements AutoCloseable
                 try
                 {
                     server = StoreServer.start(StoreServer.bindAddress(storeAddress), key,
-                        StoreLimits.forJob(config.worldSize(), config.connectTimeout()));
+                        StoreLimits.forJob(config.worldSize(), config.connectTimeout()), tls);
                 }
                 catch (final IOException ex)
                 {
@@ -114,7 +118,7 @@ public final class Rendezvous implements AutoCloseable
         StoreClient client = null;
         try
         {
-            client = StoreClient.connect(storeAddress, rank, deadlineNanos, key);
+            client = StoreClient.connect(storeAddress, rank, deadlineNanos, key, tls);
             String token = configuredToken;
             final long commId;
             if (rank == 0)

@@ -9,6 +9,7 @@ import dev.hccl.api.spi.JobKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLContext;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -89,6 +90,23 @@ public final class StoreClient implements AutoCloseable
     public static StoreClient connect(
         final InetSocketAddress address, final int rank, final long deadlineNanos, final JobKey key)
     {
+        return connect(address, rank, deadlineNanos, key, null);
+    }
+
+    /**
+     * Connects to the store, over mutual TLS when {@code tls} is given, retrying until it answers or the deadline.
+     *
+     * @param address       the store.
+     * @param rank          this rank, for messages.
+     * @param deadlineNanos when to give up.
+     * @param key           the job key to prove.
+     * @param tls           the TLS context, or null for plain TCP.
+     * @return the connected, authenticated client.
+     */
+    public static StoreClient connect(
+        final InetSocketAddress address, final int rank, final long deadlineNanos, final JobKey key,
+        final SSLContext tls)
+    {
         long backoffMillis = 20;
         IOException last = null;
         final WaitReport report = new WaitReport(deadlineNanos);
@@ -99,7 +117,15 @@ public final class StoreClient implements AutoCloseable
                 LOG.info("rank {}: rank 0's rendezvous store at {} does not answer yet ({}); {}", rank, address,
                     last.getMessage(), report.left());
             }
-            final Socket socket = new Socket();
+            final Socket socket;
+            try
+            {
+                socket = tls == null ? new Socket() : tls.getSocketFactory().createSocket();
+            }
+            catch (final IOException ex)
+            {
+                throw new HcclException(ErrorCode.E_ENV, "cannot make a TLS socket: " + ex, ex);
+            }
             try
             {
                 final long left = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000L);
@@ -137,7 +163,9 @@ public final class StoreClient implements AutoCloseable
         }
         throw new HcclException(ErrorCode.E_TCP_CONNECT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
             "could not reach rank 0's rendezvous store at " + address + " (" + last + "): is rank 0 running, and are " +
-            "MASTER_ADDR/MASTER_PORT (or the root info) right?", last);
+            "MASTER_ADDR/MASTER_PORT (or the root info) right?" + (tls == null ? "" : " Under mutual TLS the store " +
+            "also refuses a rank whose certificate (HCCL_TLS_CERT) its HCCL_TLS_CA did not sign, and one that does " +
+            "not trust the store's (HCCL_TLS_CA): check that every rank uses certificates of the same CA."), last);
     }
 
     /**

@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
@@ -91,7 +93,28 @@ public final class StoreServer implements AutoCloseable
     public static StoreServer start(final InetSocketAddress bind, final JobKey key, final StoreLimits limits)
         throws IOException
     {
-        final ServerSocket socket = new ServerSocket();
+        return start(bind, key, limits, null);
+    }
+
+    /**
+     * Starts a store, over mutual TLS when {@code tls} is given: a client must present a certificate the CA signed.
+     *
+     * @param bind   where to listen ({@link #bindAddress}); port 0 picks a free one.
+     * @param key    the job key clients must prove.
+     * @param limits what it accepts.
+     * @param tls    the TLS context ({@code TlsMaterial.sslContext()}), or null for plain TCP.
+     * @return the running store.
+     * @throws IOException when the address cannot be bound (the port is taken, say).
+     */
+    public static StoreServer start(
+        final InetSocketAddress bind, final JobKey key, final StoreLimits limits, final SSLContext tls)
+        throws IOException
+    {
+        final ServerSocket socket = tls == null ? new ServerSocket() : tls.getServerSocketFactory().createServerSocket();
+        if (socket instanceof SSLServerSocket)
+        {
+            ((SSLServerSocket)socket).setNeedClientAuth(true);
+        }
         socket.setReuseAddress(true);
         try
         {

@@ -104,6 +104,7 @@ final class Dialer implements Runnable
                 // Set here, at registration, so it is in place before the connect can complete or fail.
                 current = ch;
                 transport.trackHandshake(ch);
+                transport.addDialerTls(ch);
                 ch.pipeline().addLast(NettyTransport.HANDSHAKE_HANDLER, new DialerHandshake(transport, Dialer.this));
             }
         });

@@ -7,6 +7,7 @@ import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.ProgressEngine;
+import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.api.spi.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -22,6 +23,11 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -33,6 +39,7 @@ import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,6 +94,8 @@ public final class NettyTransport implements Transport
     static final long SHUTDOWN_TIMEOUT_MS = 5_000;
     /** Pipeline name of the handshake handler. */
     static final String HANDSHAKE_HANDLER = "handshake";
+    /** The TLS handler's name, first in the pipeline when TLS is on. */
+    static final String TLS_HANDLER = "tls";
     /** Pipeline name of the frame receiver. */
     static final String FRAMES_HANDLER = "frames";
 
@@ -117,6 +126,9 @@ public final class NettyTransport implements Transport
     /** Whether the channels are epoll's, which take the kernel's TCP_USER_TIMEOUT. */
     private final boolean epoll;
     private final Duration heartbeatTimeout;
+    /** Mutual TLS, or null for plain TCP: this side's context as acceptor and as dialer. */
+    private final SslContext tlsAcceptor;
+    private final SslContext tlsDialer;
     /** Channels still in their handshake, closed by {@link #close()}. */
     private final Set<Channel> handshaking = ConcurrentHashMap.newKeySet();
 
@@ -144,6 +156,9 @@ public final class NettyTransport implements Transport
         this.loops = loopList.toArray(new EventLoop[0]);
         this.epoll = epoll;
         this.heartbeatTimeout = ctx.heartbeatTimeout();
+        final SslContext[] tls = tlsContexts(ctx.tls());
+        this.tlsAcceptor = tls[0];
+        this.tlsDialer = tls[1];
         this.socketChannelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         this.name = epoll ? "tcp/epoll" : "tcp/nio";
         this.mesh = new TcpMesh(this, connectionsPerPeer, connectTimeoutNs);
@@ -170,6 +185,7 @@ public final class NettyTransport implements Transport
                     return;
                 }
                 trackHandshake(ch);
+                addTls(ch, tlsAcceptor);
                 ch.pipeline().addLast(HANDSHAKE_HANDLER, new AcceptorHandshake(NettyTransport.this));
             }
         });
@@ -183,6 +199,56 @@ public final class NettyTransport implements Transport
         this.serverChannel = bound.channel();
         this.localAddress = (InetSocketAddress)serverChannel.localAddress();
         this.heartbeat = new Heartbeat(rank, worldSize, mesh::link, heartbeatTimeout);
+    }
+
+    /**
+     * Netty's TLS contexts for mutual TLS: BoringSSL through netty-tcnative where it loads, the JDK's engine otherwise.
+     * Every connection presents this rank's certificate and requires the peer's, signed by the CA; host names are not
+     * checked, as ranks reach each other by address.
+     *
+     * @param tls the certificates, or null.
+     * @return the acceptor's and the dialer's context, or two nulls.
+     */
+    private SslContext[] tlsContexts(final TlsMaterial tls)
+    {
+        if (null == tls)
+        {
+            return new SslContext[2];
+        }
+        final SslProvider provider = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+        try
+        {
+            final SslContext acceptor = SslContextBuilder.forServer(tls.keyManagers()).trustManager(tls.trustManagers())
+                .clientAuth(ClientAuth.REQUIRE).sslProvider(provider).build();
+            final SslContext dialer = SslContextBuilder.forClient().keyManager(tls.keyManagers())
+                .trustManager(tls.trustManagers()).endpointIdentificationAlgorithm(null).sslProvider(provider).build();
+            LOG.info("rank {}: mutual TLS on every TCP connection with {} ({})", rank,
+                provider == SslProvider.OPENSSL ? "BoringSSL (netty-tcnative)" : "the JDK's engine", tls);
+            return new SslContext[]{acceptor, dialer};
+        }
+        catch (final SSLException ex)
+        {
+            throw new HcclException(ErrorCode.E_ENV, "cannot set up TLS with " + tls + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Puts TLS first in a new channel's pipeline, when it is on. */
+    private static void addTls(final Channel ch, final SslContext context)
+    {
+        if (null != context)
+        {
+            ch.pipeline().addLast(TLS_HANDLER, context.newHandler(ch.alloc()));
+        }
+    }
+
+    /**
+     * Puts the dialer's TLS first in a new channel's pipeline, when it is on.
+     *
+     * @param ch the channel.
+     */
+    void addDialerTls(final Channel ch)
+    {
+        addTls(ch, tlsDialer);
     }
 
     /**

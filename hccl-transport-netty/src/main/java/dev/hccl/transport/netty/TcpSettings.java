@@ -2,6 +2,7 @@ package dev.hccl.transport.netty;
 
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.spi.Inbound;
+import dev.hccl.api.spi.TlsMaterial;
 
 import java.net.InetAddress;
 import java.time.Duration;
@@ -38,6 +39,7 @@ public final class TcpSettings
     private int threadsPerPeer = 1;
     private Duration connectTimeout = CONNECT_TIMEOUT_DEFAULT;
     private Duration heartbeatTimeout = HEARTBEAT_TIMEOUT_DEFAULT;
+    private TlsMaterial tls;
     private Inbound inbound;
 
     /**
@@ -292,6 +294,26 @@ public final class TcpSettings
     public Duration heartbeatTimeout()
     {
         return heartbeatTimeout;
+    }
+
+    /**
+     * Mutual TLS on every connection, or none.
+     *
+     * @param tls the certificates, or null for plain TCP (the default).
+     * @return this.
+     */
+    public TcpSettings tls(final TlsMaterial tls)
+    {
+        this.tls = tls;
+        return this;
+    }
+
+    /**
+     * @return the TLS certificates, or null for plain TCP.
+     */
+    public TlsMaterial tls()
+    {
+        return tls;
     }
 
     /**

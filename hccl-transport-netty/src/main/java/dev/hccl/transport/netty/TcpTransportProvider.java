@@ -2,6 +2,7 @@ package dev.hccl.transport.netty;
 
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Setting;
+import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportProvider;
@@ -74,6 +75,7 @@ public final class TcpTransportProvider implements TransportProvider
             .threadsPerPeer(config.get(SOCKET_NTHREADS))
             .connectTimeout(config.connectTimeout())
             .heartbeatTimeout(config.heartbeatTimeout())
+            .tls(TlsMaterial.of(config))
             .inbound(context.inbound())
             .conclude());
     }
