@@ -241,13 +241,19 @@ class FailureTest
         final int port = TcpConformanceTest.freePort();
         final List<Object> results = Ranks.run(2, 60, rank ->
         {
+            final Communicator idle = rank == 1 ?
+                Hccl.init(tcp(rank, 2, port).execTimeout(Duration.ofSeconds(1)).conclude()) : null;
+            if (idle != null)
+            {
+                Thread.sleep(4000); // alive, connected, but never calls the collective
+                // Its communicator failed meanwhile (rank 0's abort): close() says so, as no operation did.
+                final HcclException atClose = assertThrows(HcclException.class, idle::close);
+                assertTrue(atClose.getMessage().contains("close(): the communicator failed after its last " +
+                    "operation") && atClose.getMessage().contains("rank 1 is behind"), atClose.getMessage());
+                return "idle";
+            }
             try (Communicator comm = Hccl.init(tcp(rank, 2, port).execTimeout(Duration.ofSeconds(1)).conclude()))
             {
-                if (rank == 1)
-                {
-                    Thread.sleep(4000); // alive, connected, but never calls the collective
-                    return "idle";
-                }
                 final long start = System.nanoTime();
                 final ByteBuffer buf = floats(16);
                 final HcclException e = assertThrows(HcclException.class,

@@ -21,6 +21,7 @@ final class ProcessJob implements AutoCloseable
     private static final String OPENS = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
 
     private final List<Process> processes = new ArrayList<>();
+    private final Map<String, String> environment = new java.util.HashMap<>();
     private final List<StringBuilder> outputs = new ArrayList<>();
     private final List<Thread> readers = new ArrayList<>();
 
@@ -41,6 +42,8 @@ final class ProcessJob implements AutoCloseable
     {
         final int port = TcpConformanceTest.freePort();
         final ProcessJob job = new ProcessJob();
+        job.environment.put("MASTER_PORT", Integer.toString(port));
+        job.environment.putAll(env);
         for (int r = 0; r < n; r++)
         {
             final List<String> command = new ArrayList<>(List.of(JAVA, OPENS, "-Xmx" + heap,
@@ -87,6 +90,17 @@ final class ProcessJob implements AutoCloseable
         reader.setDaemon(true);
         reader.start();
         readers.add(reader);
+    }
+
+    /**
+     * A variable every rank was given.
+     *
+     * @param name its name, such as {@code MASTER_PORT}.
+     * @return its value, or null.
+     */
+    String environment(final String name)
+    {
+        return environment.get(name);
     }
 
     /**

@@ -212,89 +212,31 @@ class RealProcessTest
     {
         final int n = 4;
         final int victim = 2;
-        final int port = TcpConformanceTest.freePort();
-        final List<Process> processes = new ArrayList<>();
-        final List<StringBuilder> outputs = new ArrayList<>();
-        final List<Thread> readers = new ArrayList<>();
-        final CountDownLatch ready = new CountDownLatch(n);
-        try
+        try (ProcessJob job = ProcessJob.start(n, AllReduceLoopWorker.class, "256m", Map.of(
+            "HCCL_EXEC_TIMEOUT", "120", // detection must come from the dead link
+            "HCCL_SHM_DIR", shmDir.toString(), "HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0")))
         {
             for (int r = 0; r < n; r++)
             {
-                final ProcessBuilder pb = new ProcessBuilder(JAVA, OPENS, "-Xmx256m",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=off", "-cp", CLASS_PATH,
-                    AllReduceLoopWorker.class.getName()).redirectErrorStream(true);
-                pb.environment().put("MASTER_ADDR", "127.0.0.1");
-                pb.environment().put("MASTER_PORT", Integer.toString(port));
-                pb.environment().put("RANK", Integer.toString(r));
-                pb.environment().put("WORLD_SIZE", Integer.toString(n));
-                pb.environment().put("HCCL_EXEC_TIMEOUT", "120"); // detection must come from the dead link
-                pb.environment().put("HCCL_SHM_DIR", shmDir.toString());
-                pb.environment().put("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0");
-                final Process p = pb.start();
-                processes.add(p);
-                final StringBuilder output = new StringBuilder();
-                outputs.add(output);
-                final Thread reader = new Thread(() ->
-                {
-                    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                        StandardCharsets.UTF_8)))
-                    {
-                        String line;
-                        while ((line = in.readLine()) != null)
-                        {
-                            synchronized (output)
-                            {
-                                output.append(line).append('\n');
-                            }
-                            if (line.equals("READY"))
-                            {
-                                ready.countDown();
-                            }
-                        }
-                    }
-                    catch (final java.io.IOException ignore)
-                    {
-                        // the process ended
-                    }
-                });
-                reader.setDaemon(true);
-                reader.start();
-                readers.add(reader);
+                assertTrue(job.awaitLine(r, "READY", 120), () -> "ranks never became ready: " + job.outputs());
             }
-            assertTrue(ready.await(120, TimeUnit.SECONDS), () -> "ranks never became ready: " + outputs);
             final long killedAt = System.nanoTime();
-            processes.get(victim).destroyForcibly();
+            job.process(victim).destroyForcibly();
             for (int r = 0; r < n; r++)
             {
                 if (r == victim)
                 {
                     continue;
                 }
-                final Process p = processes.get(r);
-                assertTrue(p.waitFor(20, TimeUnit.SECONDS), "rank " + r + " did not exit after rank " + victim +
-                    " was killed: it hangs");
+                assertEquals(3, job.awaitExit(r, 20), "rank " + r + " output:\n" + job.output(r));
                 final double seconds = (System.nanoTime() - killedAt) / 1e9;
-                readers.get(r).join(5000); // the last lines may still be in the pipe
-                final String output;
-                synchronized (outputs.get(r))
-                {
-                    output = outputs.get(r).toString();
-                }
-                assertEquals(3, p.exitValue(), "rank " + r + " output:\n" + output);
+                final String output = job.output(r);
                 assertTrue(seconds < 10, "rank " + r + " took " + seconds + " s to fail");
                 assertTrue(output.contains("FAILED") && output.contains("rank " + victim) &&
                     output.contains("allReduce"), "rank " + r + " must name rank " + victim + " and the operation:\n" +
                     output);
             }
             assertEquals(List.of(), leftIn(shmDir), "segments left behind");
-        }
-        finally
-        {
-            for (final Process p : processes)
-            {
-                p.destroyForcibly();
-            }
         }
     }
 }

@@ -559,16 +559,30 @@ final class CommunicatorImpl implements Communicator, FaultListener
     public Communicator shrink(final int... excludedRanks)
     {
         final ShrinkPlan plan = ShrinkPlan.of(worldSize(), rank, excludedRanks, commId, shrinks.getAndIncrement());
-        final int[] subGlobal = new int[plan.members().length];
+        return child(plan.members(), plan.rank(), plan.commId());
+    }
+
+    /**
+     * A communicator of some of this one's ranks over the same links (split, shrink).
+     *
+     * @param members its ranks, as ranks of this communicator, in their new order.
+     * @param newRank this rank's place among them.
+     * @param newId   its id, derived alike on every member.
+     * @return the new communicator.
+     */
+    private CommunicatorImpl child(final int[] members, final int newRank, final long newId)
+    {
+        final int[] subGlobal = new int[members.length];
         for (int i = 0; i < subGlobal.length; i++)
         {
-            subGlobal[i] = globalRanks[plan.members()[i]];
+            subGlobal[i] = globalRanks[members[i]];
         }
         fabric.retain();
         try
         {
-            final CommunicatorImpl sub = new CommunicatorImpl(config, fabric, plan.commId(), plan.rank(), subGlobal,
-                topology.subset(plan.members()));
+            final CommunicatorImpl sub = new CommunicatorImpl(config, fabric, newId, newRank, subGlobal,
+                topology.subset(members));
+            // The links are the parent's: measured once, at the parent's creation.
             sub.algorithms.linkCosts(algorithms.linkCosts());
             return sub;
         }
@@ -612,30 +626,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             issuer.exit(IssueGuard.COLLECTIVES);
         }
         final SplitPlan plan = SplitPlan.of(all, rank, commId, splitIndex);
-        if (plan == null)
-        {
-            return null;
-        }
-        final int[] subGlobal = new int[plan.members().length];
-        for (int i = 0; i < subGlobal.length; i++)
-        {
-            subGlobal[i] = globalRanks[plan.members()[i]];
-        }
-        fabric.retain();
-        try
-        {
-            final CommunicatorImpl sub =
-                new CommunicatorImpl(config, fabric, plan.commId(), plan.rank(), subGlobal,
-                    topology.subset(plan.members()));
-            // The links are the parent's: measured once, at the parent's creation.
-            sub.algorithms.linkCosts(algorithms.linkCosts());
-            return sub;
-        }
-        catch (final RuntimeException ex)
-        {
-            fabric.release();
-            throw ex;
-        }
+        return plan == null ? null : child(plan.members(), plan.rank(), plan.commId());
     }
 
     ProgressEngine progressEngine()

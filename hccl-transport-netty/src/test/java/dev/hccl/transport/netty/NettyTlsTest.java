@@ -14,8 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -37,27 +35,11 @@ class NettyTlsTest
     @BeforeAll
     static void makeCertificates() throws Exception
     {
-        for (final String ca : List.of("ca", "rogue-ca"))
-        {
-            openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", ca + ".key", "-out", ca + ".pem", "-days", "2", "-subj", "/CN=" + ca);
-        }
-        for (final String[] leaf : new String[][]{{"rank", "ca"}, {"rogue", "rogue-ca"}})
-        {
-            openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", leaf[0] + ".key", "-out", leaf[0] + ".csr", "-subj", "/CN=" + leaf[0]);
-            openssl("x509", "-req", "-in", leaf[0] + ".csr", "-CA", leaf[1] + ".pem", "-CAkey", leaf[1] + ".key",
-                "-CAcreateserial", "-out", leaf[0] + ".pem", "-days", "2");
-        }
-    }
-
-    private static void openssl(final String... args) throws Exception
-    {
-        final List<String> command = new ArrayList<>(List.of("openssl"));
-        command.addAll(List.of(args));
-        final Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        // tools/tls-certs.sh, from the module's directory, where the tests run.
+        final Process p = new ProcessBuilder("bash", Path.of("..", "tools", "tls-certs.sh").toString(),
+            dir.toString()).redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, command + ":\n" + out);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "tools/tls-certs.sh:\n" + out);
     }
 
     private static TlsMaterial tls(final String leaf)
