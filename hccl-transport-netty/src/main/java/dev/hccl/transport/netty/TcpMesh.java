@@ -384,10 +384,14 @@ final class TcpMesh
         return null;
     }
 
-    /** Whether connection {@code index} to {@code peer} has completed its handshake. Caller holds lock. */
+    /**
+     * Whether connection {@code index} to {@code peer} has completed its handshake. An index beyond this rank's
+     * connections per pair (a peer set up with more) never has. Caller holds lock.
+     */
     private boolean isUp(final int peer, final int index)
     {
-        return null != links.get(peer) || (null != building[peer] && building[peer].has(index));
+        return null != links.get(peer) ||
+            (null != building[peer] && index < connectionsPerPeer && building[peer].has(index));
     }
 
     private TcpConnection register(final int peer, final int index, final Channel channel)

@@ -4,12 +4,14 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
+import dev.hccl.api.spi.JobKey;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -154,6 +156,31 @@ class NettyTransportConnectionsTest
             assertTrue(ex.getMessage().contains("HCCL_SOCKET_NSOCKS x HCCL_SOCKET_NTHREADS"), ex.getMessage());
         }
         assertTrue(System.nanoTime() - start < timeout.toNanos() / 2, "waited for the timeout");
+    }
+
+    /**
+     * A rank of the job that opens more connections than this one, while another connection of the same rank is
+     * already up here, is refused with the reason, not closed without one: its connection index lies beyond this
+     * side's connections, and looking it up among them must not fail.
+     */
+    @Test
+    void aConnectionBeyondThisRanksConnectionsIsRefusedNamingTheSetting() throws Exception
+    {
+        final NettyTransport t0 = cluster.bind(Cluster.context(0, 2, new RecordingInbound())
+            .connectionsPerPeer(2).threadsPerPeer(1));
+        final Future<?> connect0 = cluster.connectAsync(t0, new InetSocketAddress[]{ t0.listenAddress(), null });
+        try (Socket first = NettyTransportConnectTest.rawSocket(t0);
+            Socket other = NettyTransportConnectTest.rawSocket(t0))
+        {
+            new RawDialer(first, Cluster.TOKEN, 1, 2, 0, 2, JobKey.nonce()).handshake(new byte[0]);
+            final RawDialer otherSetUp = new RawDialer(other, Cluster.TOKEN, 1, 2, 3, 4, JobKey.nonce());
+            otherSetUp.prove(new byte[0]);
+            final RawDialer.Reply reply = otherSetUp.verdict();
+            assertEquals(Handshake.STATUS_REJECT, reply.status(), reply.text());
+            assertTrue(reply.text().contains("rank 1 opens 4 connections to each peer and rank 0 2"), reply.text());
+            final HcclException ex = assertInstanceOf(HcclException.class, Cluster.failureOf(connect0));
+            assertTrue(ex.getMessage().contains("rank 1 opens 4 connections to each peer"), ex.getMessage());
+        }
     }
 
     @Test

@@ -58,9 +58,27 @@ final class RawDialer
     RawDialer(final Socket socket, final String token, final int rank, final int worldSize, final byte[] nonce)
         throws IOException
     {
+        this(socket, token, rank, worldSize, 0, 1, nonce);
+    }
+
+    /**
+     * Sends a HELLO for one of several connections, as a rank set up with that many would.
+     *
+     * @param socket      connected to the acceptor.
+     * @param token       the job token this peer claims to know.
+     * @param rank        the rank it claims.
+     * @param worldSize   the world size it claims.
+     * @param connection  which of the pair's connections this is.
+     * @param connections how many connections it opens to each peer.
+     * @param nonce       the dialer's nonce.
+     */
+    RawDialer(
+        final Socket socket, final String token, final int rank, final int worldSize, final int connection,
+        final int connections, final byte[] nonce) throws IOException
+    {
         this.socket = socket;
         this.handshake = new Handshake(token);
-        final byte[] bytes = Handshake.encodeHello(Cluster.COMM_ID, rank, worldSize, 0, 1, nonce);
+        final byte[] bytes = Handshake.encodeHello(Cluster.COMM_ID, rank, worldSize, connection, connections, nonce);
         this.hello = Handshake.decodeHello(bytes);
         socket.getOutputStream().write(bytes);
         socket.getOutputStream().flush();
