@@ -524,6 +524,26 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
+     * Test hook: the bytes counted against {@link StoreLimits#maxStoredBytes()}.
+     *
+     * @return keys and values held, in bytes.
+     */
+    synchronized long storedBytes()
+    {
+        return storedBytes;
+    }
+
+    /**
+     * Test hook: the keys held.
+     *
+     * @return how many.
+     */
+    synchronized int keyCount()
+    {
+        return values.size();
+    }
+
+    /**
      * Stops serving and disconnects every client.
      */
     @Override

@@ -348,6 +348,22 @@ final class TcpMesh
         }
     }
 
+    /**
+     * Test hook: whether connection {@code index} to {@code peer} has completed its handshake, on a link complete or
+     * still building.
+     *
+     * @param peer  the peer.
+     * @param index which of the pair's connections.
+     * @return true once it is registered.
+     */
+    boolean connected(final int peer, final int index)
+    {
+        synchronized (lock)
+        {
+            return isUp(peer, index);
+        }
+    }
+
     // -----------------------------------------------------------------------------------------------------------
 
     private String checkHello(final Handshake.Hello hello, final boolean proven)
