@@ -446,7 +446,10 @@ public final class StoreServer implements AutoCloseable
 
     private synchronized byte[] get(final String key, final long timeoutMillis) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + Math.max(0, timeoutMillis) * 1_000_000L;
+        // A wait is bounded by the store's idle limit too: no rank waits longer for a key (the connect timeout), and
+        // a client that asked for more (or for a value whose nanoseconds overflow) must not hold a thread beyond it.
+        final long waitMillis = Math.min(Math.max(0, timeoutMillis), limits.idleMillis());
+        final long deadline = System.nanoTime() + waitMillis * 1_000_000L;
         byte[] value;
         while ((value = values.get(key)) == null && !closed && abortReason == null)
         {
