@@ -71,7 +71,8 @@ class ModulePathTest
     private static final List<String> DEPENDENCIES = List.of(
         "org.agrona.UnsafeApi", "org.slf4j.LoggerFactory", "org.slf4j.simple.SimpleLogger",
         "io.netty.util.Version", "io.netty.buffer.ByteBuf", "io.netty.resolver.AddressResolver",
-        "io.netty.channel.Channel", "io.netty.channel.unix.Socket", "io.netty.channel.epoll.Epoll");
+        "io.netty.channel.Channel", "io.netty.channel.unix.Socket", "io.netty.channel.epoll.Epoll",
+        "io.netty.handler.ssl.SslContext", "io.netty.handler.codec.ByteToMessageDecoder");
 
     /** The native epoll library's jar holds no class, only this. */
     private static final String EPOLL_NATIVE = "META-INF/native/libnetty_transport_native_epoll_x86_64.so";
