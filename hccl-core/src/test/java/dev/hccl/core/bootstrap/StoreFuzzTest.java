@@ -1,5 +1,7 @@
 package dev.hccl.core.bootstrap;
 
+import dev.hccl.api.testing.FuzzCases;
+import dev.hccl.api.testing.QuietLogs;
 import dev.hccl.api.spi.JobKey;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,5 +1,7 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.testing.FuzzCases;
+import dev.hccl.api.testing.QuietLogs;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.embedded.EmbeddedChannel;

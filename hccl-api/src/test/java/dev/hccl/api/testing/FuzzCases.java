@@ -1,4 +1,4 @@
-package dev.hccl.transport.netty;
+package dev.hccl.api.testing;
 
 import java.util.SplittableRandom;
 
@@ -8,22 +8,23 @@ import java.util.SplittableRandom;
  * A case draws only from a generator seeded from the run's seed and the case's number; a fuzzer whose cases share
  * state (a store's contents, a mesh's connections) starts it afresh at known cases. A failure names the seed and the
  * cases to rerun, {@code -Dhccl.fuzz.seed=S -Dhccl.fuzz.cases=A-N}: from where the state began, or the case alone.
- * {@code -Dhccl.fuzz.iterations=N} sets how many cases the suite covers. Surefire runs this module's suite three
- * times (see the pom); each run takes its own share of the cases ({@code hccl.fuzz.slice} of
- * {@code hccl.fuzz.slices}), so that the suite covers every case once in the time of one run.
+ * {@code -Dhccl.fuzz.iterations=N} sets how many cases the suite covers. A module whose suite surefire runs several
+ * times (hccl-transport-netty's, see its pom) gives each run its own share of the cases ({@code hccl.fuzz.slice} of
+ * {@code hccl.fuzz.slices}), so that the suite covers every case once in the time of one run. Shared by the modules'
+ * fuzzers through hccl-api's test jar.
  */
-final class FuzzCases
+public final class FuzzCases
 {
     /** The run's seed, decimal or 0x-hexadecimal. */
-    static final String SEED_PROPERTY = "hccl.fuzz.seed";
+    public static final String SEED_PROPERTY = "hccl.fuzz.seed";
     /** How many cases the suite covers, over all its runs. */
-    static final String ITERATIONS_PROPERTY = "hccl.fuzz.iterations";
+    public static final String ITERATIONS_PROPERTY = "hccl.fuzz.iterations";
     /** Cases to run instead, {@code A-B} (both included) or {@code N}. */
-    static final String CASES_PROPERTY = "hccl.fuzz.cases";
+    public static final String CASES_PROPERTY = "hccl.fuzz.cases";
     /** Which share of the cases this run covers, 0 to slices - 1. */
-    static final String SLICE_PROPERTY = "hccl.fuzz.slice";
+    public static final String SLICE_PROPERTY = "hccl.fuzz.slice";
     /** Into how many shares the cases are cut. */
-    static final String SLICES_PROPERTY = "hccl.fuzz.slices";
+    public static final String SLICES_PROPERTY = "hccl.fuzz.slices";
 
     private final long seed;
     private final long first;
@@ -43,7 +44,7 @@ final class FuzzCases
      * @param defaultIterations the cases of the whole suite unless {@value #ITERATIONS_PROPERTY} is set.
      * @return the cases.
      */
-    static FuzzCases fromProperties(final long defaultSeed, final long defaultIterations)
+    public static FuzzCases fromProperties(final long defaultSeed, final long defaultIterations)
     {
         final String seedText = System.getProperty(SEED_PROPERTY);
         final long seed = null == seedText || seedText.isBlank() ? defaultSeed : parseSeed(seedText.trim());
@@ -72,7 +73,7 @@ final class FuzzCases
      * @param count how many.
      * @return the cases.
      */
-    static FuzzCases warmUp(final long seed, final int count)
+    public static FuzzCases warmUp(final long seed, final int count)
     {
         return new FuzzCases(seed, 0, count);
     }
@@ -80,7 +81,7 @@ final class FuzzCases
     /**
      * @return the first case of this run.
      */
-    long first()
+    public long first()
     {
         return first;
     }
@@ -88,7 +89,7 @@ final class FuzzCases
     /**
      * @return one past the last case of this run.
      */
-    long end()
+    public long end()
     {
         return end;
     }
@@ -96,7 +97,7 @@ final class FuzzCases
     /**
      * @return how many cases this run covers.
      */
-    long count()
+    public long count()
     {
         return end - first;
     }
@@ -107,7 +108,7 @@ final class FuzzCases
      * @param index the case's number.
      * @return its generator.
      */
-    SplittableRandom random(final long index)
+    public SplittableRandom random(final long index)
     {
         return new SplittableRandom(mix(seed ^ mix(index + 0x9E3779B97F4A7C15L)));
     }
@@ -118,7 +119,7 @@ final class FuzzCases
      * @param index the case's number.
      * @return the words.
      */
-    String describe(final long index)
+    public String describe(final long index)
     {
         return describe(index, index);
     }
@@ -130,7 +131,7 @@ final class FuzzCases
      * @param from  the first case of its state.
      * @return the words.
      */
-    String describe(final long index, final long from)
+    public String describe(final long index, final long from)
     {
         final String seedText = String.format("0x%016x", seed);
         return "seed " + seedText + ", case " + index + " (rerun with -D" + SEED_PROPERTY + "=" + seedText + " -D" +
@@ -142,7 +143,7 @@ final class FuzzCases
      *
      * @return the words.
      */
-    String describeRun()
+    public String describeRun()
     {
         return String.format("seed 0x%016x, cases %d to %d", seed, first, end - 1);
     }

@@ -1,4 +1,4 @@
-package dev.hccl.core.bootstrap;
+package dev.hccl.api.testing;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -8,13 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Test support: turns some classes' loggers off for a while, as hccl-transport-netty's tests do. The store's fuzzer
- * provokes a protocol error in most of its cases, and the store logs each one at WARN, as it should; thousands of them
- * would only bury the output.
+ * Test support: turns some classes' loggers off for a while. The fuzzers provoke a protocol error in most of their
+ * cases, and the code under test logs each one at WARN, as it should; a million of them would only bury the output.
  * slf4j-simple, the binding of the tests, sets a logger's level once, so this reaches its level field; under any
  * other binding it changes nothing.
  */
-final class QuietLogs implements AutoCloseable
+public final class QuietLogs implements AutoCloseable
 {
     private static final String SIMPLE_LOGGER = "org.slf4j.simple.SimpleLogger";
 
@@ -30,7 +29,7 @@ final class QuietLogs implements AutoCloseable
      * @param classes whose loggers.
      * @return what restores them.
      */
-    static QuietLogs silence(final Class<?>... classes)
+    public static QuietLogs silence(final Class<?>... classes)
     {
         final QuietLogs quiet = new QuietLogs();
         for (final Class<?> c : classes)
