@@ -82,9 +82,10 @@ final class OpContext implements PeerGroup
         {
             final Whereabouts whereabouts = comm.whereabouts();
             whereabouts.waiting(desc, seq, request.peer(), request);
-            if (comm.failure() != null)
+            final HcclException failed = comm.failure();
+            if (failed != null)
             {
-                request.fail(comm.failure()); // failed meanwhile: the wait must not begin
+                request.fail(failed); // failed meanwhile: the wait must not begin
             }
             try
             {

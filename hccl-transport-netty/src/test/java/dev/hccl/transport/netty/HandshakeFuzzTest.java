@@ -139,25 +139,42 @@ class HandshakeFuzzTest
         quiet.close();
     }
 
+    /** One side's fuzz case: the cases, the case's number, and whether its allocation is checked. */
+    @FunctionalInterface
+    private interface FuzzCase
+    {
+        void run(FuzzCases cases, long index, boolean checked) throws Exception;
+    }
+
+    /**
+     * Warms up on cases of their own (unchecked: the first cases of a JVM load classes), then runs this side's cases
+     * and prints how they ended.
+     */
+    private FuzzCases run(final String side, final long seed, final FuzzCase fuzzCase) throws Exception
+    {
+        final FuzzCases warmUp = FuzzCases.warmUp(~seed, WARM_UP_CASES);
+        for (long index = warmUp.first(); index < warmUp.end(); index++)
+        {
+            fuzzCase.run(warmUp, index, false);
+        }
+        outcomes.clear();
+        final FuzzCases cases = FuzzCases.fromProperties(seed, DEFAULT_ITERATIONS);
+        for (long index = cases.first(); index < cases.end(); index++)
+        {
+            fuzzCase.run(cases, index, true);
+        }
+        System.out.println("HandshakeFuzzTest, " + side + ": " + cases.count() + " cases (" + cases.describeRun() +
+            "): " + outcomes);
+        return cases;
+    }
+
     // ---------------------------------------------------------------------------------------------------------------
     // The acceptor.
 
     @Test
     void theAcceptorAcksOnlyAProvenHelloAndEndsEveryOtherHandshake() throws Exception
     {
-        final FuzzCases warmUp = FuzzCases.warmUp(~ACCEPTOR_SEED, WARM_UP_CASES);
-        for (long index = warmUp.first(); index < warmUp.end(); index++)
-        {
-            acceptorCase(warmUp, index, false);
-        }
-        outcomes.clear();
-        final FuzzCases cases = FuzzCases.fromProperties(ACCEPTOR_SEED, DEFAULT_ITERATIONS);
-        for (long index = cases.first(); index < cases.end(); index++)
-        {
-            acceptorCase(cases, index, true);
-        }
-        System.out.println("HandshakeFuzzTest, acceptor: " + cases.count() + " cases (" + cases.describeRun() + "): " +
-            outcomes);
+        final FuzzCases cases = run("acceptor", ACCEPTOR_SEED, this::acceptorCase);
         checkCoverage(cases, List.of("closed", "stalled before the challenge", "stalled after the challenge",
             "rejected: protocol version", "rejected: job token mismatch", "rejected: communicator id mismatch",
             "rejected: world size mismatch", "rejected: out of range", "rejected: must not dial",
@@ -564,19 +581,7 @@ class HandshakeFuzzTest
     @Test
     void theDialerTrustsOnlyAProvenAcceptorAndEndsEveryOtherHandshake() throws Exception
     {
-        final FuzzCases warmUp = FuzzCases.warmUp(~DIALER_SEED, WARM_UP_CASES);
-        for (long index = warmUp.first(); index < warmUp.end(); index++)
-        {
-            dialerCase(warmUp, index, false);
-        }
-        outcomes.clear();
-        final FuzzCases cases = FuzzCases.fromProperties(DIALER_SEED, DEFAULT_ITERATIONS);
-        for (long index = cases.first(); index < cases.end(); index++)
-        {
-            dialerCase(cases, index, true);
-        }
-        System.out.println("HandshakeFuzzTest, dialer: " + cases.count() + " cases (" + cases.describeRun() + "): " +
-            outcomes);
+        final FuzzCases cases = run("dialer", DIALER_SEED, this::dialerCase);
         checkCoverage(cases, List.of("closed before the challenge", "closed after the challenge",
             "stalled before the challenge", "stalled after the challenge", "accepted", "accepted, then frames",
             "closed after the ACK: already connected"));
