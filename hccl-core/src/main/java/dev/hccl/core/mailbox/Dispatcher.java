@@ -178,8 +178,11 @@ public final class Dispatcher implements Inbound
                 return mailboxes.get(commId);
             }
             // A faster peer may use a split's or a shrink's new communicator first: during a split, or once a peer is
-            // lost (the survivors may shrink), such ids get a mailbox early.
-            final boolean expecting = splitsUnderWay > 0 || gonePeers.stream().anyMatch(g -> !g.orderly);
+            // lost or a communicator here has failed (the survivors may shrink it; a survivor's abort reaches this
+            // rank before its first message for the new communicator, while this rank may not have noticed the lost
+            // peer itself yet), such ids get a mailbox early.
+            final boolean expecting = splitsUnderWay > 0 || gonePeers.stream().anyMatch(g -> !g.orderly) ||
+                mailboxes.values().stream().anyMatch(Mailbox::hasFailed);
             if (expecting && early.size() < MAX_EARLY_COMMUNICATORS)
             {
                 early.add(commId);

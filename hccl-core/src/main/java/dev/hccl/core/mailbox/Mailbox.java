@@ -699,6 +699,14 @@ public final class Mailbox
         }
     }
 
+    /**
+     * @return whether the communicator has failed here.
+     */
+    synchronized boolean hasFailed()
+    {
+        return failure != null;
+    }
+
     synchronized void finished(final PostedRecv recv)
     {
         final int i = inflight.indexOf(recv);

@@ -2,6 +2,7 @@ package dev.hccl.core.mailbox;
 
 import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.MessageSink;
@@ -58,6 +59,17 @@ class UnknownCommunicatorTest
         dispatcher.splitEnds(); // no communicator 43 was made here
         assertSame(Mailbox.DISCARD, dispatcher.onMessage(1, 43, 1, TAG, DESC, 0), "unclaimed: dropped");
         assertTrue(aborts.isEmpty(), "a communicator dropped after a split is not refused again: " + aborts);
+    }
+
+    @Test
+    void onceACommunicatorHereHasFailedAPeersEarlyMessageIsKeptForTheShrinkThatMayFollow()
+    {
+        // A survivor's abort arrives before its first message for the shrunk communicator, while this rank may not
+        // have noticed the lost rank itself yet.
+        final Dispatcher dispatcher = dispatcher(1 << 20);
+        dispatcher.mailbox(7).fail(new HcclException(ErrorCode.E_REMOTE, "rank 1 failed: rank 2 died"));
+        assertNotSame(Mailbox.DISCARD, dispatcher.onMessage(1, 44, 0, TAG, DESC, 0));
+        assertTrue(aborts.isEmpty(), aborts.toString());
     }
 
     @Test
