@@ -1,6 +1,6 @@
 package dev.hccl.algorithms;
 
-import dev.hccl.algorithms.kernel.HalfFloats;
+import dev.hccl.api.HalfFloats;
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
 

@@ -1,7 +1,7 @@
 package dev.hccl.it;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
-import dev.hccl.algorithms.kernel.HalfFloats;
+import dev.hccl.api.HalfFloats;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;

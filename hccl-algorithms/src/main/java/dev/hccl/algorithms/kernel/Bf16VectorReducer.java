@@ -1,5 +1,7 @@
 package dev.hccl.algorithms.kernel;
 
+import dev.hccl.api.HalfFloats;
+
 import dev.hccl.api.DataType;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;

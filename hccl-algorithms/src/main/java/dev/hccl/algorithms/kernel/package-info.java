@@ -3,7 +3,7 @@
  * <p>
  * {@link dev.hccl.algorithms.kernel.Reducers#of(dev.hccl.api.DataType, dev.hccl.api.ReduceOp)} hands out one cached,
  * stateless {@link dev.hccl.api.spi.Reducer} per data type and operator; {@link dev.hccl.algorithms.kernel.Copies}
- * moves bytes with memmove semantics; {@link dev.hccl.algorithms.kernel.HalfFloats} converts between {@code float} and
+ * moves bytes with memmove semantics; {@link dev.hccl.api.HalfFloats} converts between {@code float} and
  * the two 16-bit floating-point formats.
  * <p>
  * The kernels address memory through {@code jdk.internal.misc.Unsafe} (via Agrona's {@code UnsafeApi}), so the JVM
@@ -20,3 +20,4 @@
  * FP16 and BF16.
  */
 package dev.hccl.algorithms.kernel;
+

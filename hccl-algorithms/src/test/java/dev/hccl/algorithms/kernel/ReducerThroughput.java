@@ -1,5 +1,7 @@
 package dev.hccl.algorithms.kernel;
 
+import dev.hccl.api.HalfFloats;
+
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.Reducer;

@@ -1,6 +1,6 @@
 package dev.hccl.tools.check;
 
-import dev.hccl.algorithms.kernel.HalfFloats;
+import dev.hccl.api.HalfFloats;
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
 

@@ -1,4 +1,4 @@
-package dev.hccl.algorithms.kernel;
+package dev.hccl.api;
 
 /**
  * Conversions between {@code float} and the two 16-bit floating-point formats, IEEE 754 binary16 ("FP16", 1 sign,
@@ -11,16 +11,16 @@ package dev.hccl.algorithms.kernel;
  */
 public final class HalfFloats
 {
-    /** Bits of a binary32 infinity. */
-    static final int FLOAT_INFINITY = 0x7F80_0000;
+    /** Bits of a binary32 infinity; the kernels that convert whole vectors share these constants. */
+    public static final int FLOAT_INFINITY = 0x7F80_0000;
     /** Bits of the smallest binary32 that rounds to binary16 infinity: 65520, halfway between 65504 and 2^16. */
-    static final int FP16_OVERFLOW_THRESHOLD = 0x477F_F000;
+    public static final int FP16_OVERFLOW_THRESHOLD = 0x477F_F000;
     /** Bits of 2^-14, the smallest normal binary16. */
-    static final int FP16_MIN_NORMAL = 0x3880_0000;
+    public static final int FP16_MIN_NORMAL = 0x3880_0000;
     /** Difference of the exponent biases, 127 - 15, moved to the binary32 exponent field. */
-    static final int EXPONENT_REBIAS = 112 << 23;
+    public static final int EXPONENT_REBIAS = 112 << 23;
     /** Bits of 0.5f, whose ulp is 2^-24, binary16's smallest subnormal. */
-    static final int HALF_BITS = 0x3F00_0000;
+    public static final int HALF_BITS = 0x3F00_0000;
 
     /**
      * Every binary16 value widened, indexed by its bits (256 KiB). Reduction loops are bound by this conversion, and a
@@ -57,7 +57,7 @@ public final class HalfFloats
      * @param half the binary16 bits.
      * @return the same value as a {@code float}.
      */
-    static float decodeFp16(final short half)
+    private static float decodeFp16(final short half)
     {
         final int bits = half & 0xFFFF;
         final int sign = (bits & 0x8000) << 16;
