@@ -1,0 +1,154 @@
+package dev.hccl.training;
+
+import dev.hccl.api.DataType;
+
+import java.util.Locale;
+
+/**
+ * How a {@link GradientSync}'s buckets travel: as they are, as 16-bit floats, or as the largest values alone. Every
+ * rank must choose the same; ranks that differ fail at build.
+ * <p>
+ * Compression trades accuracy for bytes on the wire: {@link #fp16()} and {@link #bf16()} halve them, {@link #topK}
+ * sends a fraction of the elements (as index and value, 8 bytes each) and keeps the rest for the next step.
+ */
+public final class Compression
+{
+    /** What the wire carries. */
+    enum Kind
+    {
+        NONE(0), FP16(1), BF16(2), TOP_K(3);
+
+        /** In the settings that ranks compare at build. */
+        final int code;
+
+        Kind(final int code)
+        {
+            this.code = code;
+        }
+    }
+
+    private static final Compression NONE = new Compression(Kind.NONE, 1.0);
+    private static final Compression FP16 = new Compression(Kind.FP16, 1.0);
+    private static final Compression BF16 = new Compression(Kind.BF16, 1.0);
+
+    private final Kind kind;
+    private final double fraction;
+
+    private Compression(final Kind kind, final double fraction)
+    {
+        this.kind = kind;
+        this.fraction = fraction;
+    }
+
+    /**
+     * No compression: each bucket is all-reduced in the gradients' own type.
+     *
+     * @return the setting.
+     */
+    public static Compression none()
+    {
+        return NONE;
+    }
+
+    /**
+     * FP32 gradients travel and are reduced as IEEE binary16: each hop widens to FP32, adds and narrows again.
+     * Each rank's values are divided by the world size before narrowing, so that no partial sum exceeds the largest
+     * value a rank sent and the sums cannot overflow where the gradients themselves fit. A bucket whose reduced result
+     * still holds an infinity or a NaN is all-reduced again in FP32, by every rank alike, so an overflow is never
+     * silently wrong. Values below about {@code 6e-8 * worldSize} are lost (FP16's smallest subnormal).
+     *
+     * @return the setting.
+     */
+    public static Compression fp16()
+    {
+        return FP16;
+    }
+
+    /**
+     * FP32 gradients travel and are reduced as bfloat16 (FP32's range, 8 bits of precision), widening to FP32 at
+     * each hop as {@link #fp16()} does.
+     *
+     * @return the setting.
+     */
+    public static Compression bf16()
+    {
+        return BF16;
+    }
+
+    /**
+     * Each rank sends the {@code fraction} of each bucket's elements largest in magnitude (at least one) as
+     * (index, value) pairs through an all-gather, and every rank adds them up in rank order. Error feedback: what a
+     * rank did not send stays in its residual, which is added to its gradients in the next step, so that nothing is
+     * lost, only late.
+     *
+     * @param fraction of the elements sent, in (0, 1].
+     * @return the setting.
+     * @throws IllegalArgumentException when {@code fraction} is outside (0, 1].
+     */
+    public static Compression topK(final double fraction)
+    {
+        if (!(fraction > 0 && fraction <= 1))
+        {
+            throw new IllegalArgumentException("Compression.topK(fraction): fraction must be in (0, 1], got " +
+                fraction + "; 0.01 sends 1% of each bucket's elements");
+        }
+        return new Compression(Kind.TOP_K, fraction);
+    }
+
+    Kind kind()
+    {
+        return kind;
+    }
+
+    /**
+     * @return the fraction of elements {@link #topK} sends; 1 for the others.
+     */
+    double fraction()
+    {
+        return fraction;
+    }
+
+    /**
+     * The 16-bit type the wire carries.
+     *
+     * @return FP16 or BF16; null for the kinds that do not narrow.
+     */
+    DataType wireType()
+    {
+        return kind == Kind.FP16 ? DataType.FP16 : kind == Kind.BF16 ? DataType.BF16 : null;
+    }
+
+    /**
+     * Whether this compression can carry gradients of {@code type}: all but {@link #none()} narrow or select FP32.
+     *
+     * @param type the gradients' type.
+     * @return true when it can.
+     */
+    boolean accepts(final DataType type)
+    {
+        return kind == Kind.NONE || type == DataType.FP32;
+    }
+
+    @Override
+    public boolean equals(final Object o)
+    {
+        return o instanceof Compression c && c.kind == kind && Double.compare(c.fraction, fraction) == 0;
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return kind.hashCode() * 31 + Double.hashCode(fraction);
+    }
+
+    /**
+     * As a user writes it: {@code none}, {@code fp16}, {@code bf16}, {@code topK(0.01)}.
+     *
+     * @return the setting.
+     */
+    @Override
+    public String toString()
+    {
+        return kind == Kind.TOP_K ? "topK(" + fraction + ")" : kind.name().toLowerCase(Locale.ROOT);
+    }
+}

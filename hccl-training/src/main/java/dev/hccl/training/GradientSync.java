@@ -1,0 +1,488 @@
+package dev.hccl.training;
+
+import dev.hccl.api.CommFuture;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.StringJoiner;
+
+/**
+ * Data-parallel gradient synchronisation, as PyTorch DDP's reducer and Horovod's tensor fusion do it: the model's
+ * gradients are grouped into buckets, and a bucket's all-reduce starts, asynchronously, as soon as the backward pass
+ * has marked its last gradient ready, so that communication overlaps the rest of the backward pass.
+ * <pre>{@code
+ * GradientSync sync = GradientSync.builder(comm).build(gradients, DataType.FP32);
+ * // each step, as the backward pass finishes gradient i (any order):
+ * sync.markReady(i);
+ * // at the end of the step:
+ * sync.await();   // every gradient holds the mean over the ranks, the same bits on every rank
+ * }</pre>
+ * Buckets start in bucket order on every rank, whatever order the gradients become ready in, so that all ranks
+ * issue the same collectives in the same order (DDP's rule): a bucket completed early waits for the ones before it.
+ * <p>
+ * Threads: {@code markReady} may be called from any thread; calls are serialised here. The communicator stays the
+ * caller's, open after {@link #close()}; while a step is under way, other collectives on it from other threads must
+ * be ordered alike on every rank, as always.
+ * <p>
+ * Misuse fails without losing anything: {@code await()} with gradients not marked names them and leaves the step as
+ * it was (mark them and call it again); marking a gradient twice in a step, or changing a registered buffer's position
+ * or limit, fails the call and changes nothing.
+ */
+public final class GradientSync implements AutoCloseable
+{
+    /** The most unmarked gradients {@link #await()} names. */
+    private static final int NAMED_AT_MOST = 10;
+
+    /** One bucket: its buffer, its gradients and its codec, with the state of the current step. */
+    private static final class Bucket
+    {
+        final ByteBuffer flat;
+        final int[] members;
+        /** Null for a bucket of zero-length gradients: there is nothing to send, on any rank. */
+        final BucketCodec codec;
+        int pending;
+        CommFuture future;
+
+        Bucket(final ByteBuffer flat, final int[] members, final BucketCodec codec)
+        {
+            this.flat = flat;
+            this.members = members;
+            this.codec = codec;
+            this.pending = members.length;
+        }
+    }
+
+    private final Communicator comm;
+    private final boolean overlap;
+    private final BucketPlan plan;
+    private final Bucket[] buckets;
+    /** The gradients as the model sees them: its own buffers, or views of the buckets. */
+    private final List<ByteBuffer> gradients;
+    /** Null when the gradients are views of the buckets; else where each registered buffer's data lies. */
+    private final int[] positions;
+    private final int[] limits;
+    private final int[] bytes;
+    private final boolean[] marked;
+    private final Object lock = new Object();
+    private int markedCount;
+    private int nextToStart;
+    private long step;
+    private int fallbacksBefore;
+    private StepReport lastStep;
+    private boolean closed;
+
+    private GradientSync(
+        final GradientSyncBuilder settings, final DataType type, final int[] bytes, final List<ByteBuffer> own)
+    {
+        this.comm = settings.comm();
+        this.overlap = settings.overlap();
+        this.bytes = bytes;
+        this.plan = BucketPlan.of(Arrays.stream(bytes).asLongStream().toArray(), settings.firstBucketBytes(),
+            settings.bucketCapBytes());
+        this.buckets = new Bucket[plan.bucketCount()];
+        final TopKSelector selector = new TopKSelector();
+        for (int b = 0; b < buckets.length; b++)
+        {
+            if (plan.bytes(b) > Integer.MAX_VALUE)
+            {
+                throw new IllegalArgumentException("GradientSync.build on rank " + comm.rank() + ": bucket " + b +
+                    " would hold " + plan.bytes(b) + " bytes, more than a buffer can (2 GiB); lower bucketCapBytes");
+            }
+            final int size = (int)plan.bytes(b);
+            final ByteBuffer flat = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+            buckets[b] = new Bucket(flat, plan.members(b),
+                size == 0 ? null : codec(settings, type, size / type.size(), selector));
+        }
+        this.marked = new boolean[bytes.length];
+        if (own == null)
+        {
+            final List<ByteBuffer> views = new ArrayList<>(bytes.length);
+            for (int g = 0; g < bytes.length; g++)
+            {
+                views.add(buckets[plan.bucketOf(g)].flat.slice((int)plan.offsetOf(g), bytes[g])
+                    .order(ByteOrder.nativeOrder()));
+            }
+            this.gradients = Collections.unmodifiableList(views);
+            this.positions = null;
+            this.limits = null;
+        }
+        else
+        {
+            this.gradients = List.copyOf(own);
+            this.positions = own.stream().mapToInt(ByteBuffer::position).toArray();
+            this.limits = own.stream().mapToInt(ByteBuffer::limit).toArray();
+        }
+    }
+
+    /**
+     * Starts the settings of a helper over {@code comm}.
+     *
+     * @param comm the communicator of the data-parallel ranks; it stays open after {@link #close()}.
+     * @return the builder.
+     */
+    public static GradientSyncBuilder builder(final Communicator comm)
+    {
+        return new GradientSyncBuilder(comm);
+    }
+
+    static GradientSync overBuffers(
+        final GradientSyncBuilder settings, final List<ByteBuffer> gradients, final DataType type)
+    {
+        final Communicator comm = settings.comm();
+        if (gradients == null || gradients.isEmpty())
+        {
+            throw new IllegalArgumentException("GradientSync.build on rank " + comm.rank() +
+                ": no gradients; pass the model's gradient buffers, at least one");
+        }
+        String problem = typeProblem(settings, type);
+        final long[] counts = new long[gradients.size()];
+        for (int g = 0; g < counts.length; g++)
+        {
+            final ByteBuffer b = gradients.get(g);
+            if (b == null || !b.isDirect())
+            {
+                problem = problem != null ? problem : "gradient " + g + " is " + (b == null ? "null" :
+                    "a heap buffer") + "; allocate gradients with ByteBuffer.allocateDirect, or use buildViews";
+            }
+            else if (b.remaining() % type.size() != 0)
+            {
+                problem = problem != null ? problem : "gradient " + g + " holds " + b.remaining() +
+                    " bytes, not a whole number of " + type + " elements (" + type.size() + " bytes)";
+            }
+            else
+            {
+                counts[g] = b.remaining() / type.size();
+            }
+        }
+        agree(settings, type, counts, problem);
+        final int[] bytes = Arrays.stream(counts).mapToInt(c -> (int)c * type.size()).toArray();
+        return new GradientSync(settings, type, bytes, gradients);
+    }
+
+    static GradientSync overViews(final GradientSyncBuilder settings, final long[] elementCounts, final DataType type)
+    {
+        final Communicator comm = settings.comm();
+        if (elementCounts == null || elementCounts.length == 0)
+        {
+            throw new IllegalArgumentException("GradientSync.buildViews on rank " + comm.rank() +
+                ": no gradients; pass each gradient's element count, at least one");
+        }
+        String problem = typeProblem(settings, type);
+        for (int g = 0; g < elementCounts.length && problem == null; g++)
+        {
+            if (elementCounts[g] < 0 || elementCounts[g] > Integer.MAX_VALUE / type.size())
+            {
+                problem = "gradient " + g + " has " + elementCounts[g] + " elements; a gradient holds from 0 to " +
+                    Integer.MAX_VALUE / type.size() + " " + type + " elements";
+            }
+        }
+        agree(settings, type, elementCounts, problem);
+        final int[] bytes = Arrays.stream(elementCounts).mapToInt(c -> (int)c * type.size()).toArray();
+        return new GradientSync(settings, type, bytes, null);
+    }
+
+    private static String typeProblem(final GradientSyncBuilder settings, final DataType type)
+    {
+        if (type != DataType.FP32 && type != DataType.FP16 && type != DataType.BF16)
+        {
+            return "gradients of type " + type + "; GradientSync takes FP32, FP16 or BF16";
+        }
+        if (!settings.compression().accepts(type))
+        {
+            return "compression " + settings.compression() + " applies to FP32 gradients, these are " + type +
+                "; use Compression.none()";
+        }
+        return null;
+    }
+
+    /** Every rank's local checks and settings, compared collectively so that every rank fails alike. */
+    private static void agree(
+        final GradientSyncBuilder settings, final DataType type, final long[] counts, final String problem)
+    {
+        SettingsAgreement.check(settings.comm(), problem == null ? null : "GradientSync.build on rank " +
+            settings.comm().rank() + ": " + problem, type, settings.compression(), settings.average(),
+            settings.firstBucketBytes(), settings.bucketCapBytes(), counts);
+    }
+
+    private static BucketCodec codec(
+        final GradientSyncBuilder settings, final DataType type, final int count, final TopKSelector selector)
+    {
+        final Compression compression = settings.compression();
+        return switch (compression.kind())
+        {
+            case NONE -> new PlainCodec(settings.comm(), type, count, settings.average());
+            case FP16, BF16 -> new HalfPrecisionCodec(settings.comm(), compression.wireType(), count,
+                settings.average());
+            case TOP_K -> new TopKCodec(settings.comm(), count, compression.fraction(), settings.average(), selector);
+        };
+    }
+
+    /**
+     * Says that gradient {@code i} holds this rank's value for the current step. When it completes its bucket, and
+     * every bucket before it is complete, their collectives start (with overlap on).
+     *
+     * @param i the gradient, in registration order.
+     * @throws IllegalArgumentException when there is no gradient {@code i}, or its buffer's position or limit changed
+     *                                  since build.
+     * @throws IllegalStateException    when it was already marked in this step, or the helper is closed.
+     * @throws dev.hccl.api.HcclException when a collective cannot start.
+     */
+    public void markReady(final int i)
+    {
+        synchronized (lock)
+        {
+            ensureOpen("markReady(" + i + ")");
+            if (i < 0 || i >= marked.length)
+            {
+                throw new IllegalArgumentException(where("markReady(" + i + ")") + "no such gradient; there are " +
+                    marked.length + ", from 0 to " + (marked.length - 1));
+            }
+            if (marked[i])
+            {
+                throw new IllegalStateException(where("markReady(" + i + ")") + "gradient " + i +
+                    " was already marked ready in step " + step + "; call await() to end the step before marking " +
+                    "it again");
+            }
+            if (positions != null)
+            {
+                copyIn(i);
+            }
+            marked[i] = true;
+            markedCount++;
+            buckets[plan.bucketOf(i)].pending--;
+            if (overlap)
+            {
+                startCompleteBuckets();
+            }
+        }
+    }
+
+    /**
+     * Ends the step: waits for every bucket's collective and leaves the reduced values in the gradients, the same
+     * bits on every rank.
+     *
+     * @throws IllegalStateException when gradients were not marked ready (they are named; the step stays as it was),
+     *                               or the helper is closed.
+     * @throws dev.hccl.api.HcclException when a collective failed; the step is over, its gradients undefined.
+     */
+    public void await()
+    {
+        synchronized (lock)
+        {
+            ensureOpen("await()");
+            if (markedCount < marked.length)
+            {
+                throw new IllegalStateException(where("await()") + unmarked() + " not marked ready; call " +
+                    "markReady(i) for each before await() (the step goes on: nothing marked is lost)");
+            }
+            final long start = System.nanoTime();
+            try
+            {
+                startCompleteBuckets();
+                for (final Bucket b : buckets)
+                {
+                    if (b.codec != null)
+                    {
+                        b.future.join();
+                        b.codec.finish(b.flat);
+                    }
+                    if (positions != null)
+                    {
+                        copyOut(b);
+                    }
+                }
+                report(System.nanoTime() - start);
+            }
+            finally
+            {
+                endStep();
+            }
+        }
+    }
+
+    /**
+     * The gradients: the buffers passed to {@code build}, or the views of the buckets made by {@code buildViews},
+     * which the model writes its gradients into.
+     *
+     * @return the gradients, in registration order.
+     */
+    public List<ByteBuffer> gradients()
+    {
+        return gradients;
+    }
+
+    /**
+     * @return how many buckets the gradients were grouped into.
+     */
+    public int bucketCount()
+    {
+        return buckets.length;
+    }
+
+    /**
+     * @param i a gradient, in registration order.
+     * @return its bucket; bucket 0 holds the last gradients registered and starts first.
+     */
+    public int bucketOf(final int i)
+    {
+        return plan.bucketOf(i);
+    }
+
+    /**
+     * @return the last completed step's figures, or null before the first.
+     */
+    public StepReport lastStep()
+    {
+        synchronized (lock)
+        {
+            return lastStep;
+        }
+    }
+
+    /**
+     * Waits for the collectives already started (so that none writes into a released buffer) and releases the
+     * helper; the communicator stays open. Idempotent.
+     */
+    @Override
+    public void close()
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            for (final Bucket b : buckets)
+            {
+                joinQuietly(b);
+            }
+        }
+    }
+
+    /**
+     * @param bucket a bucket of a top-k helper.
+     * @return what this rank has not sent of it yet.
+     */
+    FloatBuffer residual(final int bucket)
+    {
+        return ((TopKCodec)buckets[bucket].codec).residual();
+    }
+
+    private void startCompleteBuckets()
+    {
+        while (nextToStart < buckets.length && buckets[nextToStart].pending == 0)
+        {
+            final Bucket b = buckets[nextToStart];
+            if (b.codec != null)
+            {
+                b.future = b.codec.start(b.flat);
+            }
+            nextToStart++;
+        }
+    }
+
+    private void copyIn(final int i)
+    {
+        final ByteBuffer own = gradients.get(i);
+        if (own.position() != positions[i] || own.limit() != limits[i])
+        {
+            throw new IllegalArgumentException(where("markReady(" + i + ")") + "gradient " + i + "'s buffer now " +
+                "runs from " + own.position() + " to " + own.limit() + ", registered from " + positions[i] + " to " +
+                limits[i] + "; keep a registered buffer's position and limit");
+        }
+        buckets[plan.bucketOf(i)].flat.put((int)plan.offsetOf(i), own, positions[i], bytes[i]);
+    }
+
+    private void copyOut(final Bucket b)
+    {
+        for (final int g : b.members)
+        {
+            gradients.get(g).put(positions[g], b.flat, (int)plan.offsetOf(g), bytes[g]);
+        }
+    }
+
+    private void report(final long waitNanos)
+    {
+        long wire = 0;
+        int fallbacks = 0;
+        for (final Bucket b : buckets)
+        {
+            if (b.codec != null)
+            {
+                wire += b.codec.wireBytes();
+                fallbacks += b.codec.fallbacks();
+            }
+        }
+        lastStep = new StepReport(step, buckets.length, waitNanos, wire, fallbacks - fallbacksBefore);
+        fallbacksBefore = fallbacks;
+    }
+
+    /** Clears the step's state, after success or failure; collectives still under way are waited for. */
+    private void endStep()
+    {
+        for (final Bucket b : buckets)
+        {
+            joinQuietly(b);
+            b.pending = b.members.length;
+        }
+        Arrays.fill(marked, false);
+        markedCount = 0;
+        nextToStart = 0;
+        step++;
+    }
+
+    private static void joinQuietly(final Bucket b)
+    {
+        final CommFuture f = b.future;
+        b.future = null;
+        if (f != null)
+        {
+            try
+            {
+                f.join();
+            }
+            catch (final RuntimeException alreadyReported)
+            {
+                // The step's caller got the first failure; the others are its consequences.
+            }
+        }
+    }
+
+    private String unmarked()
+    {
+        final StringJoiner names = new StringJoiner(", ", "[", "]");
+        int named = 0;
+        for (int g = 0; g < marked.length && named < NAMED_AT_MOST; g++)
+        {
+            if (!marked[g])
+            {
+                names.add(Integer.toString(g));
+                named++;
+            }
+        }
+        final int missing = marked.length - markedCount;
+        return (missing == 1 ? "gradient " : "gradients ") + names + (missing > named ? " and " +
+            (missing - named) + " more" : "") + " of " + marked.length + (missing == 1 ? " was" : " were");
+    }
+
+    private void ensureOpen(final String call)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException(where(call) + "this GradientSync is closed; build a new one");
+        }
+    }
+
+    private String where(final String call)
+    {
+        return "GradientSync." + call + " on rank " + comm.rank() + ", step " + step + ": ";
+    }
+}
