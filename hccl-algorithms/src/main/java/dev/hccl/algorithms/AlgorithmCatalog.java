@@ -1,6 +1,7 @@
 package dev.hccl.algorithms;
 
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllGatherVAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
@@ -27,10 +28,10 @@ import java.util.Set;
 
 /**
  * The algorithms there are, by operation and by the name {@code HCCL_ALGO} gives them, each with the
- * {@link AutoLimits} within which the cost model may choose it: the tuning table. One name may stand for a family
- * with one member per operation ({@code ring}: the ring for all-reduce, all-gather and reduce-scatter, and scatter +
- * ring all-gather for broadcast); names match whatever their case. {@link #installed()} adds the
- * {@link AlgorithmPlugin}s' algorithms to this module's.
+ * {@link AutoLimits} within which the cost model may choose it (this module's read from {@link TuningTable}). One name
+ * may stand for a family with one member per operation ({@code ring}: the ring for all-reduce, all-gather and
+ * reduce-scatter, and scatter + ring all-gather for broadcast); names match whatever their case.
+ * {@link #installed()} adds the {@link AlgorithmPlugin}s' algorithms to this module's.
  */
 public final class AlgorithmCatalog
 {
@@ -58,22 +59,26 @@ public final class AlgorithmCatalog
     public static AlgorithmCatalog standard()
     {
         final AlgorithmCatalog catalog = new AlgorithmCatalog();
-        catalog.register(RingAlgorithm.NAME, new RingAlgorithm(), AutoLimits.NONE);
-        // The model prices the n-1 whole-buffer messages as one latency; measured, that holds up to a few KiB, and
-        // while each of at most 4 ranks has a core for its sends (ALGORITHMS.md, "The one-shot exchange").
-        catalog.register(FullMeshAlgorithm.NAME, new FullMeshAlgorithm(), new AutoLimits(4 * 1024, 4));
-        catalog.register(BinomialTreeAlgorithm.NAME, new BinomialTreeAlgorithm(), AutoLimits.NONE);
-        catalog.register(DoubleBinaryTreeAlgorithm.NAME, new DoubleBinaryTreeAlgorithm(), AutoLimits.NONE);
-        catalog.register(HalvingDoublingAlgorithm.NAME, new HalvingDoublingAlgorithm(), AutoLimits.NONE);
-        catalog.register(HierarchicalAlgorithm.NAME, HierarchicalAlgorithm.overRing(), AutoLimits.NONE);
-        catalog.register(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm(), AutoLimits.NONE);
-        catalog.register(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm(), AutoLimits.NONE);
-        catalog.register(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm(), AutoLimits.NONE);
+        catalog.registerTuned(RingAlgorithm.NAME, new RingAlgorithm());
+        catalog.registerTuned(FullMeshAlgorithm.NAME, new FullMeshAlgorithm());
+        catalog.registerTuned(BinomialTreeAlgorithm.NAME, new BinomialTreeAlgorithm());
+        catalog.registerTuned(DoubleBinaryTreeAlgorithm.NAME, new DoubleBinaryTreeAlgorithm());
+        catalog.registerTuned(HalvingDoublingAlgorithm.NAME, new HalvingDoublingAlgorithm());
+        catalog.registerTuned(HierarchicalAlgorithm.NAME, HierarchicalAlgorithm.overRing());
+        catalog.registerTuned(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm());
+        catalog.registerTuned(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm());
+        catalog.registerTuned(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm());
         // The V collectives, scatter and gather, each under the name of the family whose schedule it follows.
-        catalog.register(RingVAlgorithm.NAME, new RingVAlgorithm(), AutoLimits.NONE);
-        catalog.register(PairwiseAllToAllVAlgorithm.NAME, new PairwiseAllToAllVAlgorithm(), AutoLimits.NONE);
-        catalog.register(BinomialScatterGatherAlgorithm.NAME, new BinomialScatterGatherAlgorithm(), AutoLimits.NONE);
+        catalog.registerTuned(RingVAlgorithm.NAME, new RingVAlgorithm());
+        catalog.registerTuned(PairwiseAllToAllVAlgorithm.NAME, new PairwiseAllToAllVAlgorithm());
+        catalog.registerTuned(BinomialScatterGatherAlgorithm.NAME, new BinomialScatterGatherAlgorithm());
         return catalog;
+    }
+
+    /** Registers one of this module's algorithms with the limits of its row in {@link TuningTable#standard()}. */
+    private void registerTuned(final String name, final Object algorithm)
+    {
+        register(name, algorithm, TuningTable.standard().autoLimits(name));
     }
 
     /**
@@ -157,6 +162,19 @@ public final class AlgorithmCatalog
         {
             byOperation.computeIfAbsent(op, o -> new LinkedHashMap<>()).put(key, new Entry(algorithm, auto));
         }
+    }
+
+    /**
+     * Whether the cost model weighs an algorithm of this name on a layout at all: every one but the hierarchical
+     * algorithm on one node, where it would be its level1 alone.
+     *
+     * @param layout the ranks' nodes.
+     * @param name   a name, in any case.
+     * @return true when it is a candidate there (within its limits, where it can run).
+     */
+    public static boolean weighedOn(final RankLayout layout, final String name)
+    {
+        return layout.nodeCount() > 1 || !HierarchicalAlgorithm.NAME.equalsIgnoreCase(name);
     }
 
     /**

@@ -5,7 +5,10 @@ import dev.hccl.algorithms.AutoLimits;
 import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
+import dev.hccl.algorithms.TuningTable;
+import dev.hccl.algorithms.WireProtocol;
 import dev.hccl.api.AlgorithmChoice;
+import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
@@ -41,10 +44,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * <b>The cost model.</b> Every algorithm of the catalog that implements the operation predicts its time from its
  * alpha-beta-gamma formula ({@link CostedAlgorithm#predictSeconds(Operation, RankLayout, long, LinkCosts)}) for
  * the communicator's layout of nodes and the parameters of each link class: the local links within a node, the
- * network between nodes. The cheapest wins; a tie goes to the earlier in catalog order. The link parameters are the
- * defaults ({@link LinkCosts#DEFAULTS}: a server's loopback, assumed from the figures measured where
- * {@code docs/ALGORITHMS.md} checked the crossovers, and 10 GbE) until the topology probe gives measured ones
- * ({@link #linkCosts(LinkCosts)}).
+ * network between nodes; priced by {@link TuningTable#predictSeconds} for the operation's {@link WireProtocol}
+ * ({@link WireProtocol#HALF} for FP16 and BF16 reductions, whose reduction costs more per byte; else plain). The
+ * cheapest wins; a tie goes to the earlier in catalog order. The link parameters are the defaults
+ * ({@link LinkCosts#DEFAULTS}: a server's loopback, assumed from the figures measured where {@code docs/ALGORITHMS.md}
+ * checked the crossovers, and 10 GbE) until the topology probe gives measured ones ({@link #linkCosts(LinkCosts)}).
  * <p>
  * <b>Determinism.</b> Every algorithm of the catalog reduces each element in an order fixed by the ranks alone,
  * never by the order in which messages arrive, and distributes one result, so all ranks hold the same bits and a
@@ -102,6 +106,7 @@ final class AlgorithmSelector
     private final AlgoOverride override;
     private final RankLayout layout;
     private final boolean deterministic;
+    private final TuningTable tuning = TuningTable.standard();
     private final Map<Operation, Candidate[]> candidates = new EnumMap<>(Operation.class);
     /** What HCCL_ALGO forces per operation, with the name reported for it. */
     private final Map<Operation, Object> forcedAlgorithms = new EnumMap<>(Operation.class);
@@ -155,9 +160,7 @@ final class AlgorithmSelector
             for (final Object algorithm : catalog.algorithmsFor(op))
             {
                 final String name = catalog.nameOf(op, algorithm);
-                // On one node the hierarchical algorithm is its inter-node algorithm alone: nothing to choose.
-                if (algorithm instanceof CostedAlgorithm costed &&
-                    (layout.nodeCount() > 1 || !HierarchicalAlgorithm.NAME.equals(name)))
+                if (algorithm instanceof CostedAlgorithm costed && AlgorithmCatalog.weighedOn(layout, name))
                 {
                     list.add(new Candidate(name, algorithm, costed, catalog.autoLimits(op, name)));
                 }
@@ -218,73 +221,108 @@ final class AlgorithmSelector
 
     AllReduceAlgorithm allReduce(final long bytes)
     {
-        return select(Operation.ALL_REDUCE, AllReduceAlgorithm.class, bytes);
+        return select(Operation.ALL_REDUCE, AllReduceAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+    }
+
+    AllReduceAlgorithm allReduce(final long bytes, final DataType type)
+    {
+        return select(Operation.ALL_REDUCE, AllReduceAlgorithm.class, bytes, type);
     }
 
     AllGatherAlgorithm allGather(final long bytes)
     {
-        return select(Operation.ALL_GATHER, AllGatherAlgorithm.class, bytes);
+        return select(Operation.ALL_GATHER, AllGatherAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
     }
 
     ReduceScatterAlgorithm reduceScatter(final long bytes)
     {
-        return select(Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class, bytes);
+        return select(Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+    }
+
+    ReduceScatterAlgorithm reduceScatter(final long bytes, final DataType type)
+    {
+        return select(Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class, bytes, type);
     }
 
     BroadcastAlgorithm broadcast(final long bytes)
     {
-        return select(Operation.BROADCAST, BroadcastAlgorithm.class, bytes);
+        return select(Operation.BROADCAST, BroadcastAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
     }
 
     ReduceAlgorithm reduce(final long bytes)
     {
-        return select(Operation.REDUCE, ReduceAlgorithm.class, bytes);
+        return select(Operation.REDUCE, ReduceAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+    }
+
+    ReduceAlgorithm reduce(final long bytes, final DataType type)
+    {
+        return select(Operation.REDUCE, ReduceAlgorithm.class, bytes, type);
     }
 
     AllToAllAlgorithm allToAll(final long bytes)
     {
-        return select(Operation.ALL_TO_ALL, AllToAllAlgorithm.class, bytes);
+        return select(Operation.ALL_TO_ALL, AllToAllAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
     }
 
     BarrierAlgorithm barrier()
     {
-        return select(Operation.BARRIER, BarrierAlgorithm.class, 0);
+        return select(Operation.BARRIER, BarrierAlgorithm.class, 0, WireProtocol.PLAIN, 0);
     }
 
     AllGatherVAlgorithm allGatherV(final long bytes)
     {
-        return select(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class, bytes);
+        return select(Operation.ALL_GATHER_V, AllGatherVAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
     }
 
-    ReduceScatterVAlgorithm reduceScatterV(final long bytes)
+    ReduceScatterVAlgorithm reduceScatterV(final long bytes, final DataType type)
     {
-        return select(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class, bytes);
+        return select(Operation.REDUCE_SCATTER_V, ReduceScatterVAlgorithm.class, bytes, type);
     }
 
     AllToAllVAlgorithm allToAllV(final long bytes)
     {
-        return select(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class, bytes);
+        return select(Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
     }
 
     ScatterAlgorithm scatter(final long bytes)
     {
-        return select(Operation.SCATTER, ScatterAlgorithm.class, bytes);
+        return select(Operation.SCATTER, ScatterAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
     }
 
     GatherAlgorithm gather(final long bytes)
     {
-        return select(Operation.GATHER, GatherAlgorithm.class, bytes);
+        return select(Operation.GATHER, GatherAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
     }
 
     /**
      * The choice for an operation and size, with its reason, as {@link dev.hccl.api.Communicator#algorithmFor}
-     * gives it.
+     * gives it: priced as plain data, as FP32's would be.
      *
      * @param op    a collective.
      * @param bytes not negative.
      * @return the choice.
      */
     AlgorithmChoice choice(final Operation op, final long bytes)
+    {
+        return choice(op, bytes, WireProtocol.PLAIN, bytes);
+    }
+
+    /**
+     * The choice for an operation, size and data type, with its reason: what an operation on {@code type} runs.
+     *
+     * @param op    a collective.
+     * @param bytes not negative.
+     * @param type  the elements, which decide the protocol ({@link WireProtocol#of}).
+     * @return the choice.
+     */
+    AlgorithmChoice choice(final Operation op, final long bytes, final DataType type)
+    {
+        final WireProtocol protocol = WireProtocol.of(op, type);
+        return choice(op, bytes, protocol, protocol.logicalBytes(bytes, type));
+    }
+
+    private AlgorithmChoice choice(final Operation op, final long bytes, final WireProtocol protocol,
+        final long logicalBytes)
     {
         final Candidate[] list = candidates.get(op);
         if (bytes < 0 || list.length == 0)
@@ -301,12 +339,14 @@ final class AlgorithmSelector
             {
                 if (eligible(op, c, bytes))
                 {
-                    predicted.put(c.name(), c.costed().predictSeconds(op, layout, bytes, costs));
+                    predicted.put(c.name(), price(op, c, protocol, logicalBytes, costs));
                 }
             }
         }
-        final String name = forced != null ? forcedNames.get(op) : list[cheapest(op, list, bytes, links)].name();
-        return new AlgorithmChoice(op, bytes, name, forced != null, predicted, layout + ", " + links);
+        final String name = forced != null ? forcedNames.get(op) :
+            list[cheapest(op, list, bytes, protocol, logicalBytes, links)].name();
+        return new AlgorithmChoice(op, bytes, name, forced != null, predicted,
+            layout + ", " + links + (protocol == WireProtocol.PLAIN ? "" : ", protocol " + protocol));
     }
 
     @Override
@@ -317,7 +357,14 @@ final class AlgorithmSelector
             (deterministic ? ", deterministic" : "");
     }
 
-    private <T> T select(final Operation op, final Class<T> role, final long bytes)
+    private <T> T select(final Operation op, final Class<T> role, final long bytes, final DataType type)
+    {
+        final WireProtocol protocol = WireProtocol.of(op, type);
+        return select(op, role, bytes, protocol, protocol.logicalBytes(bytes, type));
+    }
+
+    private <T> T select(
+        final Operation op, final Class<T> role, final long bytes, final WireProtocol protocol, final long logicalBytes)
     {
         if (forcedName(op, bytes) != null)
         {
@@ -325,18 +372,25 @@ final class AlgorithmSelector
         }
         final Candidate[] list = candidates.get(op);
         final LinkCosts costs = links;
-        final Candidate best = list[cheapest(op, list, bytes, costs)];
-        // Once per operation and power-of-two size, so that DEBUG tells why without a line per call.
-        if (LOG.isDebugEnabled() && explained.add(op.ordinal() * 64L + (63 - Long.numberOfLeadingZeros(bytes))))
+        final Candidate best = list[cheapest(op, list, bytes, protocol, logicalBytes, costs)];
+        // Once per operation, protocol and power-of-two size, so that DEBUG tells why without a line per call.
+        final long sizeClass = (op.ordinal() * (long)WireProtocol.values().length + protocol.ordinal()) * 64L +
+            (63 - Long.numberOfLeadingZeros(bytes));
+        if (LOG.isDebugEnabled() && explained.add(sizeClass))
         {
             LOG.debug("{} of {} bytes on {}: {}", op.displayName(), bytes, layout,
-                choice(op, bytes).describe() + " with " + costs);
+                choice(op, bytes, protocol, logicalBytes).describe() + " with " + costs);
         }
         return role.cast(best.algorithm());
     }
 
-    /** The index of the cheapest eligible candidate; the first on a tie. No allocation: this runs on every call. */
-    private int cheapest(final Operation op, final Candidate[] list, final long bytes, final LinkCosts costs)
+    /**
+     * The index of the cheapest eligible candidate; the first on a tie. No allocation for plain data: this runs on
+     * every call.
+     */
+    private int cheapest(
+        final Operation op, final Candidate[] list, final long bytes, final WireProtocol protocol,
+        final long logicalBytes, final LinkCosts costs)
     {
         int best = -1;
         double bestSeconds = Double.POSITIVE_INFINITY;
@@ -346,7 +400,7 @@ final class AlgorithmSelector
             {
                 continue;
             }
-            final double seconds = list[i].costed().predictSeconds(op, layout, bytes, costs);
+            final double seconds = price(op, list[i], protocol, logicalBytes, costs);
             if (best < 0 || seconds < bestSeconds)
             {
                 best = i;
@@ -354,6 +408,13 @@ final class AlgorithmSelector
             }
         }
         return best;
+    }
+
+    private double price(
+        final Operation op, final Candidate candidate, final WireProtocol protocol, final long logicalBytes,
+        final LinkCosts costs)
+    {
+        return tuning.predictSeconds(candidate.name(), candidate.costed(), op, layout, logicalBytes, costs, protocol);
     }
 
     /** Within the limits of the catalog's table, and where the algorithm can run at all. */

@@ -238,7 +238,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         final boolean whole = desc.operation() == Operation.ALL_GATHER || desc.operation() == Operation.REDUCE_SCATTER;
         try
         {
-            return algorithms.choice(desc.operation(), whole ? perRank * worldSize() : perRank).algorithm();
+            return algorithms.choice(desc.operation(), whole ? perRank * worldSize() : perRank, desc.dataType())
+                .algorithm();
         }
         catch (final RuntimeException ex)
         {

@@ -46,7 +46,7 @@ final class Operations
         final OpDescriptor desc = new OpDescriptor(Operation.ALL_REDUCE, type, op, OpDescriptor.NO_ROOT, count);
         return issuer.collective(blocking, desc, ctx ->
         {
-            final AllReduceAlgorithm algorithm = algorithms.allReduce(bytes);
+            final AllReduceAlgorithm algorithm = algorithms.allReduce(bytes, type);
             algorithm.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
             if (op == ReduceOp.AVG)
             {
@@ -83,7 +83,7 @@ final class Operations
         return issuer.collective(blocking, desc, ctx ->
         {
             // The ring reduces in scratch and writes recv last, so recv may overlap send.
-            algorithms.reduceScatter((long)bytes * comm.worldSize())
+            algorithms.reduceScatter((long)bytes * comm.worldSize(), type)
                 .reduceScatter(ctx, in, out, (int)recvCount, type, reducer);
             if (op == ReduceOp.AVG)
             {
@@ -115,7 +115,7 @@ final class Operations
         final Reducer reducer = Reducers.of(type, op);
         return issuer.collective(blocking, new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
         {
-            algorithms.reduce(bytes)
+            algorithms.reduce(bytes, type)
                 .reduce(ctx, out == null ? in : inputFor(in, out, bytes), out, (int)count, type, reducer, root);
             if (op == ReduceOp.AVG && out != null)
             {
@@ -243,7 +243,7 @@ final class Operations
         final OpDescriptor desc = new OpDescriptor(Operation.REDUCE_SCATTER_V, type, op, OpDescriptor.NO_ROOT, total);
         return issuer.collective(blocking, desc, ctx ->
         {
-            algorithms.reduceScatterV(total * type.size())
+            algorithms.reduceScatterV(total * type.size(), type)
                 .reduceScatterV(ctx, in, counts, displs, out, type, reducer);
             if (op == ReduceOp.AVG)
             {

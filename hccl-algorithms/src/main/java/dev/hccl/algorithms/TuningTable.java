@@ -1,0 +1,338 @@
+package dev.hccl.algorithms;
+
+import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one place for the cost model's tuning figures, as NCCL's {@code tuning.cc} keeps its latencies and bandwidth
+ * factors per algorithm and protocol: per algorithm, the {@link AutoLimits} within which the cost model may choose
+ * it and, per {@link WireProtocol}, an {@link Adjustment} of its links; per protocol, what its computation costs
+ * ({@link ProtocolCosts}). Immutable; {@link #standard()} is the table of this module's algorithms, whose
+ * registrations in {@link AlgorithmCatalog#standard()} read their limits from it. A plug-in's algorithm has no row:
+ * it keeps the limits it registers with and is priced unadjusted.
+ * <p>
+ * The price of a collective ({@link #predictSeconds}) is the algorithm's own alpha-beta-gamma formula, given the
+ * protocol's bytes on the wire and links whose latency, bandwidth and reduction figures the adjustment and the
+ * protocol scale. The price of a training step ({@link #stepSeconds}) adds what the training helpers compute
+ * around the collective: narrowing and widening for {@link WireProtocol#HALF}, the selection and the scatter-add for
+ * {@link WireProtocol#SPARSE}.
+ */
+public final class TuningTable
+{
+    /**
+     * Factors on an algorithm's link figures under one protocol: {@code alpha * latencyFactor},
+     * {@code beta * bandwidthFactor}. Above 1 where the algorithm is measured slower than its formula says.
+     *
+     * @param latencyFactor   on the seconds per message, above 0.
+     * @param bandwidthFactor on the seconds per byte on the wire, above 0.
+     */
+    public record Adjustment(double latencyFactor, double bandwidthFactor)
+    {
+        /** The formula as it stands: what an algorithm gets where nothing was measured. */
+        public static final Adjustment UNMEASURED = new Adjustment(1.0, 1.0);
+
+        /**
+         * @param latencyFactor   finite, above 0.
+         * @param bandwidthFactor finite, above 0.
+         */
+        public Adjustment
+        {
+            positive("latencyFactor", latencyFactor);
+            positive("bandwidthFactor", bandwidthFactor);
+        }
+    }
+
+    /**
+     * What a protocol's computation costs, each in units of the links' {@code gamma} (the seconds to reduce one
+     * byte of FP32), so that the figures follow the links' reduction speed wherever it is measured or assumed.
+     *
+     * @param reduction seconds per wire byte reduced, in gammas: 1 for FP32's own kernel.
+     * @param encode    seconds per logical byte to make the wire payload before the collective (narrowing; the
+     *                  top-k selection with its error feedback), in gammas; 0 when the buffer goes as it is.
+     * @param decode    seconds per wire byte received to make the dense result after it (widening; adding the
+     *                  gathered pairs in), in gammas.
+     */
+    public record ProtocolCosts(double reduction, double encode, double decode)
+    {
+        /**
+         * @param reduction above 0.
+         * @param encode    not negative.
+         * @param decode    not negative.
+         */
+        public ProtocolCosts
+        {
+            positive("reduction", reduction);
+            if (!(encode >= 0 && decode >= 0 && Double.isFinite(encode + decode)))
+            {
+                throw new IllegalArgumentException("encode and decode must be finite, not negative: " + encode +
+                    ", " + decode);
+            }
+        }
+    }
+
+    /** One algorithm's row. */
+    private record Row(AutoLimits limits, Map<WireProtocol, Adjustment> adjustments)
+    {
+    }
+
+    private static final Adjustment UNMEASURED = Adjustment.UNMEASURED;
+
+    /*
+     * The figures. Per protocol, from the kernels and conversions timed single-threaded over 64 MiB (ALGORITHMS.md,
+     * "Protocols and the tuning table"): HALF reduces at FP16's (the slower of FP16 and BF16) speed against FP32's,
+     * narrows and widens as FP16 does; SPARSE selects by quickselect with error feedback at 1 % of the elements and
+     * adds the gathered pairs in at random places. Per algorithm and protocol nothing has been measured yet: every
+     * adjustment is UNMEASURED, the row is where a measurement goes. The limits are fullmesh's alone (ALGORITHMS.md,
+     * "The automatic choice: the cost model" and "The measurements behind the one-node crossovers"): the model prices
+     * its n-1 whole-buffer messages as one latency, which holds up to a few KiB and while each of at most 4 ranks
+     * has a core for its sends.
+     */
+    private static final TuningTable STANDARD = new TuningTable(
+        Map.of(
+            WireProtocol.PLAIN, new ProtocolCosts(1.0, 0.0, 0.0),
+            WireProtocol.HALF, new ProtocolCosts(6.0, 2.6, 4.2),
+            WireProtocol.SPARSE, new ProtocolCosts(1.0, 8.0, 7.0)),
+        standardRows());
+
+    /** The standard algorithms, to price a step with; built on first use, as the catalog reads this table. */
+    private static final class StandardCatalog
+    {
+        static final AlgorithmCatalog CATALOG = AlgorithmCatalog.standard();
+    }
+
+    private final Map<WireProtocol, ProtocolCosts> costs;
+    private final Map<String, Row> rows;
+
+    private TuningTable(final Map<WireProtocol, ProtocolCosts> costs, final Map<String, Row> rows)
+    {
+        for (final WireProtocol protocol : WireProtocol.values())
+        {
+            if (!costs.containsKey(protocol))
+            {
+                throw new IllegalArgumentException("no costs for " + protocol);
+            }
+        }
+        this.costs = Collections.unmodifiableMap(new EnumMap<>(costs));
+        this.rows = Collections.unmodifiableMap(rows);
+    }
+
+    /**
+     * The table of this module's algorithms.
+     *
+     * @return the table.
+     */
+    public static TuningTable standard()
+    {
+        return STANDARD;
+    }
+
+    /**
+     * @return the names that have a row, as {@code HCCL_ALGO} spells them (in lower case).
+     */
+    public Set<String> algorithms()
+    {
+        return rows.keySet();
+    }
+
+    /**
+     * @param name an algorithm's name, in any case.
+     * @return where the cost model may choose it; {@link AutoLimits#NONE} for a name without a row.
+     */
+    public AutoLimits autoLimits(final String name)
+    {
+        final Row row = rows.get(key(name));
+        return row == null ? AutoLimits.NONE : row.limits();
+    }
+
+    /**
+     * @param name     an algorithm's name, in any case.
+     * @param protocol the protocol.
+     * @return its adjustment; {@link Adjustment#UNMEASURED} for a name without a row.
+     */
+    public Adjustment adjustment(final String name, final WireProtocol protocol)
+    {
+        final Row row = rows.get(key(name));
+        return row == null ? UNMEASURED : row.adjustments().get(protocol);
+    }
+
+    /**
+     * @param protocol the protocol.
+     * @return what its computation costs.
+     */
+    public ProtocolCosts costs(final WireProtocol protocol)
+    {
+        return costs.get(protocol);
+    }
+
+    /**
+     * This table with one adjustment replaced or added: for a measurement to try before it is written into the table.
+     *
+     * @param name       an algorithm's name.
+     * @param protocol   the protocol.
+     * @param adjustment its factors.
+     * @return a new table.
+     */
+    public TuningTable withAdjustment(final String name, final WireProtocol protocol, final Adjustment adjustment)
+    {
+        final Map<String, Row> copy = new LinkedHashMap<>(rows);
+        final Row row = copy.getOrDefault(key(name), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        final Map<WireProtocol, Adjustment> adjustments = new EnumMap<>(row.adjustments());
+        adjustments.put(protocol, adjustment);
+        copy.put(key(name), new Row(row.limits(), Collections.unmodifiableMap(adjustments)));
+        return new TuningTable(costs, copy);
+    }
+
+    /**
+     * The predicted time of one collective carried by a protocol: the algorithm's formula for the protocol's bytes
+     * on the wire, with links adjusted for this algorithm and protocol and reducing at the protocol's speed. Under
+     * {@link WireProtocol#PLAIN}, with an unmeasured adjustment, exactly the algorithm's own prediction.
+     *
+     * @param name         the algorithm's name in the catalog, in any case.
+     * @param algorithm    the algorithm.
+     * @param operation    one it implements.
+     * @param layout       the ranks' nodes.
+     * @param logicalBytes the size as {@link CostedAlgorithm#predictSeconds} counts it, of the logical payload
+     *                     ({@link WireProtocol#logicalBytes}): an all-reduce of N FP32 elements is 4N under
+     *                     {@link WireProtocol#PLAIN} and {@link WireProtocol#HALF} alike.
+     * @param links        the link figures.
+     * @param protocol     {@link WireProtocol#PLAIN} or {@link WireProtocol#HALF}.
+     * @return seconds.
+     * @throws IllegalArgumentException for {@link WireProtocol#SPARSE}, which changes the operation and needs the
+     *                                  fraction sent: {@link #stepSeconds} prices it.
+     */
+    public double predictSeconds(
+        final String name, final CostedAlgorithm algorithm, final Operation operation, final RankLayout layout,
+        final long logicalBytes, final LinkCosts links, final WireProtocol protocol)
+    {
+        if (protocol == WireProtocol.SPARSE)
+        {
+            throw new IllegalArgumentException("a sparse collective is priced as a step, with its fraction: " +
+                "stepSeconds");
+        }
+        return wireSeconds(name, algorithm, operation, layout, protocol.wireBytes(logicalBytes), links, protocol);
+    }
+
+    /**
+     * The predicted time of synchronising one rank's FP32 gradients as the training helpers do under a protocol,
+     * with the cheapest standard algorithm the cost model may choose: {@link WireProtocol#PLAIN}, an all-reduce;
+     * {@link WireProtocol#HALF}, narrowing, an all-reduce of 16-bit floats, widening; {@link WireProtocol#SPARSE},
+     * the selection of {@code fraction} of the elements (at least one), an all-gather of every rank's pairs, and
+     * adding them into the dense result. Computes nothing but the prediction.
+     *
+     * @param layout        the ranks' nodes.
+     * @param links         the link figures.
+     * @param gradientBytes the FP32 gradients of one rank, a multiple of 4.
+     * @param protocol      the protocol.
+     * @param fraction      of the elements {@link WireProtocol#SPARSE} sends, in (0, 1]; the other protocols send
+     *                      every element and ignore it (pass 1).
+     * @return seconds.
+     */
+    public double stepSeconds(
+        final RankLayout layout, final LinkCosts links, final long gradientBytes, final WireProtocol protocol,
+        final double fraction)
+    {
+        if (gradientBytes < 0 || gradientBytes % Float.BYTES != 0 || !(fraction > 0 && fraction <= 1))
+        {
+            throw new IllegalArgumentException("gradientBytes must be a multiple of 4 and fraction in (0, 1], got " +
+                gradientBytes + " and " + fraction);
+        }
+        final ProtocolCosts cost = costs(protocol);
+        final double gamma = links.local().gamma();
+        if (protocol == WireProtocol.SPARSE)
+        {
+            final long elements = gradientBytes / Float.BYTES;
+            final long sent = elements == 0 ? 0 : Math.max(1, (long)Math.ceil(fraction * elements));
+            final long gathered = protocol.wireBytes(sent * Float.BYTES) * layout.worldSize();
+            return gamma * (cost.encode() * gradientBytes + cost.decode() * gathered) +
+                cheapest(Operation.ALL_GATHER, layout, gathered, links, protocol);
+        }
+        final long wire = protocol.wireBytes(gradientBytes);
+        return gamma * (cost.encode() * gradientBytes + cost.decode() * wire) +
+            cheapest(Operation.ALL_REDUCE, layout, wire, links, protocol);
+    }
+
+    /** The cheapest standard algorithm the cost model may choose, as the selector weighs them. */
+    private double cheapest(
+        final Operation operation, final RankLayout layout, final long wireBytes, final LinkCosts links,
+        final WireProtocol protocol)
+    {
+        final AlgorithmCatalog catalog = StandardCatalog.CATALOG;
+        double best = Double.POSITIVE_INFINITY;
+        for (final Object algorithm : catalog.algorithmsFor(operation))
+        {
+            final String name = catalog.nameOf(operation, algorithm);
+            if (algorithm instanceof CostedAlgorithm costed && AlgorithmCatalog.weighedOn(layout, name) &&
+                autoLimits(name).admit(layout.worldSize(), wireBytes) &&
+                costed.canRun(operation, layout.worldSize(), wireBytes))
+            {
+                best = Math.min(best, wireSeconds(name, costed, operation, layout, wireBytes, links, protocol));
+            }
+        }
+        return best;
+    }
+
+    /** The formula for bytes already on the wire, with the links scaled; allocates only where a factor is not 1. */
+    private double wireSeconds(
+        final String name, final CostedAlgorithm algorithm, final Operation operation, final RankLayout layout,
+        final long wireBytes, final LinkCosts links, final WireProtocol protocol)
+    {
+        final Adjustment adjustment = adjustment(name, protocol);
+        final double reduction = costs(protocol).reduction();
+        final LinkCosts priced = adjustment.equals(UNMEASURED) && reduction == 1.0 ? links :
+            new LinkCosts(scaled(links.local(), adjustment, reduction), scaled(links.network(), adjustment, reduction),
+                links.source());
+        return algorithm.predictSeconds(operation, layout, wireBytes, priced);
+    }
+
+    private static CostParameters scaled(final CostParameters link, final Adjustment adjustment, final double reduction)
+    {
+        return new CostParameters(link.alpha() * adjustment.latencyFactor(),
+            link.beta() * adjustment.bandwidthFactor(), link.gamma() * reduction);
+    }
+
+    private static Row row(final AutoLimits limits, final Adjustment plain, final Adjustment half,
+        final Adjustment sparse)
+    {
+        final Map<WireProtocol, Adjustment> adjustments = new EnumMap<>(WireProtocol.class);
+        adjustments.put(WireProtocol.PLAIN, plain);
+        adjustments.put(WireProtocol.HALF, half);
+        adjustments.put(WireProtocol.SPARSE, sparse);
+        return new Row(limits, Collections.unmodifiableMap(adjustments));
+    }
+
+    /** Each standard algorithm's limits and, per protocol, its adjustment. */
+    private static Map<String, Row> standardRows()
+    {
+        final Map<String, Row> rows = new LinkedHashMap<>();
+        // name: limits; then the adjustments under PLAIN, HALF and SPARSE
+        rows.put(key(RingAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(FullMeshAlgorithm.NAME), row(new AutoLimits(4 * 1024, 4), UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(BinomialTreeAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(HalvingDoublingAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(HierarchicalAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(BruckAllGatherAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(PairwiseAllToAllAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(DisseminationBarrierAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        return rows;
+    }
+
+    private static String key(final String name)
+    {
+        return name.toLowerCase(Locale.ROOT);
+    }
+
+    private static void positive(final String what, final double value)
+    {
+        if (!(value > 0 && Double.isFinite(value)))
+        {
+            throw new IllegalArgumentException(what + " must be finite and above 0, got " + value);
+        }
+    }
+}

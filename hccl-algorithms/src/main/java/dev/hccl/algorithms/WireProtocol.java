@@ -1,0 +1,84 @@
+package dev.hccl.algorithms;
+
+import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
+
+/**
+ * How a payload travels, as NCCL's protocols (Simple, LL, LL128) are its second tuning axis: the cost model prices
+ * the same algorithm differently under each. This enum holds what the format itself fixes (the bytes on the wire per
+ * logical byte); what it costs to compute (reduce, convert, select) is measured, and lives in {@link TuningTable}.
+ * <p>
+ * The logical payload is what the caller means to combine, at the width it is reduced in: the buffer itself for
+ * {@link #PLAIN}, FP32 values for {@link #HALF} and {@link #SPARSE} ({@link #logicalBytes}).
+ */
+public enum WireProtocol
+{
+    /** The buffer's own elements, as they are: every operation on every type but the 16-bit float reductions. */
+    PLAIN(1.0),
+    /**
+     * 16-bit floats on the wire: FP16/BF16 reductions, and FP32 gradients that the training helpers compress to
+     * FP16 or BF16. Each hop widens to FP32, reduces and narrows again, so a byte reduced costs more than FP32's.
+     */
+    HALF(0.5),
+    /**
+     * The top-k gradient compression: each rank selects a fraction of its FP32 elements and sends them as
+     * (index, value) pairs of 8 bytes through an all-gather; every rank then adds all ranks' pairs into its dense
+     * result. Never the selector's choice: a caller that prices a top-k step asks for it
+     * ({@link TuningTable#stepSeconds}). Its factor is per selected element's byte.
+     */
+    SPARSE(2.0);
+
+    private final double wireBytesPerLogicalByte;
+
+    WireProtocol(final double wireBytesPerLogicalByte)
+    {
+        this.wireBytesPerLogicalByte = wireBytesPerLogicalByte;
+    }
+
+    /**
+     * @return bytes on the wire per byte of logical payload (for {@link #SPARSE}, per byte of the elements sent).
+     */
+    public double wireBytesPerLogicalByte()
+    {
+        return wireBytesPerLogicalByte;
+    }
+
+    /**
+     * The protocol a collective takes by itself: {@link #HALF} for a reduction of FP16 or BF16, else {@link #PLAIN}.
+     * An all-gather or broadcast of 16-bit floats only moves them, so nothing about it differs from other 2-byte data.
+     *
+     * @param operation the collective.
+     * @param type      its elements.
+     * @return the protocol.
+     */
+    public static WireProtocol of(final Operation operation, final DataType type)
+    {
+        final boolean reduces = operation == Operation.ALL_REDUCE || operation == Operation.REDUCE ||
+            operation == Operation.REDUCE_SCATTER || operation == Operation.REDUCE_SCATTER_V;
+        return reduces && (type == DataType.FP16 || type == DataType.BF16) ? HALF : PLAIN;
+    }
+
+    /**
+     * The logical payload of a buffer under this protocol: the buffer's bytes for {@link #PLAIN}, its elements as
+     * FP32 for the others (an FP16 buffer of {@code b} bytes is {@code 2b} logical bytes under {@link #HALF}).
+     *
+     * @param bufferBytes the buffer's size, as {@link CostedAlgorithm#predictSeconds} counts it.
+     * @param type        the buffer's elements.
+     * @return logical bytes.
+     */
+    public long logicalBytes(final long bufferBytes, final DataType type)
+    {
+        return this == PLAIN ? bufferBytes : bufferBytes / type.size() * Float.BYTES;
+    }
+
+    /**
+     * The bytes a logical payload puts on the wire.
+     *
+     * @param logicalBytes not negative; for {@link #SPARSE}, the bytes of the elements sent.
+     * @return wire bytes, rounded up.
+     */
+    public long wireBytes(final long logicalBytes)
+    {
+        return (long)Math.ceil(logicalBytes * wireBytesPerLogicalByte);
+    }
+}

@@ -1,0 +1,77 @@
+package dev.hccl.core;
+
+import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.CostedAlgorithm;
+import dev.hccl.algorithms.LinkCosts;
+import dev.hccl.algorithms.TuningTable;
+import dev.hccl.algorithms.WireProtocol;
+import dev.hccl.api.AlgorithmChoice;
+import dev.hccl.api.DataType;
+import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The selector prices each operation under the protocol its data type implies: FP32 as before, FP16 and BF16
+ * reductions as 16-bit floats on the wire.
+ */
+class AlgorithmSelectorProtocolTest
+{
+    private static final AlgorithmCatalog CATALOG = AlgorithmSelector.catalog();
+    private static final List<RankLayout> LAYOUTS = List.of(RankLayout.singleNode(2), RankLayout.singleNode(3),
+        RankLayout.singleNode(4), RankLayout.singleNode(8), RankLayout.blocks(2, 2), RankLayout.blocks(2, 4));
+    private static final List<Operation> OPERATIONS = List.of(Operation.ALL_REDUCE, Operation.REDUCE_SCATTER,
+        Operation.REDUCE, Operation.ALL_GATHER, Operation.BROADCAST);
+
+    private static AlgorithmSelector automatic(final RankLayout layout)
+    {
+        return new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), layout, true);
+    }
+
+    @Test
+    void fp32ChoicesAndPredictionsAreThoseOfPlainData()
+    {
+        for (final RankLayout layout : LAYOUTS)
+        {
+            final AlgorithmSelector selector = automatic(layout);
+            for (final Operation op : OPERATIONS)
+            {
+                for (long bytes = 8; bytes <= 64L << 20; bytes *= 8)
+                {
+                    final AlgorithmChoice typed = selector.choice(op, bytes, DataType.FP32);
+                    final AlgorithmChoice plain = selector.choice(op, bytes);
+                    assertEquals(plain.algorithm(), typed.algorithm(), layout + " " + op + " " + bytes);
+                    assertEquals(plain.predictedSeconds(), typed.predictedSeconds(), layout + " " + op + " " + bytes);
+                    assertFalse(typed.model().contains("protocol"), typed.model());
+                }
+            }
+        }
+    }
+
+    @Test
+    void halfReductionsArePricedAsHalfAndTheirMovesAsPlain()
+    {
+        final RankLayout layout = RankLayout.blocks(2, 4);
+        final AlgorithmSelector selector = automatic(layout);
+        final long bytes = 8L << 20;
+        final AlgorithmChoice choice = selector.choice(Operation.ALL_REDUCE, bytes, DataType.BF16);
+        assertTrue(choice.model().endsWith("protocol HALF"), choice.model());
+        for (final Map.Entry<String, Double> e : choice.predictedSeconds().entrySet())
+        {
+            final CostedAlgorithm algorithm = CATALOG.find(Operation.ALL_REDUCE, e.getKey(), CostedAlgorithm.class);
+            assertEquals(TuningTable.standard().predictSeconds(e.getKey(), algorithm, Operation.ALL_REDUCE, layout,
+                2 * bytes, LinkCosts.DEFAULTS, WireProtocol.HALF), e.getValue(), e.getKey());
+            assertTrue(e.getValue() > selector.choice(Operation.ALL_REDUCE, bytes).predictedSeconds().get(e.getKey()),
+                "reducing 16-bit floats costs more than as many bytes of FP32: " + e.getKey());
+        }
+        assertEquals(selector.choice(Operation.ALL_GATHER, bytes), selector.choice(Operation.ALL_GATHER, bytes,
+            DataType.FP16));
+    }
+}
