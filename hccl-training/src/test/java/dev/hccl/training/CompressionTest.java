@@ -1,10 +1,6 @@
 package dev.hccl.training;
 
-import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
-import dev.hccl.api.Hccl;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,24 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * silently, top-k with error feedback against a reference computed here, and the same bits on every rank.
  */
 @Timeout(120)
-class CompressionTest
+class CompressionTest extends ThreeRanks
 {
-    private static final int RANKS = 3;
     private static final int COUNT = 5000;
-
-    private List<Communicator> comms;
-
-    @BeforeEach
-    void open()
-    {
-        comms = Hccl.initAll(RANKS);
-    }
-
-    @AfterEach
-    void close()
-    {
-        comms.forEach(Communicator::close);
-    }
 
     /** One gradient of {@code COUNT} FP32 values, {@code scale * value(rank, step, 0, e)}. */
     private static ByteBuffer gradient(final int rank, final int step, final float scale)

@@ -4,10 +4,7 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HalfFloats;
-import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,25 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * here, the same bits on every rank, bucket boundaries, every misuse, and ranks that disagree.
  */
 @Timeout(120)
-class GradientSyncTest
+class GradientSyncTest extends ThreeRanks
 {
-    private static final int RANKS = 3;
     /** Sizes with a zero-length gradient, one larger than the cap, and small ones: several buckets. */
     private static final int[] COUNTS = {300, 0, 7, 2000, 1, 64, 0, 129};
-
-    private List<Communicator> comms;
-
-    @BeforeEach
-    void open()
-    {
-        comms = Hccl.initAll(RANKS);
-    }
-
-    @AfterEach
-    void close()
-    {
-        comms.forEach(Communicator::close);
-    }
 
     /** Rank r's value of gradient g, element e, in step s: inexact, in [-1, 1). */
     static float value(final int rank, final int step, final int g, final int e)
