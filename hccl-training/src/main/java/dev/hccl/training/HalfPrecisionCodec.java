@@ -53,17 +53,11 @@ final class HalfPrecisionCodec implements BucketCodec
         final float scale = 1.0f / comm.worldSize();
         if (wireType == DataType.FP16)
         {
-            for (int i = 0; i < count; i++)
-            {
-                halves.put(i, HalfFloats.floatToFp16(values.get(i) * scale));
-            }
+            narrowToFp16(values, halves, count, scale);
         }
         else
         {
-            for (int i = 0; i < count; i++)
-            {
-                halves.put(i, HalfFloats.floatToBf16(values.get(i) * scale));
-            }
+            narrowToBf16(values, halves, count, scale);
         }
         return comm.allReduceAsync(wire, wire, count, wireType, ReduceOp.SUM);
     }
@@ -85,17 +79,46 @@ final class HalfPrecisionCodec implements BucketCodec
         final float scale = average ? 1.0f : comm.worldSize();
         if (wireType == DataType.FP16)
         {
-            for (int i = 0; i < count; i++)
-            {
-                values.put(i, HalfFloats.fp16ToFloat(halves.get(i)) * scale);
-            }
+            widenFromFp16(halves, values, count, scale);
         }
         else
         {
-            for (int i = 0; i < count; i++)
-            {
-                values.put(i, HalfFloats.bf16ToFloat(halves.get(i)) * scale);
-            }
+            widenFromBf16(halves, values, count, scale);
+        }
+    }
+
+    // One method per format and direction, so that the JIT compiles each loop for itself: a method holding both
+    // formats' loops ran the second format 2.5-3x slower in a JVM that had used the first.
+
+    private static void narrowToFp16(final FloatBuffer from, final ShortBuffer to, final int count, final float scale)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            to.put(i, HalfFloats.floatToFp16(from.get(i) * scale));
+        }
+    }
+
+    private static void narrowToBf16(final FloatBuffer from, final ShortBuffer to, final int count, final float scale)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            to.put(i, HalfFloats.floatToBf16(from.get(i) * scale));
+        }
+    }
+
+    private static void widenFromFp16(final ShortBuffer from, final FloatBuffer to, final int count, final float scale)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            to.put(i, HalfFloats.fp16ToFloat(from.get(i)) * scale);
+        }
+    }
+
+    private static void widenFromBf16(final ShortBuffer from, final FloatBuffer to, final int count, final float scale)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            to.put(i, HalfFloats.bf16ToFloat(from.get(i)) * scale);
         }
     }
 
