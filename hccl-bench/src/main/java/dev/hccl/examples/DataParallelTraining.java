@@ -135,7 +135,7 @@ public final class DataParallelTraining implements Callable<Integer>
         final Compression wire;
         try
         {
-            wire = parseCompression(compression);
+            wire = Compression.parse(compression);
         }
         catch (final IllegalArgumentException e)
         {
@@ -474,39 +474,5 @@ public final class DataParallelTraining implements Callable<Integer>
             sum += c;
         }
         return sum;
-    }
-
-    /**
-     * @param text {@code none}, {@code fp16}, {@code bf16} or {@code topk:FRACTION} ({@code topk} alone: 0.01).
-     * @return the compression.
-     * @throws IllegalArgumentException when it is none of these.
-     */
-    static Compression parseCompression(final String text)
-    {
-        final String t = text.toLowerCase(Locale.ROOT);
-        if (t.equals("none"))
-        {
-            return Compression.none();
-        }
-        if (t.equals("fp16"))
-        {
-            return Compression.fp16();
-        }
-        if (t.equals("bf16"))
-        {
-            return Compression.bf16();
-        }
-        if (t.equals("topk") || t.startsWith("topk:"))
-        {
-            try
-            {
-                return Compression.topK(t.equals("topk") ? 0.01 : Double.parseDouble(t.substring(5)));
-            }
-            catch (final NumberFormatException e)
-            {
-                throw new IllegalArgumentException("--compression " + text + ": the fraction is not a number");
-            }
-        }
-        throw new IllegalArgumentException("--compression " + text + ": expected none, fp16, bf16 or topk:FRACTION");
     }
 }

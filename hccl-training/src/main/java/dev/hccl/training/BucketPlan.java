@@ -9,8 +9,11 @@ import java.util.List;
  * which a backward pass usually produces them), the first bucket up to {@code firstBucketBytes} and each next one up
  * to {@code bucketCapBytes}. A gradient larger than the cap has a bucket of its own; zero-length gradients join the
  * bucket being filled. Within a bucket the gradients lie one after another in the order they were taken.
+ * <p>
+ * {@link GradientSync} builds its buckets from it; it is public so that a tool can tell the buckets of a model
+ * without a communicator.
  */
-final class BucketPlan
+public final class BucketPlan
 {
     private final int[] bucketOf;
     private final long[] offsetOf;
@@ -30,9 +33,15 @@ final class BucketPlan
      * @param firstBucketBytes the first bucket's cap, at least 1.
      * @param bucketCapBytes   every other bucket's cap, at least 1.
      * @return the plan.
+     * @throws IllegalArgumentException when a size is negative or a cap below 1.
      */
-    static BucketPlan of(final long[] gradientBytes, final long firstBucketBytes, final long bucketCapBytes)
+    public static BucketPlan of(final long[] gradientBytes, final long firstBucketBytes, final long bucketCapBytes)
     {
+        if (firstBucketBytes < 1 || bucketCapBytes < 1 || Arrays.stream(gradientBytes).anyMatch(b -> b < 0))
+        {
+            throw new IllegalArgumentException("bucket caps must be at least 1 byte and gradient sizes not negative, " +
+                "got " + firstBucketBytes + ", " + bucketCapBytes + " and " + Arrays.toString(gradientBytes));
+        }
         final int n = gradientBytes.length;
         final int[] bucketOf = new int[n];
         final long[] offsetOf = new long[n];
@@ -66,12 +75,19 @@ final class BucketPlan
             sizes.stream().mapToLong(Long::longValue).toArray());
     }
 
-    int bucketCount()
+    /**
+     * @return how many buckets.
+     */
+    public int bucketCount()
     {
         return members.length;
     }
 
-    int bucketOf(final int gradient)
+    /**
+     * @param gradient a gradient, in registration order.
+     * @return its bucket.
+     */
+    public int bucketOf(final int gradient)
     {
         return bucketOf[gradient];
     }
@@ -80,7 +96,7 @@ final class BucketPlan
      * @param gradient a gradient.
      * @return where its bytes start in its bucket.
      */
-    long offsetOf(final int gradient)
+    public long offsetOf(final int gradient)
     {
         return offsetOf[gradient];
     }
@@ -89,12 +105,16 @@ final class BucketPlan
      * @param bucket a bucket.
      * @return its gradients, in the order they lie in it.
      */
-    int[] members(final int bucket)
+    public int[] members(final int bucket)
     {
         return members[bucket].clone();
     }
 
-    long bytes(final int bucket)
+    /**
+     * @param bucket a bucket.
+     * @return its size in bytes.
+     */
+    public long bytes(final int bucket)
     {
         return bytes[bucket];
     }

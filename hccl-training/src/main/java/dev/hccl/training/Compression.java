@@ -14,9 +14,16 @@ import java.util.Locale;
 public final class Compression
 {
     /** What the wire carries. */
-    enum Kind
+    public enum Kind
     {
-        NONE(0), FP16(1), BF16(2), TOP_K(3);
+        /** {@link #none()}. */
+        NONE(0),
+        /** {@link #fp16()}. */
+        FP16(1),
+        /** {@link #bf16()}. */
+        BF16(2),
+        /** {@link #topK(double)}. */
+        TOP_K(3);
 
         /** In the settings that ranks compare at build. */
         final int code;
@@ -95,7 +102,44 @@ public final class Compression
         return new Compression(Kind.TOP_K, fraction);
     }
 
-    Kind kind()
+    /**
+     * Parses the settings as a user writes them in a configuration or on a command line.
+     *
+     * @param text {@code none}, {@code fp16}, {@code bf16} or {@code topk:F} (also {@code topK(F)}, as
+     *             {@link #toString()} writes it), F in (0, 1]; case does not matter.
+     * @return the setting.
+     * @throws IllegalArgumentException for anything else, saying what is expected.
+     */
+    public static Compression parse(final String text)
+    {
+        final String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.startsWith("topk:") || t.startsWith("topk(") && t.endsWith(")"))
+        {
+            final String fraction = t.substring(5, t.endsWith(")") ? t.length() - 1 : t.length());
+            try
+            {
+                return topK(Double.parseDouble(fraction));
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException("compression '" + text + "': the fraction must be a number, " +
+                    "as in topk:0.01");
+            }
+        }
+        return switch (t)
+        {
+            case "none" -> none();
+            case "fp16" -> fp16();
+            case "bf16" -> bf16();
+            default -> throw new IllegalArgumentException("unknown compression '" + text +
+                "'; choose none, fp16, bf16 or topk:F with F in (0, 1]");
+        };
+    }
+
+    /**
+     * @return what the wire carries.
+     */
+    public Kind kind()
     {
         return kind;
     }
@@ -103,7 +147,7 @@ public final class Compression
     /**
      * @return the fraction of elements {@link #topK} sends; 1 for the others.
      */
-    double fraction()
+    public double fraction()
     {
         return fraction;
     }

@@ -4,6 +4,7 @@ import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Operation;
+import dev.hccl.tools.ToolCommand;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ final class BenchSession
     /** A wrong result, a failed operation or an unwritable file. */
     static final int FAILED = 1;
     /** The command line cannot be run. */
-    static final int USAGE = 2;
+    static final int USAGE = ToolCommand.USAGE;
     /** The average bus bandwidth of a sweep is below {@code --min-bw}. */
     static final int TOO_SLOW = 3;
 

@@ -3,6 +3,7 @@ package dev.hccl.tools.bench;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
+import dev.hccl.tools.ToolCommand;
 import dev.hccl.tools.launch.HcclRun;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,7 +17,6 @@ import picocli.CommandLine.TypeConversionException;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -205,22 +205,7 @@ public final class HcclBench implements Callable<Integer>
     public static int run(
         final String[] args, final CommunicatorFactory factory, final PrintStream out, final PrintStream err)
     {
-        final CommandLine cl = new CommandLine(new HcclBench(factory, out, err))
-            .setOut(new PrintWriter(out, true))
-            .setErr(new PrintWriter(err, true))
-            .setParameterExceptionHandler((ex, ignored) ->
-            {
-                // Every rank reports a usage error: rank 0 alone might be stopped by the launcher before it could.
-                final PrintWriter w = ex.getCommandLine().getErr();
-                w.println("hccl-bench: " + ex.getMessage());
-                w.println("Try 'hccl-bench --help' for more information.");
-                w.flush();
-                return BenchSession.USAGE;
-            });
-        final int status = cl.execute(args);
-        out.flush();
-        err.flush();
-        return status;
+        return ToolCommand.execute("hccl-bench", new HcclBench(factory, out, err), args, out, err);
     }
 
     /**

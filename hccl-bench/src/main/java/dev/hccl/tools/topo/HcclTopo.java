@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
+import dev.hccl.tools.ToolCommand;
 import dev.hccl.tools.bench.HcclBench;
 import dev.hccl.tools.launch.HcclRun;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -17,7 +17,6 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -67,7 +66,7 @@ public final class HcclTopo implements Callable<Integer>
     public static final int FAILED = 1;
 
     /** Exit status: a usage error. */
-    public static final int USAGE = 2;
+    public static final int USAGE = ToolCommand.USAGE;
 
     private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
 
@@ -159,22 +158,7 @@ public final class HcclTopo implements Callable<Integer>
         final String[] args, final Supplier<Communicator> opener, final String address, final PrintStream out,
         final PrintStream err)
     {
-        final CommandLine cl = new CommandLine(new HcclTopo(opener, address, out, err))
-            .setOut(new PrintWriter(out, true))
-            .setErr(new PrintWriter(err, true))
-            .setParameterExceptionHandler((ex, ignored) ->
-            {
-                // Every rank reports a usage error: rank 0 alone might be stopped by the launcher before it could.
-                final PrintWriter w = ex.getCommandLine().getErr();
-                w.println("hccl-topo: " + ex.getMessage());
-                w.println("Try 'hccl-topo --help' for more information.");
-                w.flush();
-                return USAGE;
-            });
-        final int status = cl.execute(args);
-        out.flush();
-        err.flush();
-        return status;
+        return ToolCommand.execute("hccl-topo", new HcclTopo(opener, address, out, err), args, out, err);
     }
 
     /**

@@ -1,0 +1,49 @@
+package dev.hccl.tools;
+
+import picocli.CommandLine;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+
+/**
+ * Runs a tool's picocli command the way every tool that each rank of a job runs does: output and errors to the given
+ * streams, and a usage error reported by every rank (rank 0 alone might be stopped by the launcher before it could),
+ * with exit status {@link #USAGE}.
+ */
+public final class ToolCommand
+{
+    /** The exit status of a usage error, as in nccl-tests and most Unix tools. */
+    public static final int USAGE = 2;
+
+    private ToolCommand()
+    {
+    }
+
+    /**
+     * @param name    the tool's name, for the messages: {@code hccl-bench}.
+     * @param command the picocli command object.
+     * @param args    the command line.
+     * @param out     receives {@code --help} and whatever the command prints there.
+     * @param err     receives usage errors.
+     * @return the command's exit status, or {@link #USAGE}.
+     */
+    public static int execute(
+        final String name, final Object command, final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final CommandLine cl = new CommandLine(command)
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true))
+            .setParameterExceptionHandler((ex, ignored) ->
+            {
+                final PrintWriter w = ex.getCommandLine().getErr();
+                w.println(name + ": " + ex.getMessage());
+                w.println("Try '" + name + " --help' for more information.");
+                w.flush();
+                return USAGE;
+            });
+        final int status = cl.execute(args);
+        out.flush();
+        err.flush();
+        return status;
+    }
+}
