@@ -12,9 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * GradientSync in real processes, over TCP and over shared memory: three ranks, three steps of a model with
- * zero-length gradients, one larger than the bucket cap and two thousand tiny ones, marked ready from two threads in
- * each rank's own order. Every result is checked against the mean on each rank, and the last result's bits agree on
- * every rank; ranks built with different compressions all fail, naming both.
+ * zero-length gradients, one larger than the bucket cap and two thousand tiny ones (or a single gradient), marked
+ * ready from two threads in each rank's own order. Every result is checked on each rank, against the mean or, under
+ * top-k, bit for bit against error feedback simulated for every rank; the last result's bits agree on every rank;
+ * misuse is refused without losing the step; ranks built with different compressions all fail, naming both.
  */
 @Timeout(300)
 class GradientSyncProcessTest
@@ -26,28 +27,31 @@ class GradientSyncProcessTest
         return Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0", "HCCL_EXEC_TIMEOUT", "60");
     }
 
-    @ParameterizedTest(name = "{1} {2} over {0}")
+    @ParameterizedTest(name = "{1} {2} {3} over {0}")
     @CsvSource({
-        "tcp, none, fused", "tcp, none, views", "shm, none, fused", "shm, none, views",
-        "tcp, fp16, views", "shm, bf16, fused", "tcp, topk:0.05, fused", "shm, topk:0.05, views"})
-    void everyRankHoldsTheSameReducedGradients(final String transport, final String compression, final String mode)
-        throws Exception
+        "tcp, none, fused, odd", "tcp, none, views, one", "shm, none, fused, one", "shm, none, views, odd",
+        "tcp, fp16, views, odd", "shm, bf16, fused, odd", "tcp, topk:0.05, fused, odd", "shm, topk:0.05, views, one"})
+    void everyRankHoldsTheExpectedGradients(
+        final String transport, final String compression, final String layout, final String model) throws Exception
     {
         try (ProcessJob job = ProcessJob.start(RANKS, GradientSyncWorker.class, "512m", over(transport),
-            compression, mode))
+            "compression=" + compression, "layout=" + layout, "model=" + model))
         {
-            String result = null;
+            assertSameResultEverywhere(job);
+        }
+    }
+
+    @ParameterizedTest(name = "over {0}")
+    @ValueSource(strings = {"tcp", "shm"})
+    void misuseIsRefusedAndTheStepGoesOn(final String transport) throws Exception
+    {
+        try (ProcessJob job = ProcessJob.start(RANKS, GradientSyncWorker.class, "256m", over(transport),
+            "compression=none", "layout=fused", "model=odd", "misuse"))
+        {
+            assertSameResultEverywhere(job);
             for (int r = 0; r < RANKS; r++)
             {
-                assertEquals(0, job.awaitExit(r, 120), job.outputs());
-                assertTrue(job.output(r).contains("STEP 2 OK"), job.outputs());
-                final String line = job.output(r).lines().filter(l -> l.startsWith("RESULT ")).findFirst()
-                    .orElseThrow(() -> new AssertionError(job.outputs()));
-                if (result == null)
-                {
-                    result = line;
-                }
-                assertEquals(result, line, "rank " + r + " holds other bits than rank 0:\n" + job.outputs());
+                assertTrue(job.output(r).contains("MISUSE OK"), job.outputs());
             }
         }
     }
@@ -57,7 +61,7 @@ class GradientSyncProcessTest
     void ranksThatDisagreeOnCompressionAllFailNamingBoth(final String transport) throws Exception
     {
         try (ProcessJob job = ProcessJob.start(RANKS, GradientSyncWorker.class, "256m", over(transport),
-            "none", "fused", "1"))
+            "compression=none", "odd=1"))
         {
             for (int r = 0; r < RANKS; r++)
             {
@@ -65,6 +69,23 @@ class GradientSyncProcessTest
                 assertTrue(job.output(r).contains("REFUSED E_MISMATCH: GradientSync.build on rank " + r) &&
                     job.output(r).contains("compression: rank 0 has none, rank 1 has fp16"), job.outputs());
             }
+        }
+    }
+
+    private static void assertSameResultEverywhere(final ProcessJob job) throws Exception
+    {
+        String result = null;
+        for (int r = 0; r < RANKS; r++)
+        {
+            assertEquals(0, job.awaitExit(r, 120), job.outputs());
+            assertTrue(job.output(r).contains("STEP 2 OK"), job.outputs());
+            final String line = job.output(r).lines().filter(l -> l.startsWith("RESULT ")).findFirst()
+                .orElseThrow(() -> new AssertionError(job.outputs()));
+            if (result == null)
+            {
+                result = line;
+            }
+            assertEquals(result, line, "rank " + r + " holds other bits than rank 0:\n" + job.outputs());
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
+import dev.hccl.training.BucketPlan;
 import dev.hccl.training.Compression;
 import dev.hccl.training.GradientSync;
 import dev.hccl.training.GradientSyncBuilder;
@@ -11,30 +12,44 @@ import dev.hccl.training.GradientSyncBuilder;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.stream.IntStream;
 import java.util.zip.CRC32;
 
 /**
- * One rank of {@link GradientSyncProcessTest}: a model of odd gradients (zero-length ones, one larger than the bucket
- * cap, two thousand tiny ones), three steps whose gradients two threads mark ready in an order of this rank's own,
- * each result checked against the mean of every rank's values computed here. Prints {@code STEP s OK} per step and
- * {@code RESULT crc} of the last result; {@code REFUSED message} and exit status 3 when the build fails.
+ * One rank of {@link GradientSyncProcessTest}: three steps whose gradients two threads mark ready in an order of this
+ * rank's own, each result checked on every rank: against the mean of every rank's values (none, fp16, bf16, within
+ * their precision), or bit for bit against top-k with error feedback simulated here for every rank. Prints
+ * {@code STEP s OK} per step and {@code RESULT crc} of the last result; {@code REFUSED message} and exit status 3 when
+ * the build fails.
  * <p>
- * Arguments: the compression ({@code none}, {@code fp16}, {@code bf16}, {@code topk:F}), {@code fused} or
- * {@code views}, and optionally a rank whose compression is fp16 whatever the first argument says.
+ * Arguments, {@code key=value}: {@code compression=} none, fp16, bf16 or topk:F; {@code layout=} fused or views;
+ * {@code model=} odd (zero-length gradients, one larger than the cap, 2,000 tiny ones; the default) or one (a single
+ * gradient); {@code odd=R}, a rank built with fp16 whatever the others use; {@code misuse}, which first calls
+ * {@code await()} with a gradient not marked and marks one twice, expecting both refused and nothing lost.
  */
 public final class GradientSyncWorker
 {
     private static final int STEPS = 3;
+    private static final long FIRST_BUCKET = 4096;
+    private static final long BUCKET_CAP = 256 * 1024;
 
     private GradientSyncWorker()
     {
     }
 
-    static int[] counts()
+    private static int[] counts(final String model)
     {
+        if ("one".equals(model))
+        {
+            return new int[] {100_003};
+        }
         final List<Integer> counts = new ArrayList<>(List.of(300, 0, 7, 300_000, 1, 64, 0, 129));
         for (int i = 0; i < 2000; i++)
         {
@@ -53,21 +68,26 @@ public final class GradientSyncWorker
 
     public static void main(final String[] args) throws Exception
     {
-        final String compressionName = args[0];
-        final boolean views = "views".equals(args[1]);
-        final int odd = args.length > 2 ? Integer.parseInt(args[2]) : -1;
-        final int[] counts = counts();
+        final Map<String, String> options = new HashMap<>();
+        for (final String arg : args)
+        {
+            final int eq = arg.indexOf('=');
+            options.put(eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? "" : arg.substring(eq + 1));
+        }
+        final Compression wanted = Compression.parse(options.getOrDefault("compression", "none"));
+        final int[] counts = counts(options.getOrDefault("model", "odd"));
         try (Communicator comm = Hccl.init())
         {
             final int rank = comm.rank();
-            final Compression compression = rank == odd ? Compression.fp16() : parse(compressionName);
-            final GradientSyncBuilder builder = GradientSync.builder(comm).firstBucketBytes(4096)
-                .bucketCapBytes(256 * 1024).compression(compression);
+            final boolean odd = Integer.toString(rank).equals(options.get("odd"));
+            final GradientSyncBuilder builder = GradientSync.builder(comm).firstBucketBytes(FIRST_BUCKET)
+                .bucketCapBytes(BUCKET_CAP).compression(odd ? Compression.fp16() : wanted);
             final GradientSync sync;
             try
             {
-                sync = views ? builder.buildViews(java.util.Arrays.stream(counts).asLongStream().toArray(),
-                    DataType.FP32) : builder.build(allocate(counts), DataType.FP32);
+                sync = "views".equals(options.get("layout")) ?
+                    builder.buildViews(Arrays.stream(counts).asLongStream().toArray(), DataType.FP32) :
+                    builder.build(allocate(counts), DataType.FP32);
             }
             catch (final HcclException | IllegalArgumentException ex)
             {
@@ -76,7 +96,8 @@ public final class GradientSyncWorker
                 return;
             }
             final List<ByteBuffer> grads = sync.gradients();
-            final double tolerance = tolerance(compressionName);
+            final TopKReference topK = wanted.kind() == Compression.Kind.TOP_K ?
+                new TopKReference(counts, comm.worldSize(), wanted.fraction()) : null;
             for (int step = 0; step < STEPS; step++)
             {
                 for (int g = 0; g < counts.length; g++)
@@ -86,11 +107,23 @@ public final class GradientSyncWorker
                         grads.get(g).putFloat(grads.get(g).position() + e * 4, value(rank, step, g, e));
                     }
                 }
-                markFromTwoThreads(sync, counts.length, new Random(rank * 31L + step));
-                sync.await();
-                if (tolerance >= 0)
+                final List<Integer> order = shuffled(counts.length, new Random(rank * 31L + step));
+                if (step == 0 && options.containsKey("misuse"))
                 {
-                    check(grads, counts, comm.worldSize(), step, tolerance);
+                    misuse(sync, order, counts.length);
+                }
+                else
+                {
+                    markFromTwoThreads(sync, order);
+                }
+                sync.await();
+                if (topK != null)
+                {
+                    topK.check(grads, step);
+                }
+                else
+                {
+                    checkMean(grads, counts, comm.worldSize(), step, tolerance(wanted));
                 }
                 System.out.println("STEP " + step + " OK");
             }
@@ -101,26 +134,14 @@ public final class GradientSyncWorker
         }
     }
 
-    private static Compression parse(final String name)
+    /** How far from the exact mean a result may be, within the compression's precision. */
+    private static double tolerance(final Compression compression)
     {
-        return switch (name)
+        return switch (compression.kind())
         {
-            case "none" -> Compression.none();
-            case "fp16" -> Compression.fp16();
-            case "bf16" -> Compression.bf16();
-            default -> Compression.topK(Double.parseDouble(name.substring("topk:".length())));
-        };
-    }
-
-    /** How far from the exact mean a result may be; negative where the mean is not what is sent (top-k). */
-    private static double tolerance(final String compression)
-    {
-        return switch (compression)
-        {
-            case "none" -> 1e-6;
-            case "fp16" -> 2e-3;
-            case "bf16" -> 1.6e-2;
-            default -> -1;
+            case FP16 -> 2e-3;
+            case BF16 -> 1.6e-2;
+            default -> 1e-6;
         };
     }
 
@@ -134,24 +155,53 @@ public final class GradientSyncWorker
         return grads;
     }
 
-    /** Half the gradients from this thread, half from another, both in a shuffled order. */
-    private static void markFromTwoThreads(final GradientSync sync, final int n, final Random random)
+    private static List<Integer> shuffled(final int n, final Random random)
+    {
+        final List<Integer> order = new ArrayList<>(IntStream.range(0, n).boxed().toList());
+        Collections.shuffle(order, random);
+        return order;
+    }
+
+    /** Half the gradients from this thread, half from another. */
+    private static void markFromTwoThreads(final GradientSync sync, final List<Integer> order)
         throws InterruptedException
     {
-        final List<Integer> order = new ArrayList<>();
-        for (int g = 0; g < n; g++)
-        {
-            order.add(g);
-        }
-        Collections.shuffle(order, random);
-        final List<Integer> other = order.subList(0, n / 2);
-        final Thread helper = new Thread(() -> other.forEach(sync::markReady));
+        final int n = order.size();
+        final Thread helper = new Thread(() -> order.subList(0, n / 2).forEach(sync::markReady));
         helper.start();
         order.subList(n / 2, n).forEach(sync::markReady);
         helper.join();
     }
 
-    private static void check(
+    /** await() with the last gradient not marked, then that gradient marked twice: both refused, nothing lost. */
+    private static void misuse(final GradientSync sync, final List<Integer> order, final int n)
+    {
+        final int last = order.get(n - 1);
+        order.subList(0, n - 1).forEach(sync::markReady);
+        expectRefusal(sync::await, "gradient " + last + " of " + n + " was not marked ready");
+        sync.markReady(last);
+        expectRefusal(() -> sync.markReady(last), "gradient " + last + " was already marked ready in step 0");
+        System.out.println("MISUSE OK");
+    }
+
+    private static void expectRefusal(final Runnable call, final String message)
+    {
+        try
+        {
+            call.run();
+        }
+        catch (final IllegalStateException ex)
+        {
+            if (ex.getMessage().contains(message))
+            {
+                return;
+            }
+            throw new AssertionError("refused, but not with '" + message + "': " + ex.getMessage(), ex);
+        }
+        throw new AssertionError("not refused: expected '" + message + "'");
+    }
+
+    private static void checkMean(
         final List<ByteBuffer> grads, final int[] counts, final int ranks, final int step, final double tolerance)
     {
         for (int g = 0; g < counts.length; g++)
@@ -168,6 +218,87 @@ public final class GradientSyncWorker
                 {
                     throw new AssertionError("step " + step + ", gradient " + g + ", element " + e + ": " + got +
                         ", expected " + sum / ranks);
+                }
+            }
+        }
+    }
+
+    /**
+     * Top-k with error feedback as every rank does it, simulated here for all ranks: per bucket, each rank adds its
+     * residual, sends its k largest magnitudes (ties to the lower index), keeps the rest; the result is the sum of
+     * every rank's pairs in rank order, divided by the ranks.
+     */
+    private static final class TopKReference
+    {
+        private final int[] counts;
+        private final int ranks;
+        private final double fraction;
+        private final BucketPlan plan;
+        /** Per rank, per bucket: what the rank has not sent yet. */
+        private final float[][][] residual;
+
+        TopKReference(final int[] counts, final int ranks, final double fraction)
+        {
+            this.counts = counts;
+            this.ranks = ranks;
+            this.fraction = fraction;
+            this.plan = BucketPlan.of(Arrays.stream(counts).asLongStream().map(c -> 4 * c).toArray(), FIRST_BUCKET,
+                BUCKET_CAP);
+            this.residual = new float[ranks][plan.bucketCount()][];
+            for (int r = 0; r < ranks; r++)
+            {
+                for (int b = 0; b < plan.bucketCount(); b++)
+                {
+                    residual[r][b] = new float[(int)(plan.bytes(b) / 4)];
+                }
+            }
+        }
+
+        void check(final List<ByteBuffer> grads, final int step)
+        {
+            for (int b = 0; b < plan.bucketCount(); b++)
+            {
+                final int[] members = plan.members(b);
+                final int size = residual[0][b].length;
+                if (size == 0)
+                {
+                    continue;
+                }
+                final int k = (int)Math.max(1, Math.min(size, Math.ceil(fraction * size)));
+                final float[] expected = new float[size];
+                for (int r = 0; r < ranks; r++)
+                {
+                    final float[] acc = residual[r][b];
+                    for (final int g : members)
+                    {
+                        final int at = (int)(plan.offsetOf(g) / 4);
+                        for (int e = 0; e < counts[g]; e++)
+                        {
+                            acc[at + e] += value(r, step, g, e);
+                        }
+                    }
+                    final int[] top = IntStream.range(0, size).boxed()
+                        .sorted(Comparator.comparingDouble((Integer i) -> -Math.abs(acc[i]))).limit(k)
+                        .mapToInt(Integer::intValue).toArray();
+                    for (final int i : top)
+                    {
+                        expected[i] += acc[i];
+                        acc[i] = 0;
+                    }
+                }
+                for (final int g : members)
+                {
+                    final int at = (int)(plan.offsetOf(g) / 4);
+                    for (int e = 0; e < counts[g]; e++)
+                    {
+                        final float want = expected[at + e] / ranks;
+                        final float got = grads.get(g).getFloat(grads.get(g).position() + e * 4);
+                        if (Float.floatToRawIntBits(got) != Float.floatToRawIntBits(want))
+                        {
+                            throw new AssertionError("top-k step " + step + ", gradient " + g + ", element " + e +
+                                ": " + got + ", expected " + want);
+                        }
+                    }
                 }
             }
         }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.StringJoiner;
 
 /**
  * Data-parallel gradient synchronisation, as PyTorch DDP's reducer and Horovod's tensor fusion do it: the model's
@@ -458,19 +457,21 @@ public final class GradientSync implements AutoCloseable
 
     private String unmarked()
     {
-        final StringJoiner names = new StringJoiner(", ", "[", "]");
-        int named = 0;
-        for (int g = 0; g < marked.length && named < NAMED_AT_MOST; g++)
+        final List<Integer> names = new ArrayList<>();
+        for (int g = 0; g < marked.length && names.size() < NAMED_AT_MOST; g++)
         {
             if (!marked[g])
             {
-                names.add(Integer.toString(g));
-                named++;
+                names.add(g);
             }
         }
         final int missing = marked.length - markedCount;
-        return (missing == 1 ? "gradient " : "gradients ") + names + (missing > named ? " and " +
-            (missing - named) + " more" : "") + " of " + marked.length + (missing == 1 ? " was" : " were");
+        if (missing == 1)
+        {
+            return "gradient " + names.get(0) + " of " + marked.length + " was";
+        }
+        return "gradients " + names + (missing > names.size() ? " and " + (missing - names.size()) + " more" : "") +
+            " of " + marked.length + " were";
     }
 
     private void ensureOpen(final String call)

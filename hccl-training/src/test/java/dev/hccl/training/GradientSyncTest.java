@@ -288,6 +288,8 @@ class GradientSyncTest extends ThreeRanks
                 assertTrue(ex.getMessage().contains("on rank " + comm.rank()), ex.getMessage());
                 sync.markReady(1);
                 sync.markReady(3);
+                final IllegalStateException one = assertThrows(IllegalStateException.class, sync::await);
+                assertTrue(one.getMessage().contains("gradient 7 of 8 was not marked ready"), one.getMessage());
                 sync.markReady(7);
                 sync.await();
                 assertReduced(grads, 0, DataType.FP32, true, 1e-6);
