@@ -557,6 +557,11 @@ public final class CommConfig
                 return new Resolved(s.parse(name, text), Source.ENVIRONMENT, name);
             }
         }
+        final LaunchEnvironment.Derived derived = null == launch ? null : launch.derive(s, env);
+        if (null != derived)
+        {
+            return new Resolved(s.parse(derived.variable(), derived.text()), Source.ENVIRONMENT, derived.variable());
+        }
         return new Resolved(s.defaultValue(), Source.DEFAULT, s.variable());
     }
 

@@ -1,5 +1,6 @@
 package dev.hccl.api;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,6 +18,24 @@ final class LaunchEnvironment
         {"SLURM_PROCID", "SLURM_NTASKS"},
         {"PMIX_RANK", null},
     };
+
+    /** Slurm's rank variable: srun's tasks. */
+    private static final String SLURM_RANK = "SLURM_PROCID";
+    /** Where srun's step runs (set by srun), else the job's allocation (set by sbatch and salloc too). */
+    private static final List<String> SLURM_NODELISTS = List.of("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST",
+        "SLURM_NODELIST");
+    /** PyTorch Lightning's SLURM port: 15000 plus the job id's last four digits. */
+    private static final int SLURM_BASE_PORT = 15000;
+
+    /**
+     * A value a launcher implies for a setting that nothing set.
+     *
+     * @param variable the launcher's variable it comes from.
+     * @param text     the value, as a variable would give it.
+     */
+    record Derived(String variable, String text)
+    {
+    }
 
     final String rankVariable;
     final String sizeVariable;
@@ -69,6 +88,50 @@ final class LaunchEnvironment
         {
             return sizeVariable + " is set (" + sizeText + ") but " + rankVariable + " is not: set " + rankVariable +
                 " too, or pass CommConfig.builder().rank(r)";
+        }
+        return null;
+    }
+
+    /**
+     * What the launcher implies for a rendezvous setting that neither the builder nor the environment gives. Under
+     * srun: rank 0's host is the first node of the step (its task 0 runs there), and the port follows the job id as
+     * PyTorch Lightning's does, so that two jobs sharing a node do not meet. Other launchers imply nothing.
+     *
+     * @param setting the setting.
+     * @param env     the environment.
+     * @return the value, or null.
+     * @throws IllegalArgumentException naming the variable when Slurm's host list is malformed.
+     */
+    Derived derive(final Setting<?> setting, final Map<String, String> env)
+    {
+        if (!SLURM_RANK.equals(rankVariable))
+        {
+            return null;
+        }
+        if (setting == CommConfig.MASTER_ADDR)
+        {
+            for (final String name : SLURM_NODELISTS)
+            {
+                final String hosts = text(env, name);
+                if (hosts != null)
+                {
+                    try
+                    {
+                        return new Derived(name, SlurmHostlist.first(hosts));
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new IllegalArgumentException(name + ": " + ex.getMessage() + "; set MASTER_ADDR to " +
+                            "rank 0's host instead", ex);
+                    }
+                }
+            }
+        }
+        final String job = text(env, "SLURM_JOB_ID");
+        if (setting == CommConfig.MASTER_PORT && job != null && job.chars().allMatch(Character::isDigit))
+        {
+            final String last = job.substring(Math.max(0, job.length() - 4));
+            return new Derived("SLURM_JOB_ID", Integer.toString(SLURM_BASE_PORT + Integer.parseInt(last)));
         }
         return null;
     }

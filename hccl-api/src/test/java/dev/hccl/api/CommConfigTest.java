@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,6 +48,50 @@ class CommConfigTest
             .conclude();
         assertEquals(1, torch.rank());
         assertEquals(2, torch.worldSize());
+    }
+
+    /** Rank 2 of 4 as srun starts it, two tasks on each of two nodes, with nothing of torchrun's set. */
+    @Test
+    void srunsVariablesGiveRankZerosHostAndAPortOfTheJob()
+    {
+        final Map<String, String> srun = new HashMap<>(Map.of("SLURM_PROCID", "2", "SLURM_NTASKS", "4",
+            "SLURM_NPROCS", "4", "SLURM_LOCALID", "0", "SLURM_NODEID", "1", "SLURM_JOB_ID", "1234567",
+            "SLURM_JOBID", "1234567", "SLURM_STEP_ID", "0", "SLURM_JOB_NODELIST", "node[01-04,07]",
+            "SLURM_NODELIST", "node[01-04,07]"));
+        srun.putAll(Map.of("SLURM_STEP_NODELIST", "node[03-04]", "SLURM_TASKS_PER_NODE", "2(x2)",
+            "SLURM_STEP_TASKS_PER_NODE", "2(x2)", "SLURM_NNODES", "5", "SLURMD_NODENAME", "node04",
+            "SLURM_LAUNCH_NODE_IPADDR", "10.0.0.1"));
+        final CommConfig config = CommConfig.builder().environment(srun).conclude();
+        assertEquals(2, config.rank());
+        assertEquals(4, config.worldSize());
+        assertEquals(0, config.localRank());
+        assertEquals("node03", config.masterAddr(), "the step's first node runs task 0");
+        assertEquals(15000 + 4567, config.masterPort());
+        assertEquals("node03 (env SLURM_STEP_NODELIST)", config.describe().get("MASTER_ADDR"));
+        assertEquals("19567 (env SLURM_JOB_ID)", config.describe().get("MASTER_PORT"));
+
+        srun.remove("SLURM_STEP_NODELIST");
+        assertEquals("node01", CommConfig.builder().environment(srun).conclude().masterAddr(),
+            "without a step (sbatch's environment), the job's first node");
+        srun.putAll(Map.of("MASTER_ADDR", "head", "MASTER_PORT", "2000"));
+        final CommConfig given = CommConfig.builder().environment(srun).conclude();
+        assertEquals("head", given.masterAddr(), "the user's MASTER_ADDR wins");
+        assertEquals(2000, given.masterPort());
+        srun.remove("MASTER_ADDR");
+        srun.put("SLURM_JOB_NODELIST", "node[01-");
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+            () -> CommConfig.builder().environment(srun).conclude().masterAddr());
+        assertTrue(ex.getMessage().contains("SLURM_JOB_NODELIST: Slurm host list 'node[01-' is malformed") &&
+            ex.getMessage().contains("set MASTER_ADDR"), ex.getMessage());
+    }
+
+    @Test
+    void otherLaunchersImplyNoRendezvous()
+    {
+        final CommConfig mpi = CommConfig.builder().environment(Map.of("OMPI_COMM_WORLD_RANK", "1",
+            "OMPI_COMM_WORLD_SIZE", "2", "SLURM_JOB_NODELIST", "node[01-02]", "SLURM_JOB_ID", "77")).conclude();
+        assertEquals("127.0.0.1", mpi.masterAddr(), "mpirun inside an allocation: rank 0 may be anywhere");
+        assertEquals(29500, mpi.masterPort());
     }
 
     @Test
