@@ -19,6 +19,8 @@ final class LaunchEnvironment
         {"PMIX_RANK", null},
     };
 
+    /** A Kubernetes Indexed Job's (and JobSet's) pod index, read as the rank when RANK is not set. */
+    static final String INDEXED_JOB_RANK = "JOB_COMPLETION_INDEX";
     /** Slurm's rank variable: srun's tasks. */
     private static final String SLURM_RANK = "SLURM_PROCID";
     /** Where srun's step runs (set by srun), else the job's allocation (set by sbatch and salloc too). */
@@ -44,9 +46,12 @@ final class LaunchEnvironment
 
     private LaunchEnvironment(final String[] pair, final Map<String, String> env)
     {
-        rankVariable = pair[0];
+        // A Kubernetes Indexed Job gives each pod its index, not a RANK: with WORLD_SIZE set (by the manifest),
+        // torchrun's pair takes the index. Without it the index means nothing here (an mpirun in such a pod, say).
+        rankVariable = pair == PAIRS[0] && text(env, pair[0]) == null && text(env, pair[1]) != null &&
+            text(env, INDEXED_JOB_RANK) != null ? INDEXED_JOB_RANK : pair[0];
         sizeVariable = pair[1];
-        rankText = text(env, pair[0]);
+        rankText = text(env, rankVariable);
         sizeText = pair[1] == null ? null : text(env, pair[1]);
     }
 

@@ -85,6 +85,25 @@ class CommConfigTest
             ex.getMessage().contains("set MASTER_ADDR"), ex.getMessage());
     }
 
+    /** A pod of a Kubernetes Indexed Job (or JobSet) whose manifest sets WORLD_SIZE and rank 0's DNS name. */
+    @Test
+    void anIndexedJobsCompletionIndexIsTheRank()
+    {
+        final CommConfig pod = CommConfig.builder().environment(Map.of("JOB_COMPLETION_INDEX", "3", "WORLD_SIZE", "4",
+            "MASTER_ADDR", "train-0.train", "MASTER_PORT", "29500", "HOSTNAME", "train-3")).conclude();
+        assertEquals(3, pod.rank());
+        assertEquals(4, pod.worldSize());
+        assertEquals("train-0.train", pod.masterAddr());
+        assertEquals("3 (env JOB_COMPLETION_INDEX)", pod.describe().get("RANK"));
+        final CommConfig explicit = CommConfig.builder().environment(Map.of("JOB_COMPLETION_INDEX", "3", "RANK",
+            "1", "WORLD_SIZE", "4")).conclude();
+        assertEquals(1, explicit.rank(), "RANK, when the manifest sets it, wins");
+        final CommConfig mpi = CommConfig.builder().environment(Map.of("JOB_COMPLETION_INDEX", "0",
+            "OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "8")).conclude();
+        assertEquals(2, mpi.rank(), "without WORLD_SIZE the index is not the rank: mpirun's is");
+        assertEquals(8, mpi.worldSize());
+    }
+
     @Test
     void otherLaunchersImplyNoRendezvous()
     {

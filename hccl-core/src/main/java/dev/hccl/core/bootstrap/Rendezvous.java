@@ -78,13 +78,7 @@ public final class Rendezvous implements AutoCloseable
         final int rank = config.rank();
         final RootInfo rootInfo = config.rootInfo() == null ? null : RootInfo.parse(config.rootInfo());
         final InetSocketAddress storeAddress = rootInfo != null ? rootInfo.storeAddress() :
-            new InetSocketAddress(config.masterAddr(), config.masterPort());
-        if (storeAddress.isUnresolved())
-        {
-            throw new HcclException(ErrorCode.E_PARA, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
-                HcclException.NO_SEQUENCE, "cannot resolve the master address '" + storeAddress.getHostString() + "'",
-                null);
-        }
+            StoreAddress.resolve(config.masterAddr(), config.masterPort(), rank, deadlineNanos, InetSocketAddress::new);
         // The token proves membership; without one the key is public, and rank 0 hands out a token for the transports
         // to whoever asks the store, which is what an unauthenticated job means.
         final String configuredToken = rootInfo != null ? rootInfo.token() : config.jobToken();
