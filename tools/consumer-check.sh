@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# A user's project against hccl-java's deployed artifacts alone: deploys this build (with its -sources and -javadoc
+# jars and the BOM) to a file repository, then builds examples/my-training with an empty local repository, so that
+# dev.hccl's artifacts can come from that file repository only (everything else from Maven Central), checks that the
+# library brings no tool's dependency, and runs it on two ranks.
+# usage: tools/consumer-check.sh            (from a built checkout; CI runs it after mvn -B verify)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "consumer-check: deploying to file://$work/repo"
+mvn -B -q -DskipTests -DaltDeploymentRepository="local::file://$work/repo" deploy
+
+for module in hccl-api hccl-algorithms hccl-transport-netty hccl-transport-shm hccl-core hccl-training; do
+  for kind in "" -sources -javadoc; do
+    if ! ls "$work/repo/dev/hccl/$module/0.1.0-SNAPSHOT/$module-0.1.0-"*"$kind.jar" >/dev/null 2>&1; then
+      echo "consumer-check: $module has no ${kind:-main} jar in the deployed repository" >&2
+      exit 1
+    fi
+  done
+done
+
+cat > "$work/settings.xml" <<XML
+<settings>
+  <profiles>
+    <profile>
+      <id>hccl</id>
+      <repositories>
+        <repository>
+          <id>hccl-deployed</id>
+          <url>file://$work/repo</url>
+          <snapshots><enabled>true</enabled></snapshots>
+        </repository>
+      </repositories>
+    </profile>
+  </profiles>
+  <activeProfiles><activeProfile>hccl</activeProfile></activeProfiles>
+</settings>
+XML
+
+cp -r examples/my-training "$work/consumer"
+rm -rf "$work/consumer/target"
+cd "$work/consumer"
+echo "consumer-check: building examples/my-training with an empty local repository"
+mvn -B -q -s "$work/settings.xml" -Dmaven.repo.local="$work/m2" package dependency:copy-dependencies \
+  -DincludeScope=runtime
+if [ -d "$work/m2/dev/hccl" ] && ls "$work/m2/dev/hccl"/*/0.1.0-SNAPSHOT/*.jar >/dev/null 2>&1; then
+  echo "consumer-check: dev.hccl artifacts resolved: $(ls "$work/m2/dev/hccl" | tr '\n' ' ')"
+fi
+# The library is slim: none of the tools' dependencies (picocli, Jackson, JMH, charts) reaches a user's class path.
+if ls target/dependency | grep -E -i 'picocli|jackson|jmh|jfree|commons-csv' ; then
+  echo "consumer-check: the library brings a tool's dependency (above)" >&2
+  exit 1
+fi
+echo "consumer-check: running it on two ranks"
+out=$("$root/bin/hcclrun" -np 2 java -cp 'target/my-training-1.0.jar:target/dependency/*' com.example.Train 2>&1)
+echo "$out" | grep 'step '
+echo "$out" | grep -q 'step 2: mean gradient 2.50 (expected 2.50) over 2 ranks' || {
+  echo "consumer-check: the consumer did not compute right:" >&2
+  echo "$out" >&2
+  exit 1
+}
+echo "consumer-check: OK"
