@@ -2,7 +2,7 @@
 # A user's project against hccl-java's deployed artifacts alone: deploys this build (with its -sources and -javadoc
 # jars and the BOM) to a file repository, then builds examples/my-training with an empty local repository, so that
 # dev.hccl's artifacts can come from that file repository only (everything else from Maven Central), checks that the
-# library brings no tool's dependency, and runs it on two ranks.
+# library brings no tool's dependency, and runs it on two ranks; then runs a job from the deployed tools jar alone.
 # usage: tools/consumer-check.sh            (from a built checkout; CI runs it after mvn -B verify)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +59,18 @@ out=$("$root/bin/hcclrun" -np 2 java -cp 'target/my-training-1.0.jar:target/depe
 echo "$out" | grep 'step '
 echo "$out" | grep -q 'step 2: mean gradient 2.50 (expected 2.50) over 2 ranks' || {
   echo "consumer-check: the consumer did not compute right:" >&2
+  echo "$out" >&2
+  exit 1
+}
+cd "$work"
+# The tools jar, deployed (classifier tools) and runnable without the repository: a job of two ranks from it alone.
+tools=$(ls "$work/repo/dev/hccl/hccl-bench/0.1.0-SNAPSHOT/hccl-bench-0.1.0-"*"-tools.jar" | head -n 1)
+cp "$tools" "$work/hccl-tools.jar"
+echo "consumer-check: java -jar hccl-tools.jar run -np 2 bench ..., outside the repository"
+out=$(env PATH=/usr/bin:/bin java -jar "$work/hccl-tools.jar" run -np 2 bench all_reduce -b 8 -e 1K -f 4 -n 5 -w 2 2>&1)
+echo "$out" | grep -E 'Avg bus bandwidth|^\[0\] +1024 ' || true
+echo "$out" | grep -q '# Avg bus bandwidth' || {
+  echo "consumer-check: the tools jar did not run a job:" >&2
   echo "$out" >&2
   exit 1
 }

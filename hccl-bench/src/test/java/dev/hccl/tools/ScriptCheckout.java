@@ -54,7 +54,7 @@ public final class ScriptCheckout
     {
         final Path root = Files.createDirectories(tmp.resolve("repo")).toRealPath();
         final Path bin = copyScripts(root, List.of("hcclrun", tool));
-        final Path jar = root.resolve("hccl-bench/target/hccl-bench-all.jar");
+        final Path jar = root.resolve("hccl-bench/target/hccl-tools.jar");
         Files.createDirectories(jar.getParent());
         Files.write(jar, new byte[]{'P', 'K'});
         final Path fakeBin = Files.createDirectories(tmp.resolve("fakebin"));

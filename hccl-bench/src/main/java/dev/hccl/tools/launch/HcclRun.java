@@ -1,5 +1,6 @@
 package dev.hccl.tools.launch;
 
+import dev.hccl.tools.Tools;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.IOException;
@@ -187,7 +188,8 @@ public final class HcclRun implements Callable<Integer>
                 return 1;
             }
         }
-        LaunchPlan plan = new LaunchPlan(command, ranks, addr, masterPort, grace, !noPrefix, namespaces);
+        LaunchPlan plan = new LaunchPlan(Tools.expand(command), ranks, addr, masterPort, grace, !noPrefix,
+                namespaces);
         return new LocalJob(plan, out, err, System.getenv()).run();
     }
 

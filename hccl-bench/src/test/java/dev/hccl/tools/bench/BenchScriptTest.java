@@ -53,7 +53,7 @@ class BenchScriptTest
     @Test
     void hcclBenchRunsTheBenchmarkWithTheFlagAndTheArgumentsIntact() throws Exception
     {
-        final Path jar = root.resolve("hccl-bench/target/hccl-bench-all.jar");
+        final Path jar = root.resolve("hccl-bench/target/hccl-tools.jar");
         Files.createDirectories(jar.getParent());
         Files.write(jar, new byte[]{'P', 'K'});
 
@@ -79,14 +79,14 @@ class BenchScriptTest
         assertTrue(p.waitFor(20, TimeUnit.SECONDS));
 
         assertEquals(1, p.exitValue());
-        assertEquals("hccl-bench: hccl-bench/target/hccl-bench-all.jar not found; build first: mvn -q -DskipTests " +
+        assertEquals("hccl-bench: hccl-bench/target/hccl-tools.jar not found; build first: mvn -q -DskipTests " +
             "package\n", output);
     }
 
     @Test
     void hcclrunPutsItsOwnBinFirstOnThePathOfTheLauncher() throws Exception
     {
-        final Path jar = root.resolve("hccl-bench/target/hccl-bench-all.jar");
+        final Path jar = root.resolve("hccl-bench/target/hccl-tools.jar");
         Files.createDirectories(jar.getParent());
         Files.write(jar, new byte[]{'P', 'K'});
 

@@ -31,10 +31,10 @@ class LauncherScriptsTest
     /** Maven runs tests in the module directory; the scripts live in the repository's bin/. */
     private static final Path REPO_BIN = Path.of(System.getProperty("user.dir")).getParent().resolve("bin");
 
-    private static final String JAR_REL = "hccl-bench/target/hccl-bench-all.jar";
+    private static final String JAR_REL = "hccl-bench/target/hccl-tools.jar";
 
     private static final String MISSING_JAR =
-            " hccl-bench/target/hccl-bench-all.jar not found; build first: mvn -q -DskipTests package\n";
+            " hccl-bench/target/hccl-tools.jar not found; build first: mvn -q -DskipTests package\n";
 
     private static final String FLAG = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
 
