@@ -109,7 +109,11 @@ final class LaunchEnvironment
      */
     Derived derive(final Setting<?> setting, final Map<String, String> env)
     {
-        if (!SLURM_RANK.equals(rankVariable))
+        // srun numbered this rank: through its own variables, or through PMI's (srun --mpi=pmi2 sets PMI_RANK and
+        // PMI_SIZE, read first) when Slurm's agree with them.
+        final boolean srun = SLURM_RANK.equals(rankVariable) || (rankText != null &&
+            rankText.equals(text(env, SLURM_RANK)) && sizeText != null && sizeText.equals(text(env, "SLURM_NTASKS")));
+        if (!srun)
         {
             return null;
         }

@@ -104,6 +104,18 @@ class CommConfigTest
         assertEquals(8, mpi.worldSize());
     }
 
+    /** srun --mpi=pmi2 sets PMI's pair, which is read first, beside Slurm's own. */
+    @Test
+    void srunThroughPmiGivesTheSameRendezvous()
+    {
+        final CommConfig pmi = CommConfig.builder().environment(Map.of("PMI_RANK", "2", "PMI_SIZE", "4",
+            "SLURM_PROCID", "2", "SLURM_NTASKS", "4", "SLURM_STEP_NODELIST", "node[03-04]", "SLURM_JOB_ID",
+            "1234567")).conclude();
+        assertEquals(2, pmi.rank());
+        assertEquals("node03", pmi.masterAddr());
+        assertEquals(19567, pmi.masterPort());
+    }
+
     @Test
     void otherLaunchersImplyNoRendezvous()
     {

@@ -167,10 +167,16 @@ public final class GradientSyncWorker
         throws InterruptedException
     {
         final int n = order.size();
+        final Throwable[] failed = new Throwable[1];
         final Thread helper = new Thread(() -> order.subList(0, n / 2).forEach(sync::markReady));
+        helper.setUncaughtExceptionHandler((t, ex) -> failed[0] = ex);
         helper.start();
         order.subList(n / 2, n).forEach(sync::markReady);
         helper.join();
+        if (failed[0] != null)
+        {
+            throw new AssertionError("the second marking thread failed", failed[0]);
+        }
     }
 
     /** await() with the last gradient not marked, then that gradient marked twice: both refused, nothing lost. */

@@ -33,6 +33,12 @@ import java.util.List;
  * Misuse fails without losing anything: {@code await()} with gradients not marked names them and leaves the step as
  * it was (mark them and call it again); marking a gradient twice in a step, or changing a registered buffer's position
  * or limit, fails the call and changes nothing.
+ * <p>
+ * Between {@code markReady(i)} and {@code await()} gradient {@code i} belongs to the helper: with views its bucket may
+ * be on the wire, or rewritten by the compression (top-k adds its residual), so read or write it only after
+ * {@code await()} (clip gradients then). A failed collective ends the step on this rank with its gradients undefined,
+ * and so does {@link #close()} in the middle of a step: the communicator stays open, but its ranks have then issued
+ * different collectives, so only a step that every rank ends alike leaves it usable.
  */
 public final class GradientSync implements AutoCloseable
 {
@@ -134,61 +140,69 @@ public final class GradientSync implements AutoCloseable
     static GradientSync overBuffers(
         final GradientSyncBuilder settings, final List<ByteBuffer> gradients, final DataType type)
     {
-        final Communicator comm = settings.comm();
-        if (gradients == null || gradients.isEmpty())
+        final int n = gradients == null ? 0 : gradients.size();
+        String problem = n == 0 ? "no gradients; pass the model's gradient buffers, at least one" :
+            typeProblem(settings, type);
+        final long[] counts = new long[n];
+        for (int g = 0; g < n && problem == null; g++)
         {
-            throw new IllegalArgumentException("GradientSync.build on rank " + comm.rank() +
-                ": no gradients; pass the model's gradient buffers, at least one");
-        }
-        String problem = typeProblem(settings, type);
-        final long[] counts = new long[gradients.size()];
-        for (int g = 0; g < counts.length; g++)
-        {
-            final ByteBuffer b = gradients.get(g);
-            if (b == null || !b.isDirect())
-            {
-                problem = problem != null ? problem : "gradient " + g + " is " + (b == null ? "null" :
-                    "a heap buffer") + "; allocate gradients with ByteBuffer.allocateDirect, or use buildViews";
-            }
-            else if (b.remaining() % type.size() != 0)
-            {
-                problem = problem != null ? problem : "gradient " + g + " holds " + b.remaining() +
-                    " bytes, not a whole number of " + type + " elements (" + type.size() + " bytes)";
-            }
-            else
-            {
-                counts[g] = b.remaining() / type.size();
-            }
+            problem = bufferProblem(g, gradients.get(g), type);
+            counts[g] = problem == null ? gradients.get(g).remaining() / type.size() : 0;
         }
         agree(settings, type, counts, problem);
         final int[] bytes = Arrays.stream(counts).mapToInt(c -> (int)c * type.size()).toArray();
         return new GradientSync(settings, type, bytes, gradients);
     }
 
+    /** Why a registered buffer cannot serve as a gradient, or null, in the words of the communicator's own checks. */
+    private static String bufferProblem(final int g, final ByteBuffer b, final DataType type)
+    {
+        if (b == null || !b.isDirect())
+        {
+            return "gradient " + g + " is " + (b == null ? "null" : "a heap buffer") +
+                "; allocate gradients with ByteBuffer.allocateDirect, or use buildViews";
+        }
+        if (b.isReadOnly())
+        {
+            return "gradient " + g + " is read-only; await() writes the reduced values into it";
+        }
+        if (type.size() > 1 && b.order() != ByteOrder.nativeOrder())
+        {
+            return "gradient " + g + " is in " + b.order() + " byte order; elements are read in native order, so " +
+                "create it with .order(ByteOrder.nativeOrder())";
+        }
+        if (b.remaining() % type.size() != 0)
+        {
+            return "gradient " + g + " holds " + b.remaining() + " bytes, not a whole number of " + type +
+                " elements (" + type.size() + " bytes)";
+        }
+        return null;
+    }
+
     static GradientSync overViews(final GradientSyncBuilder settings, final long[] elementCounts, final DataType type)
     {
-        final Communicator comm = settings.comm();
-        if (elementCounts == null || elementCounts.length == 0)
+        final long[] counts = elementCounts == null ? new long[0] : elementCounts.clone();
+        String problem = counts.length == 0 ? "no gradients; pass each gradient's element count, at least one" :
+            typeProblem(settings, type);
+        for (int g = 0; g < counts.length && problem == null; g++)
         {
-            throw new IllegalArgumentException("GradientSync.buildViews on rank " + comm.rank() +
-                ": no gradients; pass each gradient's element count, at least one");
-        }
-        String problem = typeProblem(settings, type);
-        for (int g = 0; g < elementCounts.length && problem == null; g++)
-        {
-            if (elementCounts[g] < 0 || elementCounts[g] > Integer.MAX_VALUE / type.size())
+            if (counts[g] < 0 || counts[g] > Integer.MAX_VALUE / type.size())
             {
-                problem = "gradient " + g + " has " + elementCounts[g] + " elements; a gradient holds from 0 to " +
+                problem = "gradient " + g + " has " + counts[g] + " elements; a gradient holds from 0 to " +
                     Integer.MAX_VALUE / type.size() + " " + type + " elements";
             }
         }
-        agree(settings, type, elementCounts, problem);
-        final int[] bytes = Arrays.stream(elementCounts).mapToInt(c -> (int)c * type.size()).toArray();
+        agree(settings, type, counts, problem);
+        final int[] bytes = Arrays.stream(counts).mapToInt(c -> (int)c * type.size()).toArray();
         return new GradientSync(settings, type, bytes, null);
     }
 
     private static String typeProblem(final GradientSyncBuilder settings, final DataType type)
     {
+        if (type == null)
+        {
+            return "no type; pass DataType.FP32, FP16 or BF16";
+        }
         if (type != DataType.FP32 && type != DataType.FP16 && type != DataType.BF16)
         {
             return "gradients of type " + type + "; GradientSync takes FP32, FP16 or BF16";
@@ -205,8 +219,10 @@ public final class GradientSync implements AutoCloseable
     private static void agree(
         final GradientSyncBuilder settings, final DataType type, final long[] counts, final String problem)
     {
+        // Every rank takes part in the comparison, even one that refuses its own arguments, so that none waits.
         SettingsAgreement.check(settings.comm(), problem == null ? null : "GradientSync.build on rank " +
-            settings.comm().rank() + ": " + problem, type, settings.compression(), settings.average(),
+            settings.comm().rank() + ": " + problem, type == null ? DataType.FP32 : type, settings.compression(),
+            settings.average(),
             settings.firstBucketBytes(), settings.bucketCapBytes(), counts);
     }
 
@@ -258,7 +274,7 @@ public final class GradientSync implements AutoCloseable
             buckets[plan.bucketOf(i)].pending--;
             if (overlap)
             {
-                startCompleteBuckets();
+                startOrEndStep();
             }
         }
     }
@@ -280,6 +296,13 @@ public final class GradientSync implements AutoCloseable
             {
                 throw new IllegalStateException(where("await()") + unmarked() + " not marked ready; call " +
                     "markReady(i) for each before await() (the step goes on: nothing marked is lost)");
+            }
+            if (positions != null)
+            {
+                for (int g = 0; g < marked.length; g++)
+                {
+                    checkUnchanged("await()", g);
+                }
             }
             final long start = System.nanoTime();
             try
@@ -390,14 +413,37 @@ public final class GradientSync implements AutoCloseable
 
     private void copyIn(final int i)
     {
+        checkUnchanged("markReady(" + i + ")", i);
+        buckets[plan.bucketOf(i)].flat.put((int)plan.offsetOf(i), gradients.get(i), positions[i], bytes[i]);
+    }
+
+    /** Refuses a call, changing nothing, when a registered buffer's position or limit moved since build. */
+    private void checkUnchanged(final String call, final int i)
+    {
         final ByteBuffer own = gradients.get(i);
         if (own.position() != positions[i] || own.limit() != limits[i])
         {
-            throw new IllegalArgumentException(where("markReady(" + i + ")") + "gradient " + i + "'s buffer now " +
-                "runs from " + own.position() + " to " + own.limit() + ", registered from " + positions[i] + " to " +
-                limits[i] + "; keep a registered buffer's position and limit");
+            throw new IllegalArgumentException(where(call) + "gradient " + i + "'s buffer now runs from " +
+                own.position() + " to " + own.limit() + ", registered from " + positions[i] + " to " + limits[i] +
+                "; keep a registered buffer's position and limit");
         }
-        buckets[plan.bucketOf(i)].flat.put((int)plan.offsetOf(i), own, positions[i], bytes[i]);
+    }
+
+    /**
+     * Starts the buckets that are complete; when one cannot start (the communicator failed), the step ends, as a
+     * failed {@link #await()} ends it, so that no codec is started twice.
+     */
+    private void startOrEndStep()
+    {
+        try
+        {
+            startCompleteBuckets();
+        }
+        catch (final RuntimeException ex)
+        {
+            endStep();
+            throw ex;
+        }
     }
 
     private void copyOut(final Bucket b)
@@ -421,7 +467,6 @@ public final class GradientSync implements AutoCloseable
             }
         }
         lastStep = new StepReport(step, buckets.length, waitNanos, wire, fallbacks - fallbacksBefore);
-        fallbacksBefore = fallbacks;
     }
 
     /** Clears the step's state, after success or failure; collectives still under way are waited for. */
@@ -435,6 +480,11 @@ public final class GradientSync implements AutoCloseable
         Arrays.fill(marked, false);
         markedCount = 0;
         nextToStart = 0;
+        fallbacksBefore = 0;
+        for (final Bucket b : buckets)
+        {
+            fallbacksBefore += b.codec == null ? 0 : b.codec.fallbacks();
+        }
         step++;
     }
 

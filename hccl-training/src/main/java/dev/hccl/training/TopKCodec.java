@@ -46,6 +46,13 @@ final class TopKCodec implements BucketCodec
         this.comm = comm;
         this.count = count;
         this.k = elementsSent(count, fraction);
+        final long gatheredBytes = (long)k * PAIR_BYTES * comm.worldSize();
+        if (gatheredBytes > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("GradientSync.build on rank " + comm.rank() + ": topK(" + fraction +
+                ") over " + comm.worldSize() + " ranks gathers " + gatheredBytes + " bytes for a bucket of " + count +
+                " elements, more than a buffer holds (2 GiB); lower bucketCapBytes or the fraction");
+        }
         this.average = average;
         this.residual = ByteBuffer.allocateDirect(Math.multiplyExact(count, 4)).order(ByteOrder.nativeOrder())
             .asFloatBuffer();

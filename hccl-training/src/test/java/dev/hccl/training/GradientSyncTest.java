@@ -211,7 +211,6 @@ class GradientSyncTest extends ThreeRanks
                 assertEquals(0, sync.bucketOf(COUNTS.length - 1));
                 assertTrue(sync.bucketOf(0) == sync.bucketCount() - 1);
                 assertTrue(sync.bucketCount() >= 3, "several buckets: " + sync.bucketCount());
-                assertEquals(sync.bucketOf(3), sync.bucketOf(3));
                 assertTrue(sync.bucketOf(3) != sync.bucketOf(4) && sync.bucketOf(3) != sync.bucketOf(2),
                     "the gradient larger than the cap has a bucket of its own");
             }
@@ -349,6 +348,54 @@ class GradientSyncTest extends ThreeRanks
     }
 
     @Test
+    void aBufferShrunkAfterMarkingIsRefusedByAwaitWithTheStepKept() throws Exception
+    {
+        RankThreads.values(comms, comm ->
+        {
+            final List<ByteBuffer> grads = gradients(comm.rank(), 0, DataType.FP32);
+            try (GradientSync sync = smallBuckets(GradientSync.builder(comm)).build(grads, DataType.FP32))
+            {
+                markAll(sync, comm.rank());
+                grads.get(3).limit(40);
+                final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, sync::await);
+                assertTrue(ex.getMessage().contains("await() on rank " + comm.rank() + ", step 0: gradient 3's " +
+                    "buffer now runs from 0 to 40, registered from 0 to 8000"), ex.getMessage());
+                grads.get(3).limit(8000);
+                sync.await();
+                assertReduced(grads, 0, DataType.FP32, true, 1e-6);
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aBigEndianOrReadOnlyBufferIsRefused() throws Exception
+    {
+        final List<RankThreads.Outcome<Object>> bigEndian = RankThreads.each(comms, comm ->
+        {
+            final List<ByteBuffer> grads = gradients(comm.rank(), 0, DataType.FP32);
+            grads.set(0, ByteBuffer.allocateDirect(COUNTS[0] * 4));
+            return GradientSync.builder(comm).build(grads, DataType.FP32);
+        });
+        bigEndian.forEach(o -> assertTrue(o.failure().getMessage().contains("gradient 0 is in BIG_ENDIAN byte " +
+            "order; elements are read in native order"), String.valueOf(o.failure())));
+        final List<RankThreads.Outcome<Object>> readOnly = RankThreads.each(comms, comm ->
+        {
+            final List<ByteBuffer> grads = gradients(comm.rank(), 0, DataType.FP32);
+            grads.set(2, grads.get(2).asReadOnlyBuffer().order(ByteOrder.nativeOrder()));
+            return GradientSync.builder(comm).build(grads, DataType.FP32);
+        });
+        readOnly.forEach(o -> assertTrue(o.failure().getMessage().contains("gradient 2 is read-only"),
+            String.valueOf(o.failure())));
+        final List<RankThreads.Outcome<Object>> none = RankThreads.each(comms, comm ->
+            GradientSync.builder(comm).build(comm.rank() == 1 ? List.of() : gradients(comm.rank(), 0,
+                DataType.FP32), DataType.FP32));
+        assertTrue(none.get(1).failure().getMessage().contains("no gradients"), String.valueOf(none.get(1).failure()));
+        assertTrue(none.get(0).failure().getMessage().contains("rank 1 refused its gradients"),
+            String.valueOf(none.get(0).failure()));
+    }
+
+    @Test
     void aClosedHelperRefusesCallsAndLeavesTheCommunicatorOpen() throws Exception
     {
         RankThreads.values(comms, comm ->
@@ -445,7 +492,7 @@ class GradientSyncTest extends ThreeRanks
             if (comm.rank() == 2)
             {
                 grads.get(6).limit(0).position(0);
-                grads.set(3, ByteBuffer.allocateDirect(1999 * 4));
+                grads.set(3, ByteBuffer.allocateDirect(1999 * 4).order(ByteOrder.nativeOrder()));
             }
             return GradientSync.builder(comm).build(grads, DataType.FP32);
         }, "gradient 3 has 2000 elements on rank 0 and 1999 on rank 2");

@@ -12,7 +12,8 @@ import java.util.function.BiFunction;
 /**
  * Rank 0's store address, resolved by waiting: under a scheduler rank 0's name may not resolve yet when the other
  * ranks start (a Kubernetes headless Service publishes a pod's DNS record once the pod has an address), so a name
- * that does not resolve is asked again, with backoff, until the connect deadline, as the store's port is.
+ * that does not resolve is asked again, with backoff, until the connect deadline, as the store's port is. The JVM
+ * remembers a failed lookup for 10 s ({@code networkaddress.cache.negative.ttl}), so a name is seen at most that late.
  */
 final class StoreAddress
 {
@@ -46,11 +47,13 @@ final class StoreAddress
             {
                 return address;
             }
-            if (System.nanoTime() - deadlineNanos >= 0 || Thread.currentThread().isInterrupted())
+            final boolean interrupted = Thread.currentThread().isInterrupted();
+            if (System.nanoTime() - deadlineNanos >= 0 || interrupted)
             {
                 throw new HcclException(ErrorCode.E_PARA, rank, HcclException.UNKNOWN_RANK, Operation.INIT,
-                    HcclException.NO_SEQUENCE, "cannot resolve the master address '" + host + "' within " +
-                    "HCCL_CONNECT_TIMEOUT: set MASTER_ADDR to rank 0's host name or address", null);
+                    HcclException.NO_SEQUENCE, "cannot resolve the master address '" + host + "' " + (interrupted ?
+                    "(interrupted while waiting for it)" : "within HCCL_CONNECT_TIMEOUT") + ": set MASTER_ADDR to " +
+                    "rank 0's host name or address", null);
             }
             if (report.due())
             {
