@@ -2,6 +2,7 @@ package dev.hccl.api;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -147,13 +148,19 @@ public final class CommConfig
     /** The CA certificates (PEM) whose certificates a peer must present under mutual TLS. */
     public static final Setting<String> TLS_CA = Setting.text("HCCL_TLS_CA", null,
         "the CA certificates a peer's certificate must be signed by, PEM");
+    /**
+     * HCCL's rank table (JSON: servers, their devices' rank ids): the world size, rank 0's host and each rank's place,
+     * as an alternative to WORLD_SIZE and MASTER_ADDR; the rank still comes from RANK_ID (or RANK, ...).
+     */
+    public static final Setting<String> RANK_TABLE_FILE = Setting.text("RANK_TABLE_FILE", null,
+        "HCCL's rank table, JSON: world size, rank 0's host and each rank's node");
     /** Overrides the node identity (host name + boot id + network namespace). */
     public static final Setting<String> NODE_ID = Setting.text("HCCL_NODE_ID", null,
         "overrides the node identity");
 
     /** The library's settings, in the order {@link #describe()} lists them. */
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
-        MASTER_ADDR, MASTER_PORT, ROOT_INFO, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
+        MASTER_ADDR, MASTER_PORT, ROOT_INFO, RANK_TABLE_FILE, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
         TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
         ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY, TLS_CA,
         NODE_ID);
@@ -225,6 +232,33 @@ public final class CommConfig
     public Source source(final Setting<?> setting)
     {
         return resolve(setting).source();
+    }
+
+    /**
+     * This configuration with what a description of the whole job gives (HCCL's rank table) set as if on the builder,
+     * for what neither the builder nor the environment gave: the world size, rank 0's host, this rank's place in its
+     * node.
+     *
+     * @param worldSize  the ranks of the job.
+     * @param masterAddr rank 0's host.
+     * @param localRank  this rank's place among its node's ranks.
+     * @param localSize  the ranks of its node.
+     * @return the configuration.
+     * @throws IllegalArgumentException when the values are out of range.
+     */
+    public CommConfig launchedBy(final int worldSize, final String masterAddr, final int localRank, final int localSize)
+    {
+        final Map<Setting<?>, Object> more = new HashMap<>(explicit);
+        final Object[][] values = {{WORLD_SIZE, worldSize}, {MASTER_ADDR, masterAddr}, {LOCAL_RANK, localRank},
+            {LOCAL_WORLD_SIZE, localSize}};
+        for (final Object[] v : values)
+        {
+            if (!given((Setting<?>)v[0]))
+            {
+                more.put((Setting<?>)v[0], v[1]);
+            }
+        }
+        return conclude(env, more, explicitMaxFrameBytes);
     }
 
     /**
@@ -618,7 +652,9 @@ public final class CommConfig
         }
         final int worldSize = c.worldSize();
         final int rank = c.rank();
-        require(rank < worldSize, "rank must be in [0, " + worldSize + "), got " + rank);
+        // With a rank table and no size given, the table's size is checked when it is read (hccl-core's RankTable).
+        require(rank < worldSize || (!c.given(WORLD_SIZE) && c.get(RANK_TABLE_FILE) != null),
+            "rank must be in [0, " + worldSize + "), got " + rank);
         require(c.localRank() == DERIVE || c.localSize() == DERIVE || c.localRank() < c.localSize(),
             "localRank " + c.localRank() + " must be below localSize " + c.localSize());
         if (null != maxFrameBytes)

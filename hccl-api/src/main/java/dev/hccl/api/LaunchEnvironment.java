@@ -16,6 +16,7 @@ final class LaunchEnvironment
         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
         {"PMI_RANK", "PMI_SIZE"},
         {"SLURM_PROCID", "SLURM_NTASKS"},
+        {"RANK_ID", "RANK_SIZE"},
         {"PMIX_RANK", null},
     };
 
@@ -39,6 +40,8 @@ final class LaunchEnvironment
     {
     }
 
+    /** Whether RANK_TABLE_FILE is set: the table gives the world size, so a rank alone is no half-set pair. */
+    private final boolean rankTableGiven;
     final String rankVariable;
     final String sizeVariable;
     final String rankText;
@@ -52,6 +55,7 @@ final class LaunchEnvironment
             text(env, INDEXED_JOB_RANK) != null ? INDEXED_JOB_RANK : pair[0];
         sizeVariable = pair[1];
         rankText = text(env, rankVariable);
+        rankTableGiven = text(env, CommConfig.RANK_TABLE_FILE.variable()) != null;
         sizeText = pair[1] == null ? null : text(env, pair[1]);
     }
 
@@ -83,7 +87,7 @@ final class LaunchEnvironment
      */
     String problem(final boolean rankGiven, final boolean sizeGiven)
     {
-        if (sizeText == null && !sizeGiven)
+        if (sizeText == null && !sizeGiven && !rankTableGiven)
         {
             return rankVariable + " is set (" + rankText + ") but " + (sizeVariable != null ? sizeVariable + " is not" :
                 "the launcher gives no world size") + ": set " + (sizeVariable != null ? sizeVariable :

@@ -72,7 +72,7 @@ class ModulePathTest
         "org.agrona.UnsafeApi", "org.slf4j.LoggerFactory", "org.slf4j.simple.SimpleLogger",
         "io.netty.util.Version", "io.netty.buffer.ByteBuf", "io.netty.resolver.AddressResolver",
         "io.netty.channel.Channel", "io.netty.channel.unix.Socket", "io.netty.channel.epoll.Epoll",
-        "io.netty.handler.ssl.SslContext", "io.netty.handler.codec.ByteToMessageDecoder");
+        "io.netty.handler.ssl.SslContext", "io.netty.handler.codec.ByteToMessageDecoder", "org.json.JSONObject");
 
     /** The native epoll library's jar holds no class, only this. */
     private static final String EPOLL_NATIVE = "META-INF/native/libnetty_transport_native_epoll_x86_64.so";

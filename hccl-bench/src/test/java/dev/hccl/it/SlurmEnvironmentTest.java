@@ -5,14 +5,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Ranks started with the variables exactly as {@code srun} sets them for one node's three tasks, and nothing else: no
@@ -30,38 +25,12 @@ class SlurmEnvironmentTest
     void tasksNumberedBySrunFindRankZeroAndComputeRight() throws Exception
     {
         final long jobId = jobIdWithAFreePort();
-        final List<Process> tasks = new ArrayList<>();
-        try
+        final List<Map<String, String>> tasks = new ArrayList<>();
+        for (int t = 0; t < TASKS; t++)
         {
-            for (int t = 0; t < TASKS; t++)
-            {
-                final ProcessBuilder pb = new ProcessBuilder(ProcessJob.JAVA,
-                    "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                    LaunchIdentityWorker.class.getName(), "0", "1", "7", "1000").redirectErrorStream(true);
-                pb.environment().keySet().removeIf(name -> name.startsWith("HCCL_") || name.startsWith("OMPI_") ||
-                    name.startsWith("PMI") || name.startsWith("SLURM") || name.equals("RANK") ||
-                    name.equals("WORLD_SIZE") || name.startsWith("MASTER_") || name.startsWith("LOCAL_"));
-                pb.environment().putAll(srun(t, jobId));
-                tasks.add(pb.start());
-            }
-            for (int task = 0; task < TASKS; task++)
-            {
-                final int t = task;
-                final Process p = tasks.get(t);
-                final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                assertTrue(p.waitFor(240, TimeUnit.SECONDS), "task " + t + " did not end");
-                assertEquals(0, p.exitValue(), "task " + t + ":\n" + out);
-                assertTrue(out.contains("IDENTITY rank=" + t + " size=" + TASKS + " local=" + t + "/" + TASKS + "\n"),
-                    "task " + t + " numbered wrongly:\n" + out);
-                assertTrue(out.lines().anyMatch(l -> l.startsWith("rank " + t + " of " + TASKS + ": ") &&
-                    l.endsWith(" passed, 0 failed")), "no passing SelfCheck from task " + t + ":\n" + out);
-            }
+            tasks.add(srun(t, jobId));
         }
-        finally
-        {
-            tasks.forEach(Process::destroyForcibly);
-        }
+        ForeignLaunch.runAndCheck(tasks);
     }
 
     /** What srun sets for task {@code t} of a one-node step of {@link #TASKS} tasks in a two-node allocation. */
@@ -91,7 +60,7 @@ class SlurmEnvironmentTest
         {
             try (ServerSocket probe = new ServerSocket(15_000 + last))
             {
-                return 4_200_000L + last;
+                return 4_200_000L + probe.getLocalPort() - 15_000;
             }
             catch (final IOException taken)
             {

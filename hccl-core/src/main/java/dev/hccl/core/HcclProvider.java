@@ -17,6 +17,7 @@ import dev.hccl.core.bootstrap.InterfaceChoice;
 import dev.hccl.core.bootstrap.InterfaceSelector;
 import dev.hccl.core.bootstrap.NetInterface;
 import dev.hccl.core.bootstrap.PeerInfo;
+import dev.hccl.core.bootstrap.RankTable;
 import dev.hccl.core.bootstrap.Rendezvous;
 import dev.hccl.core.bootstrap.RootInfo;
 import dev.hccl.core.bootstrap.StoreLimits;
@@ -71,9 +72,10 @@ public final class HcclProvider implements CommunicatorProvider
     }
 
     @Override
-    public Communicator init(final CommConfig config)
+    public Communicator init(final CommConfig given)
     {
         checkJvmFlags();
+        final CommConfig config = given.get(CommConfig.RANK_TABLE_FILE) == null ? given : RankTable.apply(given);
         checkLaunched(config);
         // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
         AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog());
