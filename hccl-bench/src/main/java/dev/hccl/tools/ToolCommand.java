@@ -15,8 +15,22 @@ public final class ToolCommand
     /** The exit status of a usage error, as in nccl-tests and most Unix tools. */
     public static final int USAGE = 2;
 
+    private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+
     private ToolCommand()
     {
+    }
+
+    /**
+     * Turns the library's log down to WARN unless the user chose a level: a tool's table or report is its output, and
+     * the INFO lines of communicator creation would only bury it.
+     */
+    public static void quietLibraryLog()
+    {
+        if (System.getProperty(LOG_LEVEL) == null)
+        {
+            System.setProperty(LOG_LEVEL, "warn");
+        }
     }
 
     /**

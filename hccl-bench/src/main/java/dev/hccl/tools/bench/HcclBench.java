@@ -64,7 +64,6 @@ import java.util.concurrent.Callable;
         "Example: bin/hcclrun -np 4 hccl-bench all_reduce -b 8 -e 128M -f 2"})
 public final class HcclBench implements Callable<Integer>
 {
-    private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
 
     @Spec
     private CommandSpec spec;
@@ -164,11 +163,7 @@ public final class HcclBench implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
-        // The table is the output: the library's INFO lines at communicator creation would only bury it.
-        if (System.getProperty(LOG_LEVEL) == null)
-        {
-            System.setProperty(LOG_LEVEL, "warn");
-        }
+        ToolCommand.quietLibraryLog();
         // Plots are drawn off-screen; there may be no display.
         if (System.getProperty("java.awt.headless") == null)
         {

@@ -73,7 +73,6 @@ public final class GradientStepBench implements Callable<Integer>
     /** Exit status of a failure. */
     static final int FAILED = 1;
 
-    private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
 
     @Spec
     private CommandSpec spec;
@@ -146,10 +145,7 @@ public final class GradientStepBench implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
-        if (System.getProperty(LOG_LEVEL) == null)
-        {
-            System.setProperty(LOG_LEVEL, "warn");
-        }
+        ToolCommand.quietLibraryLog();
         final PrintStream printing = environmentRank() == 0 ? System.out :
             new PrintStream(OutputStream.nullOutputStream());
         System.exit(run(args, () -> Hccl.init(CommConfig.builder().conclude()), printing, System.err));

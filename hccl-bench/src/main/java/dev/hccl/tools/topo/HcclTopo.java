@@ -68,7 +68,6 @@ public final class HcclTopo implements Callable<Integer>
     /** Exit status: a usage error. */
     public static final int USAGE = ToolCommand.USAGE;
 
-    private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
 
     @Spec
     private CommandSpec spec;
@@ -119,11 +118,7 @@ public final class HcclTopo implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
-        // The report is the output: the library's INFO lines at communicator creation would only bury it.
-        if (System.getProperty(LOG_LEVEL) == null)
-        {
-            System.setProperty(LOG_LEVEL, "warn");
-        }
+        ToolCommand.quietLibraryLog();
         System.exit(run(args, System.out, System.err));
     }
 
