@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +80,73 @@ class CloseConfirmationTest
             assertTrue(told.stream().anyMatch(t -> t.contains("operation mismatch at #1") &&
                 t.contains("allReduce(count=0, FP32, MAX)") && t.contains("allReduce(count=0, FP32, SUM)")),
                 told.toString());
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * A rank that closes (it failed, or left its loop early) while the others wait in a collective it never issued:
+     * they fail as soon as its closing record arrives, naming it, rather than when its close gives up waiting for
+     * theirs after HCCL_CONNECT_TIMEOUT. Ranks as threads over shared memory, as Spark's local mode runs them.
+     */
+    @Test
+    void aRankThatClosesEarlyFailsThoseWaitingForItAtOnce() throws Exception
+    {
+        final Duration patience = Duration.ofSeconds(40);
+        final String root = Hccl.getRootInfo(CommConfig.builder().environment(Map.of()).masterAddr("127.0.0.1")
+            .connectTimeout(patience).conclude());
+        final ExecutorService pool = Executors.newFixedThreadPool(3);
+        try
+        {
+            final List<Future<String>> runs = new ArrayList<>();
+            for (int r = 0; r < 3; r++)
+            {
+                final int rank = r;
+                runs.add(pool.submit(() ->
+                {
+                    final Communicator comm = Hccl.init(CommConfig.builder().environment(Map.of()).rootInfo(root)
+                        .rank(rank).worldSize(3).connectTimeout(patience).conclude());
+                    final ByteBuffer b = ByteBuffer.allocateDirect(4).order(ByteOrder.nativeOrder());
+                    comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
+                    try
+                    {
+                        if (rank != 2)
+                        {
+                            comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
+                            return "rank " + rank + " completed the second all-reduce";
+                        }
+                        return "closing";
+                    }
+                    catch (final HcclException ex)
+                    {
+                        return ex.errorCode() + " " + ex.getMessage();
+                    }
+                    finally
+                    {
+                        try
+                        {
+                            comm.close();
+                        }
+                        catch (final HcclException ignored)
+                        {
+                            // rank 2's close reports the difference too: E_MISMATCH
+                        }
+                    }
+                }));
+            }
+            final long start = System.nanoTime();
+            for (int r = 0; r < 2; r++)
+            {
+                final String said = runs.get(r).get();
+                assertTrue(said.startsWith("E_REMOTE") &&
+                    said.contains("rank 2 closed its communicator after issuing 1 collectives"), said);
+            }
+            final long waited = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(waited < patience.toMillis() / 2, "the ranks waited " + waited + " ms for the closed one");
+            assertEquals("closing", runs.get(2).get());
         }
         finally
         {

@@ -284,6 +284,7 @@ public final class Mailbox
             this, from, seq, tag, mine, dst, offset, length, reducer, left, leftOffset, request);
         Unexpected early = null;
         String problem = null;
+        ErrorCode problemCode = ErrorCode.E_MISMATCH;
         boolean clear = false;
         final ArrayList<Unexpected> dropped = new ArrayList<>();
         synchronized (this)
@@ -309,6 +310,12 @@ public final class Mailbox
                 if (peerGone[from])
                 {
                     problem = "{peer} is gone (" + peerGoneReason[from] + ") and this rank still waits for its data";
+                    problemCode = ErrorCode.E_REMOTE;
+                }
+                else if (closing[from] != null)
+                {
+                    problem = closedWhileWaiting(closing[from].count);
+                    problemCode = ErrorCode.E_REMOTE;
                 }
                 else
                 {
@@ -347,7 +354,7 @@ public final class Mailbox
         }
         if (problem != null)
         {
-            fault(problem.startsWith("{peer} is gone") ? ErrorCode.E_REMOTE : ErrorCode.E_MISMATCH, from, problem);
+            fault(problemCode, from, problem);
             request.fail(failureOr(problem));
             return;
         }
@@ -623,8 +630,14 @@ public final class Mailbox
         }
     }
 
+    /**
+     * A peer closed, naming its collectives. It had completed them all, and its data travels before this message on
+     * the same link, so a receive from it that is still posted here can never complete: this rank issued a collective
+     * the peer did not, and fails now rather than when the peer's close gives up waiting for this rank's.
+     */
     void onClosing(final int from, final long seq, final OpDescriptor desc, final long count, final long hash)
     {
+        final boolean waiting;
         synchronized (this)
         {
             ClosingRecord r = closing[from];
@@ -637,8 +650,20 @@ public final class Mailbox
             {
                 r.last.put(seq, desc);
             }
+            waiting = !posted[from].isEmpty() && (members == null || members[from]);
             notifyAll();
         }
+        if (waiting)
+        {
+            fault(ErrorCode.E_REMOTE, from, closedWhileWaiting(count));
+        }
+    }
+
+    private static String closedWhileWaiting(final long count)
+    {
+        return "{peer} closed its communicator after issuing " + count + " collectives, while this rank waits for " +
+            "its data in a later one: every rank must issue the same collectives (did {peer} fail, or leave a loop " +
+            "early?)";
     }
 
     /**
