@@ -42,9 +42,12 @@ public final class CommConfig
     public static final Setting<Integer> LOCAL_WORLD_SIZE = Setting.of("LOCAL_WORLD_SIZE", DERIVE,
         CommConfig::parseInt, v -> v == DERIVE || v >= 1, "at least 1", "ranks on this node").alsoReading(
         "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS");
-    /** Root-info string from {@code Hccl.getRootInfo()}, as an alternative to MASTER_ADDR/MASTER_PORT. */
+    /**
+     * Root-info string from {@code Hccl.getRootInfo()}, as an alternative to MASTER_ADDR/MASTER_PORT. Secret: it holds
+     * the job token.
+     */
     public static final Setting<String> ROOT_INFO = Setting.text("HCCL_ROOT_INFO", null,
-        "a root-info string, instead of MASTER_ADDR/MASTER_PORT");
+        "a root-info string, instead of MASTER_ADDR/MASTER_PORT").secret();
     /** Seconds to wait for every rank to arrive and connect; 120 s, as HCCL. */
     public static final Setting<Duration> CONNECT_TIMEOUT = Setting.seconds("HCCL_CONNECT_TIMEOUT",
         Duration.ofSeconds(120), "seconds to wait for every rank to arrive and connect");
@@ -258,6 +261,22 @@ public final class CommConfig
                 more.put((Setting<?>)v[0], v[1]);
             }
         }
+        return conclude(env, more, explicitMaxFrameBytes);
+    }
+
+    /**
+     * This configuration with {@code values} set as if on the builder, over whatever the builder and the environment
+     * gave: for an engine that places the ranks itself (hccl-spark gives the rank, the world size and the root info
+     * of its barrier stage). Each value is checked as the builder checks it.
+     *
+     * @param values settings and their values, each of the setting's type.
+     * @return the configuration.
+     * @throws IllegalArgumentException naming the setting when a value is invalid.
+     */
+    public CommConfig overriding(final Map<Setting<?>, ?> values)
+    {
+        final Map<Setting<?>, Object> more = new HashMap<>(explicit);
+        more.putAll(values);
         return conclude(env, more, explicitMaxFrameBytes);
     }
 

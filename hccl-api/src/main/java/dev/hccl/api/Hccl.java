@@ -58,7 +58,19 @@ public final class Hccl
      */
     public static String getRootInfo()
     {
-        return provider().getRootInfo(CommConfig.builder().conclude());
+        return getRootInfo(CommConfig.builder().conclude());
+    }
+
+    /**
+     * As {@link #getRootInfo()}, with the address, job token, TLS and timeouts of {@code config}.
+     *
+     * @param config the configuration: its {@code HCCL_IF_IP}, else {@code MASTER_ADDR}, is the address the store
+     *               serves and the string names; its job token, when set, is the job's.
+     * @return an opaque string of printable characters.
+     */
+    public static String getRootInfo(final CommConfig config)
+    {
+        return provider().getRootInfo(config);
     }
 
     /**
