@@ -13,7 +13,8 @@ trap 'rm -rf "$work"' EXIT
 echo "consumer-check: deploying to file://$work/repo"
 mvn -B -q -DskipTests -DaltDeploymentRepository="local::file://$work/repo" deploy
 
-for module in hccl-api hccl-algorithms hccl-transport-netty hccl-transport-shm hccl-core hccl-training; do
+for module in hccl-api hccl-algorithms hccl-transport-netty hccl-transport-shm hccl-core hccl-training hccl-shaded \
+    hccl-spark; do
   for kind in "" -sources -javadoc; do
     if ! ls "$work/repo/dev/hccl/$module/0.1.0-SNAPSHOT/$module-0.1.0-"*"$kind.jar" >/dev/null 2>&1; then
       echo "consumer-check: $module has no ${kind:-main} jar in the deployed repository" >&2
@@ -63,6 +64,32 @@ echo "$out" | grep -q 'step 2: mean gradient 2.50 (expected 2.50) over 2 ranks' 
   exit 1
 }
 cd "$work"
+# A Spark job's dependency on hccl-spark brings the relocated library and slf4j-api, nothing that meets Spark's own
+# (its Netty, Jackson): hccl-shaded's deployed pom is the dependency-reduced one.
+mkdir -p "$work/spark-consumer"
+cat > "$work/spark-consumer/pom.xml" <<XML
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>spark-consumer</artifactId>
+  <version>1.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>dev.hccl</groupId>
+      <artifactId>hccl-spark</artifactId>
+      <version>0.1.0-SNAPSHOT</version>
+    </dependency>
+  </dependencies>
+</project>
+XML
+(cd "$work/spark-consumer" && mvn -B -q -s "$work/settings.xml" -Dmaven.repo.local="$work/m2" \
+  dependency:copy-dependencies -DincludeScope=runtime)
+brought=$(ls "$work/spark-consumer/target/dependency" | sed -E 's/-[0-9][^-]*(-SNAPSHOT)?\.jar$//' | sort | tr '\n' ' ')
+if [ "$brought" != "hccl-shaded hccl-spark slf4j-api " ]; then
+  echo "consumer-check: hccl-spark brings more than hccl-shaded and slf4j-api: $brought" >&2
+  exit 1
+fi
+echo "consumer-check: hccl-spark brings $brought"
 # The tools jar, deployed (classifier tools) and runnable without the repository: a job of two ranks from it alone.
 tools=$(ls "$work/repo/dev/hccl/hccl-bench/0.1.0-SNAPSHOT/hccl-bench-0.1.0-"*"-tools.jar" | head -n 1)
 cp "$tools" "$work/hccl-tools.jar"
