@@ -1,5 +1,6 @@
 package dev.hccl.api;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,6 +17,22 @@ public interface CommFuture extends Future<Void>
      * @throws HcclException when the operation failed; its cause is the original failure.
      */
     void join();
+
+    /**
+     * The operation as a {@link CompletableFuture}, to chain and combine operations with the JDK's own tools
+     * ({@code thenRun}, {@code thenCompose}, {@code allOf}, ...). It completes when the operation does, or
+     * exceptionally with the operation's {@link HcclException} itself (which {@code join()} and {@code get()} of the
+     * returned future wrap in a {@code CompletionException} or an {@code ExecutionException}, as they always do).
+     * <p>
+     * Each call returns a new future. Completing or cancelling it does not cancel the operation: that runs on, since
+     * every rank must execute the same operations. It is never completed from the communicator's own threads, so
+     * dependent actions may issue further operations, even blocking ones, on the same communicator: a collective's is
+     * completed from {@link java.util.concurrent.ForkJoinPool#commonPool()}, and a send's or a receive's (which only
+     * a waiting thread drives) by a daemon thread that waits for it.
+     *
+     * @return a future that completes with the operation.
+     */
+    CompletableFuture<Void> toCompletableFuture();
 
     /**
      * Waits at most the given time for the operation to complete.

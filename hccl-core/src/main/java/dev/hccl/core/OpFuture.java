@@ -7,6 +7,7 @@ import dev.hccl.api.HcclException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -64,6 +65,33 @@ final class OpFuture implements CommFuture
         catch (final CompletionException ex)
         {
             throw rethrow(ex.getCause());
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> toCompletableFuture()
+    {
+        final CompletableFuture<Void> mirror = new CompletableFuture<>();
+        result.whenCompleteAsync((done, failure) -> settle(mirror, failure), ForkJoinPool.commonPool());
+        return mirror;
+    }
+
+    /**
+     * Completes a future handed to the user as its operation completed: with the operation's own exception.
+     *
+     * @param mirror  the user's future.
+     * @param failure the operation's failure, possibly wrapped by {@link CompletableFuture}; null when it succeeded.
+     */
+    static void settle(final CompletableFuture<Void> mirror, final Throwable failure)
+    {
+        if (failure == null)
+        {
+            mirror.complete(null);
+        }
+        else
+        {
+            mirror.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null ?
+                failure.getCause() : failure);
         }
     }
 

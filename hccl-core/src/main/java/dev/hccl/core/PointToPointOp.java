@@ -78,6 +78,33 @@ final class PointToPointOp implements CommFuture
     }
 
     @Override
+    public CompletableFuture<Void> toCompletableFuture()
+    {
+        final CompletableFuture<Void> mirror = new CompletableFuture<>();
+        if (finished)
+        {
+            OpFuture.settle(mirror, failure);
+            return mirror;
+        }
+        // Nothing else drives a send or a receive that nobody waits for: a thread of its own waits for it.
+        final Thread waiter = new Thread(() ->
+        {
+            try
+            {
+                join();
+                mirror.complete(null);
+            }
+            catch (final RuntimeException ex)
+            {
+                mirror.completeExceptionally(ex.getCause() instanceof HcclException ? ex.getCause() : ex);
+            }
+        }, "hccl-p2p-future");
+        waiter.setDaemon(true);
+        waiter.start();
+        return mirror;
+    }
+
+    @Override
     public Void get(final long timeout, final TimeUnit unit) throws TimeoutException
     {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
