@@ -27,8 +27,9 @@ public interface CommFuture extends Future<Void>
      * Each call returns a new future. Completing or cancelling it does not cancel the operation: that runs on, since
      * every rank must execute the same operations. It is never completed from the communicator's own threads, so
      * dependent actions may issue further operations, even blocking ones, on the same communicator: a collective's is
-     * completed from {@link java.util.concurrent.ForkJoinPool#commonPool()}, and a send's or a receive's (which only
-     * a waiting thread drives) by a daemon thread that waits for it.
+     * completed by {@link CompletableFuture#defaultExecutor()} (the common pool, or a thread per task where that has
+     * no parallelism), and a send's or a receive's (which only a waiting thread drives) by a daemon thread that waits
+     * for it.
      *
      * @return a future that completes with the operation.
      */

@@ -7,7 +7,6 @@ import dev.hccl.api.HcclException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -72,7 +71,8 @@ final class OpFuture implements CommFuture
     public CompletableFuture<Void> toCompletableFuture()
     {
         final CompletableFuture<Void> mirror = new CompletableFuture<>();
-        result.whenCompleteAsync((done, failure) -> settle(mirror, failure), ForkJoinPool.commonPool());
+        // The JDK's default asynchronous executor: the common pool, or a thread per task where it has no parallelism.
+        result.whenCompleteAsync((done, failure) -> settle(mirror, failure));
         return mirror;
     }
 
