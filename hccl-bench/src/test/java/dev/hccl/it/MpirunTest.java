@@ -94,7 +94,7 @@ class MpirunTest
         }
     }
 
-    private static String onPath(final String name)
+    static String onPath(final String name)
     {
         for (final String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
         {
