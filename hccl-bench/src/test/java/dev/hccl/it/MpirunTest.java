@@ -74,12 +74,7 @@ class MpirunTest
         {
             // Each rank's stdout on its own (mpirun interleaves the ranks' output on its own stdout).
             final String out = rankOutput(r);
-            assertTrue(out.contains("IDENTITY rank=" + r + " size=" + RANKS + " local=" + r + "/" + RANKS + "\n"),
-                "rank " + r + " numbered wrongly or missing:\n" + out + "\nmpirun:\n" + all);
-            final String summary = "rank " + r + " of " + RANKS + ": ";
-            assertTrue(out.lines().anyMatch(l -> l.startsWith(summary) && l.endsWith(" passed, 0 failed")),
-                "no passing SelfCheck from rank " + r + ":\n" + out);
-            assertTrue(!out.contains("WRONG"), out);
+            LaunchIdentityWorker.assertNumberedAndPassed(out, r, RANKS, all);
         }
     }
 

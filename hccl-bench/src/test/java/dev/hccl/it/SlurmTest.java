@@ -84,12 +84,7 @@ class SlurmTest
             for (int r = 0; r < RANKS; r++)
             {
                 final String out = Files.readString(work.resolve("rank." + r + ".out"));
-                assertTrue(out.contains("IDENTITY rank=" + r + " size=" + RANKS + " local=" + r + "/" + RANKS + "\n"),
-                    "rank " + r + " numbered wrongly or missing:\n" + out + "\nsrun:\n" + all);
-                final String summary = "rank " + r + " of " + RANKS + ": ";
-                assertTrue(out.lines().anyMatch(l -> l.startsWith(summary) && l.endsWith(" passed, 0 failed")),
-                    "no passing SelfCheck from rank " + r + ":\n" + out);
-                assertTrue(!out.contains("WRONG"), out);
+                LaunchIdentityWorker.assertNumberedAndPassed(out, r, RANKS, all);
                 assertTrue(DERIVED.matcher(out).find(), "rank " + r + " did not derive rank 0's address from " +
                     "Slurm's variables:\n" + out);
             }

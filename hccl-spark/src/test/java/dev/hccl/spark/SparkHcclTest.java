@@ -129,23 +129,15 @@ class SparkHcclTest
             {
                 final ByteBuffer b = floats(1);
                 b.putFloat(0, comm.rank() + 1);
-                comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
+                // A rank may still be in this first all-reduce when the failure reaches it: it waits for a rank that
+                // has completed it, and the failure fails every pending operation.
+                recordedSum(comm, b, attempt);
                 if (attempt == 0 && comm.rank() == 2)
                 {
                     SEEN.put("failed at", System.nanoTime());
                     throw new IllegalStateException("rank 2 fails on purpose");
                 }
-                try
-                {
-                    comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
-                }
-                catch (final RuntimeException e)
-                {
-                    SEEN.put(attempt + "/" + comm.rank(), e);
-                    SEEN.put(attempt + "/" + comm.rank() + " at", System.nanoTime());
-                    throw e;
-                }
-                return List.of(attempt + ":" + b.getFloat(0)).iterator();
+                return List.of(attempt + ":" + recordedSum(comm, b, attempt)).iterator();
             }
         }).repartition(1).collect(); // a shuffle after it: Spark retries a failed barrier stage only when it maps
         assertEquals(List.of("1:40.0", "1:40.0", "1:40.0", "1:40.0"), out, "the retry, attempt 1, computes right");
@@ -176,28 +168,14 @@ class SparkHcclTest
                 if (attempt == 0 && comm.rank() == 3)
                 {
                     // Never joins: rank 1 waits inside the allReduce until the kill ends it.
-                    while (!ctx.isInterrupted())
-                    {
-                        Thread.sleep(10);
-                    }
-                    ctx.killTaskIfInterrupted();
+                    waitUntilKilled(ctx);
                 }
                 if (attempt == 0 && comm.rank() == 1)
                 {
                     SEEN.put("0/1 task", ctx.taskAttemptId());
                     SEEN.put("0/1 waits", true);
                 }
-                try
-                {
-                    comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
-                }
-                catch (final RuntimeException e)
-                {
-                    SEEN.put(attempt + "/" + comm.rank(), e);
-                    SEEN.put(attempt + "/" + comm.rank() + " at", System.nanoTime());
-                    throw e;
-                }
-                return List.of(attempt + ":" + b.getFloat(0)).iterator();
+                return List.of(attempt + ":" + recordedSum(comm, b, attempt)).iterator();
             }
         }).repartition(1).collect();
         killer.join();
@@ -229,11 +207,7 @@ class SparkHcclTest
             if (attempt == 0 && ctx.partitionId() == 3)
             {
                 // Never sets up: the others wait for it in the rendezvous until the kill ends their wait.
-                while (!ctx.isInterrupted())
-                {
-                    Thread.sleep(10);
-                }
-                ctx.killTaskIfInterrupted();
+                waitUntilKilled(ctx);
             }
             if (attempt == 0 && ctx.partitionId() == 0)
             {
@@ -260,6 +234,32 @@ class SparkHcclTest
             final long after = TimeUnit.NANOSECONDS.toMillis((Long)SEEN.get("0/" + r + " at") - killedAt);
             assertTrue(after < FAIL_FAST_MILLIS, "rank " + r + " gave up " + after + " ms after the kill");
         }
+    }
+
+    /** An all-reduce SUM of {@code b}'s float; a failure is recorded in {@link #SEEN} with its time, and thrown. */
+    private static float recordedSum(final Communicator comm, final ByteBuffer b, final int attempt)
+    {
+        try
+        {
+            comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
+            return b.getFloat(0);
+        }
+        catch (final RuntimeException e)
+        {
+            SEEN.put(attempt + "/" + comm.rank(), e);
+            SEEN.put(attempt + "/" + comm.rank() + " at", System.nanoTime());
+            throw e;
+        }
+    }
+
+    /** Spins until Spark kills the task (without interrupting it, as it kills a failed stage's tasks), then ends it. */
+    private static void waitUntilKilled(final BarrierTaskContext ctx) throws InterruptedException
+    {
+        while (!ctx.isInterrupted())
+        {
+            Thread.sleep(10);
+        }
+        ctx.killTaskIfInterrupted();
     }
 
     /**
