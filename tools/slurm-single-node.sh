@@ -16,19 +16,27 @@ action=${1:-}
 dir=${2:-/tmp/hccl-slurm}
 conf="$dir/slurm.conf"
 
+# Stops the daemon a pid file names, if that process is still the daemon (a stale file may name another process).
 stop_pid_file() {
-  local f=$1
-  if [ -f "$f" ]; then
-    local pid
-    pid=$(cat "$f")
+  local f=$1 name=$2
+  [ -f "$f" ] || return 0
+  local pid
+  pid=$(cat "$f")
+  if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$name" ]; then
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 50); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
     kill -9 "$pid" 2>/dev/null || true
-    rm -f "$f"
   fi
+  rm -f "$f"
+}
+
+down() {
+  stop_pid_file "$dir/slurmd.pid" slurmd
+  stop_pid_file "$dir/slurmctld.pid" slurmctld
+  stop_pid_file "$dir/munged.pid" munged
 }
 
 case "$action" in
@@ -38,8 +46,9 @@ case "$action" in
       command -v "$tool" >/dev/null 2>&1 || { echo "slurm-single-node: $tool not found (apt-get install slurm-wlm munge)" >&2; exit 1; }
     done
     [ "$(id -u)" = 0 ] || { echo "slurm-single-node: needs root" >&2; exit 1; }
-    # Whatever an earlier run left (a killed test), so that the ports are free.
-    "$0" down "$dir"
+    # Whatever an earlier run left (a killed test): its daemons, so that the ports are free, and its jobs.
+    down
+    rm -rf "$dir/spool" "$dir/state"
     mkdir -p "$dir/spool" "$dir/state"
     node=$(hostname -s)
     cat > "$conf" <<CONF
@@ -71,9 +80,10 @@ CONF
     if ! munge -n >/dev/null 2>&1; then
       mkdir -p /run/munge /var/log/munge /var/lib/munge
       [ -f /etc/munge/munge.key ] || { mkdir -p /etc/munge; dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=128 2>/dev/null; }
-      chown -R munge:munge /run/munge /var/log/munge /var/lib/munge /etc/munge 2>/dev/null || true
+      # munged runs as root here (--force), so its directories are root's.
+      chown -R root:root /run/munge /var/log/munge /var/lib/munge
       chmod 600 /etc/munge/munge.key
-      munged --force --pid-file="$dir/munged.pid" 2>/dev/null || munged --force
+      munged --force --pid-file="$dir/munged.pid"
       for _ in $(seq 50); do munge -n >/dev/null 2>&1 && break; sleep 0.1; done
     fi
     slurmctld -f "$conf"
@@ -87,9 +97,7 @@ CONF
     exit 1
     ;;
   down)
-    stop_pid_file "$dir/slurmd.pid"
-    stop_pid_file "$dir/slurmctld.pid"
-    stop_pid_file "$dir/munged.pid"
+    down
     ;;
   *)
     echo "usage: $0 up|down [DIR]" >&2

@@ -272,6 +272,7 @@ public final class CommConfig
      * @param values settings and their values, each of the setting's type.
      * @return the configuration.
      * @throws IllegalArgumentException naming the setting when a value is invalid.
+     * @throws ClassCastException       when a value is not of its setting's type.
      */
     public CommConfig overriding(final Map<Setting<?>, ?> values)
     {

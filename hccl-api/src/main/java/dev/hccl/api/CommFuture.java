@@ -29,11 +29,31 @@ public interface CommFuture extends Future<Void>
      * dependent actions may issue further operations, even blocking ones, on the same communicator: a collective's is
      * completed by {@link CompletableFuture#defaultExecutor()} (the common pool, or a thread per task where that has
      * no parallelism), and a send's or a receive's (which only a waiting thread drives) by a daemon thread that waits
-     * for it.
+     * for it, which this default does for any implementation.
      *
      * @return a future that completes with the operation.
      */
-    CompletableFuture<Void> toCompletableFuture();
+    default CompletableFuture<Void> toCompletableFuture()
+    {
+        final CompletableFuture<Void> mirror = new CompletableFuture<>();
+        final Thread waiter = new Thread(() ->
+        {
+            try
+            {
+                join();
+                mirror.complete(null);
+            }
+            catch (final RuntimeException ex)
+            {
+                // join() throws a new exception per waiter, the operation's own as its cause.
+                mirror.completeExceptionally(ex instanceof HcclException && ex.getCause() instanceof HcclException ?
+                    ex.getCause() : ex);
+            }
+        }, "hccl-future-waiter");
+        waiter.setDaemon(true);
+        waiter.start();
+        return mirror;
+    }
 
     /**
      * Waits at most the given time for the operation to complete.

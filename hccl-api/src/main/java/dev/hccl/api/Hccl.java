@@ -74,6 +74,20 @@ public final class Hccl
     }
 
     /**
+     * Stops the rendezvous store that {@link #getRootInfo()} started in this process, for a rank 0 that will not call
+     * {@link #initRootInfo} after all (the job was given up before it could): otherwise the store serves until the
+     * process ends. Does nothing once rank 0's init has taken the store over.
+     *
+     * @param rootInfo the string from {@link #getRootInfo()}.
+     * @return whether a store was stopped.
+     * @throws IllegalArgumentException when the string is not a root info.
+     */
+    public static boolean releaseRootInfo(final String rootInfo)
+    {
+        return provider().releaseRootInfo(rootInfo);
+    }
+
+    /**
      * Joins the job that {@link #getRootInfo()} created, as {@code HcclCommInitRootInfo}.
      *
      * @param rootInfo  the string from rank 0.

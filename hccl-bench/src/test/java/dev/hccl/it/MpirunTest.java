@@ -7,7 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -57,18 +56,19 @@ class MpirunTest
         pb.environment().keySet().removeIf(name -> name.startsWith("HCCL_") || name.startsWith("OMPI_") ||
             name.startsWith("PMI") || name.startsWith("SLURM_") || name.equals("RANK") || name.equals("WORLD_SIZE") ||
             name.startsWith("MASTER_") || name.startsWith("LOCAL_"));
+        // To a file, so that the wait below is bounded (reading a pipe to its end waits for mpirun).
+        final Path log = outputs.resolve("mpirun.log");
+        pb.redirectOutput(log.toFile());
         final Process p = pb.start();
-        final byte[] bytes;
         try
         {
-            bytes = p.getInputStream().readAllBytes();
-            assertTrue(p.waitFor(240, TimeUnit.SECONDS), "mpirun did not end");
+            assertTrue(p.waitFor(240, TimeUnit.SECONDS), () -> "mpirun did not end:\n" + SlurmTest.read(log));
         }
         finally
         {
             p.destroyForcibly();
         }
-        final String all = new String(bytes, StandardCharsets.UTF_8);
+        final String all = SlurmTest.read(log);
         assertEquals(0, p.exitValue(), all);
         for (int r = 0; r < RANKS; r++)
         {

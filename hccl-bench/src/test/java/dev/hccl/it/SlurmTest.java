@@ -69,17 +69,19 @@ class SlurmTest
                 name.equals("WORLD_SIZE") || name.startsWith("MASTER_") || name.startsWith("LOCAL_"));
             pb.environment().put("SLURM_CONF", dir.resolve("slurm.conf").toString());
             pb.environment().put("HCCL_JOB_TOKEN", token);
+            // To a file, so that the wait below is bounded (reading a pipe to its end waits for srun).
+            final Path log = work.resolve("srun.log");
+            pb.redirectOutput(log.toFile());
             final Process p = pb.start();
-            final String all;
             try
             {
-                all = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                assertTrue(p.waitFor(240, TimeUnit.SECONDS), "srun did not end");
+                assertTrue(p.waitFor(240, TimeUnit.SECONDS), () -> "srun did not end:\n" + read(log));
             }
             finally
             {
                 p.destroyForcibly();
             }
+            final String all = read(log);
             assertEquals(0, p.exitValue(), "srun:\n" + all + "\n" + up);
             for (int r = 0; r < RANKS; r++)
             {
@@ -92,6 +94,19 @@ class SlurmTest
         finally
         {
             script("down", dir);
+        }
+    }
+
+    /** A launcher's log, as far as it was written. */
+    static String read(final Path log)
+    {
+        try
+        {
+            return Files.readString(log);
+        }
+        catch (final java.io.IOException e)
+        {
+            return "(no log: " + e + ")";
         }
     }
 

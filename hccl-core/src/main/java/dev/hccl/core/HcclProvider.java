@@ -174,6 +174,18 @@ public final class HcclProvider implements CommunicatorProvider
     }
 
     @Override
+    public boolean releaseRootInfo(final String rootInfo)
+    {
+        final StoreServer started = RootInfo.parse(rootInfo).adoptStarted();
+        if (started == null)
+        {
+            return false;
+        }
+        started.close();
+        return true;
+    }
+
+    @Override
     public List<Communicator> initAll(final int worldSize, final CommConfig config)
     {
         checkJvmFlags();

@@ -7,6 +7,7 @@ import dev.hccl.api.spi.Request;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A send or a receive: posted in issue order, then in flight on its own, so that point-to-point operations issued one
@@ -24,6 +25,8 @@ final class PointToPointOp implements CommFuture
     private volatile HcclException failure;
     /** Its flight-recorder entry, or null. */
     private volatile FlightRecorder.Entry trace;
+    /** The turn to drive the transfers: a {@link Request} has one waiter. */
+    private final ReentrantLock turn = new ReentrantLock();
 
     void trace(final FlightRecorder.Entry entry)
     {
@@ -78,33 +81,6 @@ final class PointToPointOp implements CommFuture
     }
 
     @Override
-    public CompletableFuture<Void> toCompletableFuture()
-    {
-        final CompletableFuture<Void> mirror = new CompletableFuture<>();
-        if (finished)
-        {
-            OpFuture.settle(mirror, failure);
-            return mirror;
-        }
-        // Nothing else drives a send or a receive that nobody waits for: a thread of its own waits for it.
-        final Thread waiter = new Thread(() ->
-        {
-            try
-            {
-                join();
-                mirror.complete(null);
-            }
-            catch (final RuntimeException ex)
-            {
-                mirror.completeExceptionally(ex.getCause() instanceof HcclException ? ex.getCause() : ex);
-            }
-        }, "hccl-p2p-future");
-        waiter.setDaemon(true);
-        waiter.start();
-        return mirror;
-    }
-
-    @Override
     public Void get(final long timeout, final TimeUnit unit) throws TimeoutException
     {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -143,7 +119,58 @@ final class PointToPointOp implements CommFuture
      * @param deadlineNanos when {@code bounded}, the caller's own deadline: passing it leaves the operation in flight.
      * @return false when the deadline passed first, true when the operation has completed.
      */
-    private synchronized boolean finish(final long deadlineNanos, final boolean bounded)
+    private boolean finish(final long deadlineNanos, final boolean bounded)
+    {
+        // One waiter drives the transfers at a time; a bounded wait gives up at its deadline even while another
+        // (the thread of toCompletableFuture, say) holds the turn.
+        if (!takeTurn(deadlineNanos, bounded))
+        {
+            return outcome(false);
+        }
+        try
+        {
+            return drive(deadlineNanos, bounded);
+        }
+        finally
+        {
+            turn.unlock();
+        }
+    }
+
+    private boolean takeTurn(final long deadlineNanos, final boolean bounded)
+    {
+        if (!bounded)
+        {
+            turn.lock();
+            return true;
+        }
+        try
+        {
+            return turn.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Whether the operation completed (throwing its failure), else {@code otherwise}. */
+    private boolean outcome(final boolean otherwise)
+    {
+        if (!finished)
+        {
+            return otherwise;
+        }
+        final HcclException failed = failure;
+        if (failed != null)
+        {
+            throw OpFuture.rethrow(failed);
+        }
+        return true;
+    }
+
+    private boolean drive(final long deadlineNanos, final boolean bounded)
     {
         if (!finished)
         {
@@ -170,12 +197,7 @@ final class PointToPointOp implements CommFuture
                 e.ended(failure);
             }
         }
-        final HcclException failed = failure;
-        if (failed != null)
-        {
-            throw OpFuture.rethrow(failed);
-        }
-        return true;
+        return outcome(true);
     }
 
     @Override

@@ -7,8 +7,12 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.transport.netty.TcpTransportProvider;
+import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -90,12 +94,17 @@ class CloseConfirmationTest
     /**
      * A rank that closes (it failed, or left its loop early) while the others wait in a collective it never issued:
      * they fail as soon as its closing record arrives, naming it, rather than when its close gives up waiting for
-     * theirs after HCCL_CONNECT_TIMEOUT. Ranks as threads over shared memory, as Spark's local mode runs them.
+     * theirs after HCCL_CONNECT_TIMEOUT. Ranks as threads, over shared memory as Spark's local mode runs them, and over
+     * TCP links of four connections, where the closing rank's last data may arrive after its record: the collectives
+     * it did issue must still complete.
      */
-    @Test
-    void aRankThatClosesEarlyFailsThoseWaitingForItAtOnce() throws Exception
+    @ParameterizedTest(name = "tcp={0}")
+    @ValueSource(booleans = {false, true})
+    void aRankThatClosesEarlyFailsThoseWaitingForItAtOnce(final boolean tcp) throws Exception
     {
         final Duration patience = Duration.ofSeconds(40);
+        final int shared = 20;
+        final int floats = 256 * 1024;
         final String root = Hccl.getRootInfo(CommConfig.builder().environment(Map.of()).masterAddr("127.0.0.1")
             .connectTimeout(patience).conclude());
         final ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -108,15 +117,19 @@ class CloseConfirmationTest
                 runs.add(pool.submit(() ->
                 {
                     final Communicator comm = Hccl.init(CommConfig.builder().environment(Map.of()).rootInfo(root)
-                        .rank(rank).worldSize(3).connectTimeout(patience).conclude());
-                    final ByteBuffer b = ByteBuffer.allocateDirect(4).order(ByteOrder.nativeOrder());
-                    comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
+                        .rank(rank).worldSize(3).connectTimeout(patience).set(ShmTransportProvider.DISABLE, tcp)
+                        .set(TcpTransportProvider.SOCKET_NSOCKS, 4).conclude());
+                    final ByteBuffer b = ByteBuffer.allocateDirect(floats * 4).order(ByteOrder.nativeOrder());
                     try
                     {
+                        for (int i = 0; i < shared; i++)
+                        {
+                            comm.allReduce(b, b, floats, DataType.FP32, ReduceOp.SUM);
+                        }
                         if (rank != 2)
                         {
-                            comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM);
-                            return "rank " + rank + " completed the second all-reduce";
+                            comm.allReduce(b, b, floats, DataType.FP32, ReduceOp.SUM);
+                            return "rank " + rank + " completed the extra all-reduce";
                         }
                         return "closing";
                     }
@@ -141,8 +154,9 @@ class CloseConfirmationTest
             for (int r = 0; r < 2; r++)
             {
                 final String said = runs.get(r).get();
-                assertTrue(said.startsWith("E_REMOTE") &&
-                    said.contains("rank 2 closed its communicator after issuing 1 collectives"), said);
+                assertTrue(said.startsWith("E_REMOTE") && said.contains("rank 2 closed its communicator after " +
+                    "issuing " + shared + " collectives, while this rank waits for its data in collective #" + shared),
+                    said);
             }
             final long waited = (System.nanoTime() - start) / 1_000_000;
             assertTrue(waited < patience.toMillis() / 2, "the ranks waited " + waited + " ms for the closed one");

@@ -169,6 +169,23 @@ class CompletableFutureTest
     }
 
     @Test
+    void aBoundedWaitEndsAtItsDeadlineWhileTheFuturesThreadDrivesTheReceive() throws Exception
+    {
+        final Communicator receiver = comms.get(0);
+        final ByteBuffer b = floats(-1);
+        final CommFuture op = receiver.recvAsync(b, 1, DataType.FP32, 1);
+        final CompletableFuture<Void> future = op.toCompletableFuture(); // its thread now waits for the receive
+        Thread.sleep(100);
+        final long start = System.nanoTime();
+        assertThrows(java.util.concurrent.TimeoutException.class, () -> op.get(200, TimeUnit.MILLISECONDS));
+        final long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(waited < 5_000, "get(200 ms) returned after " + waited + " ms");
+        comms.get(1).send(floats(7), 1, DataType.FP32, 0);
+        future.get(30, TimeUnit.SECONDS);
+        assertEquals(7f, b.getFloat(0));
+    }
+
+    @Test
     void aFailedOperationCompletesItExceptionallyWithItsHcclException() throws Exception
     {
         final Communicator survivor = comms.get(0);

@@ -91,10 +91,24 @@ public final class SparkHccl
             final Map<Setting<?>, Object> here = Map.of(CommConfig.MASTER_ADDR, hostOf(tasks[0].address()));
             offered = Hccl.getRootInfo(config.overriding(here));
         }
-        // Every task's message, in partition order: rank 0's is the root info.
-        final String rootInfo = ctx.allGather(offered)[0];
+        final String rootInfo;
+        try
+        {
+            // Every task's message, in partition order: rank 0's is the root info.
+            rootInfo = ctx.allGather(offered)[0];
+        }
+        catch (final RuntimeException ex)
+        {
+            if (rank == 0)
+            {
+                Hccl.releaseRootInfo(offered); // the stage was given up: nobody will come to the store
+            }
+            throw ex;
+        }
+        // The local rank is derived from node identity, whatever the executor's environment says (srun's, say).
         final Map<Setting<?>, Object> placement = Map.of(CommConfig.RANK, rank, CommConfig.WORLD_SIZE, worldSize,
-            CommConfig.ROOT_INFO, rootInfo);
+            CommConfig.ROOT_INFO, rootInfo, CommConfig.LOCAL_RANK, CommConfig.DERIVE, CommConfig.LOCAL_WORLD_SIZE,
+            CommConfig.DERIVE);
         return TaskBinding.init(ctx, config.overriding(placement));
     }
 

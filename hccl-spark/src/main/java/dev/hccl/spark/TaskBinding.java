@@ -9,6 +9,8 @@ import dev.hccl.api.Operation;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.TaskCompletionListener;
 import org.apache.spark.util.TaskFailureListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +36,7 @@ final class TaskBinding
     /** How often the kill flags are read; also how long a killed task waits at most before its ranks hear of it. */
     static final long POLL_MILLIS = 50;
 
+    private static final Logger LOG = LoggerFactory.getLogger(TaskBinding.class);
     private static final Set<TaskBinding> BOUND = ConcurrentHashMap.newKeySet();
     private static final ScheduledExecutorService WATCH = Executors.newSingleThreadScheduledExecutor(r ->
     {
@@ -134,15 +137,25 @@ final class TaskBinding
         return comm;
     }
 
-    /** Aborts the communicators of the tasks that Spark killed; runs on the watch thread. */
+    /**
+     * Aborts the communicators of the tasks that Spark killed; runs on the watch thread, which must never die of an
+     * exception (a scheduled task that throws is never run again).
+     */
     private static void abortKilled()
     {
         for (final TaskBinding b : BOUND)
         {
-            if (b.task.isInterrupted())
+            try
             {
-                BOUND.remove(b);
-                b.abortOnce();
+                if (b.task.isInterrupted())
+                {
+                    BOUND.remove(b);
+                    b.abortOnce();
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.warn("aborting the communicator of a killed task failed", ex);
             }
         }
     }
@@ -171,7 +184,19 @@ final class TaskBinding
         }
         if (closed.compareAndSet(false, true))
         {
-            comm.close();
+            try
+            {
+                comm.close();
+            }
+            catch (final HcclException ex)
+            {
+                if (!aborted.get())
+                {
+                    throw ex; // the task ended well, but its collectives did not agree: say so
+                }
+                // Aborted here, so close reports that abort: the task's own failure or kill is what Spark reports.
+                LOG.debug("closing the aborted communicator of a failed task", ex);
+            }
         }
     }
 

@@ -27,6 +27,14 @@ public interface CommunicatorProvider
     String getRootInfo(CommConfig config);
 
     /**
+     * Stops the store that {@link #getRootInfo} started in this process, when no init has taken it over.
+     *
+     * @param rootInfo the root-info string.
+     * @return whether a store was stopped.
+     */
+    boolean releaseRootInfo(String rootInfo);
+
+    /**
      * Creates all ranks of a communicator in this process, joined by the in-JVM transport.
      *
      * @param worldSize number of ranks.

@@ -47,8 +47,9 @@ public final class RootInfo
         final String[] parts = text == null ? new String[0] : text.split(":", 4);
         if (parts.length != 4 || !text.startsWith(PREFIX))
         {
-            throw new IllegalArgumentException("not an hccl root info: '" + text + "' (expected " + PREFIX +
-                "<port>:<token>:<host>, as Hccl.getRootInfo() makes)");
+            // Not the text itself: a root info holds the job token.
+            throw new IllegalArgumentException("not an hccl root info (" + (text == null ? "null" : text.length() +
+                " characters") + "; expected " + PREFIX + "<port>:<token>:<host>, as Hccl.getRootInfo() makes)");
         }
         try
         {
@@ -56,7 +57,7 @@ public final class RootInfo
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException("bad port in root info '" + text + "'");
+            throw new IllegalArgumentException("bad port in root info: '" + parts[1] + "'");
         }
     }
 

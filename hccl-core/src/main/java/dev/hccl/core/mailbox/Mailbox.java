@@ -2,6 +2,7 @@ package dev.hccl.core.mailbox;
 
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Reducer;
@@ -312,9 +313,9 @@ public final class Mailbox
                     problem = "{peer} is gone (" + peerGoneReason[from] + ") and this rank still waits for its data";
                     problemCode = ErrorCode.E_REMOTE;
                 }
-                else if (closing[from] != null)
+                else if (closing[from] != null && neverSent(recv, closing[from].count))
                 {
-                    problem = closedWhileWaiting(closing[from].count);
+                    problem = closedWhileWaiting(closing[from].count, seq);
                     problemCode = ErrorCode.E_REMOTE;
                 }
                 else
@@ -631,13 +632,14 @@ public final class Mailbox
     }
 
     /**
-     * A peer closed, naming its collectives. It had completed them all, and its data travels before this message on
-     * the same link, so a receive from it that is still posted here can never complete: this rank issued a collective
-     * the peer did not, and fails now rather than when the peer's close gives up waiting for this rank's.
+     * A peer closed, naming how many collectives it issued. A receive of a later collective from it can never
+     * complete: this rank issued a collective the peer did not, and fails now rather than when the peer's close gives
+     * up waiting for this rank's record. Only later collectives: the peer's data for its own last ones may still be on
+     * its way, on another connection of the link than this message.
      */
     void onClosing(final int from, final long seq, final OpDescriptor desc, final long count, final long hash)
     {
-        final boolean waiting;
+        long waitingFor = -1;
         synchronized (this)
         {
             ClosingRecord r = closing[from];
@@ -650,20 +652,37 @@ public final class Mailbox
             {
                 r.last.put(seq, desc);
             }
-            waiting = !posted[from].isEmpty() && (members == null || members[from]);
+            if (members == null || members[from])
+            {
+                for (final PostedRecv p : posted[from])
+                {
+                    if (neverSent(p, count))
+                    {
+                        waitingFor = p.seq;
+                        break;
+                    }
+                }
+            }
             notifyAll();
         }
-        if (waiting)
+        if (waitingFor >= 0)
         {
-            fault(ErrorCode.E_REMOTE, from, closedWhileWaiting(count));
+            fault(ErrorCode.E_REMOTE, from, closedWhileWaiting(count, waitingFor));
         }
     }
 
-    private static String closedWhileWaiting(final long count)
+    /** Whether a receive is of a collective numbered beyond the {@code count} that its peer issued before closing. */
+    private static boolean neverSent(final PostedRecv recv, final long count)
+    {
+        final Operation op = recv.mine.operation();
+        return op != Operation.SEND && op != Operation.RECV && recv.seq >= count;
+    }
+
+    private static String closedWhileWaiting(final long count, final long seq)
     {
         return "{peer} closed its communicator after issuing " + count + " collectives, while this rank waits for " +
-            "its data in a later one: every rank must issue the same collectives (did {peer} fail, or leave a loop " +
-            "early?)";
+            "its data in collective #" + seq + ": every rank must issue the same collectives (did {peer} fail, or " +
+            "leave a loop early?)";
     }
 
     /**
