@@ -58,8 +58,9 @@ public interface BarrierFunction<T, R> extends Serializable
             }
         }
 
+        /** Throws {@code ex} as it is, checked or not, so that Spark reports the task's own exception. */
         @SuppressWarnings("unchecked")
-        private static <X extends Throwable> X rethrow(final Throwable ex) throws X
+        static <X extends Throwable> X rethrow(final Throwable ex) throws X
         {
             throw (X)ex;
         }

@@ -117,7 +117,7 @@ final class TaskBinding
             }
             catch (final ExecutionException ex)
             {
-                throw rethrow(ex.getCause());
+                throw BarrierFunction.Adapter.<RuntimeException>rethrow(ex.getCause());
             }
         }
     }
@@ -198,11 +198,5 @@ final class TaskBinding
                 LOG.debug("closing the aborted communicator of a failed task", ex);
             }
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <X extends Throwable> X rethrow(final Throwable t) throws X
-    {
-        throw (X)t;
     }
 }
