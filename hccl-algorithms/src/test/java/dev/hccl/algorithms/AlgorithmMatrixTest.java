@@ -72,7 +72,8 @@ class AlgorithmMatrixTest
     private static final int[] LARGE_COUNTS = { 1009, 65537 };
     private static final DataType[] LARGE_TYPES = { DataType.FP32, DataType.INT8 };
     private static final ReduceOp[] OPS = { ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN };
-    private static final DataType[] NONDETERMINISTIC_TYPES = { DataType.FP32, DataType.FP16, DataType.BF16 };
+    private static final DataType[] NONDETERMINISTIC_TYPES = {
+        DataType.FP32, DataType.FP16, DataType.BF16, DataType.FP8_E4M3, DataType.FP8_E5M2 };
     private static final int DETERMINISM_RUNS = 3;
     private static final int BARRIER_SLACK_SECONDS = 15;
     /** Few shrink cycles: a hung case costs a minute each time it is tried. */

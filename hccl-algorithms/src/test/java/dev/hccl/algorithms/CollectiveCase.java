@@ -95,7 +95,7 @@ record CollectiveCase(
         final byte[][] inputs = new byte[size][];
         for (int r = 0; r < size; r++)
         {
-            inputs[r] = Elements.inputs(type, op, inputCount, random, exact);
+            inputs[r] = Elements.inputs(type, op, inputCount, random, exact, r);
         }
         final byte[][] expected = new byte[size][];
         switch (entry.operation())

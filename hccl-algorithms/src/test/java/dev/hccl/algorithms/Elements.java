@@ -1,7 +1,8 @@
 package dev.hccl.algorithms;
 
-import dev.hccl.api.HalfFloats;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Fp8Floats;
+import dev.hccl.api.HalfFloats;
 import dev.hccl.api.ReduceOp;
 
 import java.nio.ByteBuffer;
@@ -19,6 +20,13 @@ final class Elements
     private static final double[] PROD_FACTORS = { 1, -1, 2, 0.5 };
     /** Small integers for floating-point SUM: partial sums of 9 ranks stay exact even in bfloat16 (8 bits). */
     private static final int SUM_RANGE = 8;
+    /**
+     * FP8 holds every integer only up to 8 (E5M2) or 16 (E4M3): its SUM inputs are -1, 0 or 1, and 0 from the ninth
+     * rank on, so that every partial sum, in any order, is an integer within [-8, 8]. Its PROD factors from the ninth
+     * rank on are 1 or -1, so that every partial product is 2^k with |k| <= 8, within E4M3's range.
+     */
+    private static final int FP8_EXACT_RANKS = 8;
+    private static final double[] FP8_LATE_PROD_FACTORS = { 1, -1 };
 
     private Elements()
     {
@@ -31,12 +39,15 @@ final class Elements
     }
 
     /**
-     * Fills {@code count} elements with values for which {@code op} reduces exactly (see the class comment); with
-     * {@code exact} false, floating types get arbitrary finite values instead (for determinism tests).
+     * Fills {@code count} elements of rank {@code rank}'s input with values for which {@code op} reduces exactly (see
+     * the class comment); with {@code exact} false, floating types get arbitrary finite values instead (for determinism
+     * tests).
      */
     static byte[] inputs(final DataType type, final ReduceOp op, final int count, final Random random,
-        final boolean exact)
+        final boolean exact, final int rank)
     {
+        final boolean fp8 = type == DataType.FP8_E4M3 || type == DataType.FP8_E5M2;
+        final boolean late = fp8 && rank >= FP8_EXACT_RANKS;
         final byte[] bytes = new byte[count * type.size()];
         final ByteBuffer buf = wrap(bytes);
         if (!type.isFloatingPoint())
@@ -49,23 +60,28 @@ final class Elements
             final double value;
             if (!exact)
             {
-                value = random.nextGaussian() * 1000;
+                value = random.nextGaussian() * (fp8 ? 10 : 1000);
             }
             else if (op == ReduceOp.PROD)
             {
-                value = PROD_FACTORS[random.nextInt(PROD_FACTORS.length)];
+                final double[] factors = late ? FP8_LATE_PROD_FACTORS : PROD_FACTORS;
+                value = factors[random.nextInt(factors.length)];
             }
             else if (op == ReduceOp.SUM || op == null)
             {
-                value = random.nextInt(2 * SUM_RANGE + 1) - SUM_RANGE;
+                final int range = !fp8 ? SUM_RANGE : late ? 0 : 1;
+                value = random.nextInt(2 * range + 1) - range;
             }
             else
             {
-                // MAX and MIN are exact for any value; avoid -0.0, whose order against +0.0 kernels need not agree on.
-                final double v = random.nextGaussian() * 1e4;
-                value = v == 0 ? 1 : v;
+                value = random.nextGaussian() * (fp8 ? 100 : 1e4);
             }
             putFloating(type, buf, i, value);
+            if (getFloating(type, buf, i) == 0 && op != ReduceOp.SUM && op != null)
+            {
+                // MAX and MIN are exact for any value; avoid -0.0, whose order against +0.0 kernels need not agree on.
+                putFloating(type, buf, i, 1);
+            }
         }
         return bytes;
     }
@@ -79,6 +95,8 @@ final class Elements
             case BF16 -> buf.putShort(index * 2, HalfFloats.floatToBf16((float)value));
             case FP32 -> buf.putFloat(index * 4, (float)value);
             case FP64 -> buf.putDouble(index * 8, value);
+            case FP8_E4M3 -> buf.put(index, Fp8Floats.floatToE4m3((float)value));
+            case FP8_E5M2 -> buf.put(index, Fp8Floats.floatToE5m2((float)value));
             default -> throw new IllegalArgumentException(type.toString());
         }
     }
@@ -92,6 +110,8 @@ final class Elements
             case BF16 -> HalfFloats.bf16ToFloat(buf.getShort(index * 2));
             case FP32 -> buf.getFloat(index * 4);
             case FP64 -> buf.getDouble(index * 8);
+            case FP8_E4M3 -> Fp8Floats.e4m3ToFloat(buf.get(index));
+            case FP8_E5M2 -> Fp8Floats.e5m2ToFloat(buf.get(index));
             default -> throw new IllegalArgumentException(type.toString());
         };
     }

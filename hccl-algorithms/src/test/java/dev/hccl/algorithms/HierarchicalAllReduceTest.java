@@ -133,7 +133,7 @@ class HierarchicalAllReduceTest
         final byte[][] inputs = new byte[n][];
         for (int r = 0; r < n; r++)
         {
-            inputs[r] = Elements.inputs(type, op, count, random, true);
+            inputs[r] = Elements.inputs(type, op, count, random, true, r);
         }
         final byte[] expected = Elements.reduce(type, op, inputs, 0, count);
         final List<byte[]> results = groups.run(group ->

@@ -45,7 +45,7 @@ class RingNodeOrderTest
         final byte[][] inputs = new byte[n][];
         for (int r = 0; r < n; r++)
         {
-            inputs[r] = Elements.inputs(DataType.INT32, ReduceOp.SUM, count, random, true);
+            inputs[r] = Elements.inputs(DataType.INT32, ReduceOp.SUM, count, random, true, r);
         }
         final byte[] expected = Elements.reduce(DataType.INT32, ReduceOp.SUM, inputs, 0, count);
         try (LocalGroups groups = new LocalGroups(nodeOfRank, 1 << 20, 5L))
@@ -81,7 +81,7 @@ class RingNodeOrderTest
         final byte[][] inputs = new byte[n][];
         for (int r = 0; r < n; r++)
         {
-            inputs[r] = Elements.inputs(DataType.INT32, ReduceOp.SUM, n * block, random, true);
+            inputs[r] = Elements.inputs(DataType.INT32, ReduceOp.SUM, n * block, random, true, r);
         }
         final byte[] reduced = Elements.reduce(DataType.INT32, ReduceOp.SUM, inputs, 0, n * block);
         try (LocalGroups groups = new LocalGroups(nodeOfRank, 1 << 20, 7L))

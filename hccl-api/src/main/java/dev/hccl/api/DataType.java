@@ -24,7 +24,19 @@ public enum DataType
     /** IEEE 754 binary32. */
     FP32(7, 4, true),
     /** IEEE 754 binary64. */
-    FP64(8, 8, true);
+    FP64(8, 8, true),
+    /**
+     * OCP 8-bit float E4M3 (NCCL's {@code ncclFloat8e4m3}): no infinities, NaN {@code S.1111.111}, largest finite 448.
+     * Reductions widen to {@code float}, combine there and round back to nearest even, saturating at the largest
+     * finite; see {@link Fp8Floats}.
+     */
+    FP8_E4M3(9, 1, true),
+    /**
+     * OCP 8-bit float E5M2 (NCCL's {@code ncclFloat8e5m2}): IEEE-style infinities and NaNs, largest finite 57344.
+     * Reductions widen to {@code float}, combine there and round back to nearest even, saturating finite results at
+     * the largest finite; see {@link Fp8Floats}.
+     */
+    FP8_E5M2(10, 1, true);
 
     /** By wire code. */
     private static final DataType[] BY_CODE = WireCodes.index(values(), DataType::code, new DataType[255]);
@@ -54,7 +66,7 @@ public enum DataType
     /**
      * Whether the type is a floating-point type (and so supports {@link ReduceOp#AVG}).
      *
-     * @return true for FP16, BF16, FP32 and FP64.
+     * @return true for FP16, BF16, FP32, FP64 and the two FP8 types.
      */
     public boolean isFloatingPoint()
     {

@@ -1,6 +1,7 @@
 package dev.hccl.it;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.api.Fp8Floats;
 import dev.hccl.api.HalfFloats;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommConfigBuilder;
@@ -46,7 +47,7 @@ class DeterminismTest
         final List<Arguments> cases = new ArrayList<>();
         for (final String algo : algos)
         {
-            for (final DataType type : List.of(DataType.FP32, DataType.BF16, DataType.FP16))
+            for (final DataType type : List.of(DataType.FP32, DataType.BF16, DataType.FP16, DataType.FP8_E5M2))
             {
                 for (final int count : new int[] {301, 50_021})
                 {
@@ -183,6 +184,7 @@ class DeterminismTest
                 case FP32 -> b.putFloat(i * 4, v);
                 case BF16 -> b.putShort(i * 2, HalfFloats.floatToBf16(v));
                 case FP16 -> b.putShort(i * 2, HalfFloats.floatToFp16(v));
+                case FP8_E5M2 -> b.put(i, Fp8Floats.floatToE5m2(v));
                 default -> throw new IllegalArgumentException(type.toString());
             }
         }

@@ -151,9 +151,9 @@ public final class Reducers
     /**
      * Divides {@code count} elements in place by {@code divisor}, the last step of {@link ReduceOp#AVG}.
      * <p>
-     * FP32 and FP64 results are the correctly rounded quotients; FP16 and BF16 elements are divided in {@code float}
-     * and rounded back to nearest even. A divisor of 1 leaves every element as it is, bit for bit (a single rank's
-     * average is its input). Neither the buffer's position nor its limit changes.
+     * FP32 and FP64 results are the correctly rounded quotients; FP16, BF16 and FP8 elements are divided in
+     * {@code float} and rounded back to nearest even (FP8 saturating, as its kernels do). A divisor of 1 leaves every
+     * element as it is, bit for bit (a single rank's average is its input). Neither the buffer's position nor its limit changes.
      *
      * @param buf     the elements.
      * @param index   absolute byte offset of the first element.
@@ -199,6 +199,7 @@ public final class Reducers
             case FP64 -> Fp64Reducer.divide(base, offset, count, divisor);
             case FP16 -> Fp16Reducer.divide(base, offset, count, divisor);
             case BF16 -> Bf16Reducer.divide(base, offset, count, divisor);
+            case FP8_E4M3, FP8_E5M2 -> Fp8Reducer.divide(type, base, offset, count, divisor);
             default -> throw new IllegalStateException("no divide for " + type);
         }
         // The loop holds only a raw address; keep a direct buffer's memory from being freed under it.
@@ -253,6 +254,7 @@ public final class Reducers
             case BF16 -> new Bf16Reducer(op);
             case FP32 -> new Fp32Reducer(op);
             case FP64 -> new Fp64Reducer(op);
+            case FP8_E4M3, FP8_E5M2 -> new Fp8Reducer(type, op);
         };
     }
 }

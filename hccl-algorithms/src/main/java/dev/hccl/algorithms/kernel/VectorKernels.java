@@ -1,5 +1,6 @@
 package dev.hccl.algorithms.kernel;
 
+import dev.hccl.api.Fp8Floats;
 import dev.hccl.api.HalfFloats;
 
 import dev.hccl.api.DataType;
@@ -25,6 +26,7 @@ import java.nio.ByteOrder;
  *   than scalar.</li>
  *   <li>INT64 and FP64: scalar. The unrolled scalar loop moves 8 bytes per element, and the Vector API's buffer
  *   access costs as much per vector as it saves: equal when memory-bound, slower when in cache.</li>
+ *   <li>FP8 (E4M3, E5M2): scalar, a lookup of each pair of operands in a table of all 65,536 results.</li>
  *   <li>FP16 and BF16: scalar unless asked for ({@code -Dhccl.kernels.half=vector}). The vector kernels are correct
  *   and, in a JVM that has run little other Vector API code, several times faster; but each loop is a
  *   long chain of Vector API calls, and once other kernels have left their type profiles in the Vector API's shared
@@ -92,6 +94,8 @@ final class VectorKernels implements KernelFactory
             case FP16 -> halfFloats ? new Fp16VectorReducer(scalar) : null;
             case BF16 -> halfFloats ? new Bf16VectorReducer(scalar) : null;
             case INT64, FP64 -> null;
+            // A table lookup per element (Fp8Reducer), which the Vector API has no faster form of.
+            case FP8_E4M3, FP8_E5M2 -> null;
         };
         if (vector == null)
         {
@@ -149,6 +153,8 @@ final class VectorKernels implements KernelFactory
                 case BF16 -> buffer.putShort(at, HalfFloats.floatToBf16(value * 0.375f));
                 case FP32 -> buffer.putFloat(at, value * 0.375f);
                 case FP64 -> buffer.putDouble(at, value * 0.375);
+                case FP8_E4M3 -> buffer.put(at, Fp8Floats.floatToE4m3(value * 0.375f));
+                case FP8_E5M2 -> buffer.put(at, Fp8Floats.floatToE5m2(value * 0.375f));
             }
         }
         return buffer;

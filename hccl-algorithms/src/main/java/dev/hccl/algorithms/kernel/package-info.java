@@ -4,7 +4,7 @@
  * {@link dev.hccl.algorithms.kernel.Reducers#of(dev.hccl.api.DataType, dev.hccl.api.ReduceOp)} hands out one cached,
  * stateless {@link dev.hccl.api.spi.Reducer} per data type and operator; {@link dev.hccl.algorithms.kernel.Copies}
  * moves bytes with memmove semantics; {@link dev.hccl.api.HalfFloats} converts between {@code float} and
- * the two 16-bit floating-point formats.
+ * the two 16-bit floating-point formats, {@link dev.hccl.api.Fp8Floats} and the two 8-bit ones.
  * <p>
  * The kernels address memory through {@code jdk.internal.misc.Unsafe} (via Agrona's {@code UnsafeApi}), so the JVM
  * needs {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}, or, with Agrona on the module path,
@@ -16,7 +16,8 @@
  * loops otherwise. The vector classes are only ever loaded reflectively, after the module has been found in the boot
  * layer, so the library runs on a JVM without it. The system property {@code hccl.kernels=scalar|vector|auto} forces a
  * family; {@link dev.hccl.algorithms.kernel.Reducers#family()} and an INFO log line say which one runs. The vector
- * family keeps scalar kernels where vectors do not pay (INT64, FP64) and, unless {@code hccl.kernels.half=vector}, for
+ * family keeps scalar kernels where vectors do not pay (INT64, FP64, and FP8, whose kernels look results up in a
+ * table) and, unless {@code hccl.kernels.half=vector}, for
  * FP16 and BF16.
  */
 package dev.hccl.algorithms.kernel;

@@ -24,7 +24,7 @@ class DivideTest
     private static final int TAIL = 5;
 
     @ParameterizedTest
-    @EnumSource(value = DataType.class, names = { "FP16", "BF16", "FP32", "FP64" })
+    @EnumSource(value = DataType.class, names = { "FP16", "BF16", "FP32", "FP64", "FP8_E4M3", "FP8_E5M2" })
     void dividesLikeTheReference(final DataType type)
     {
         final Random random = new Random(type.ordinal());
@@ -83,6 +83,17 @@ class DivideTest
         brains.putShort(0, (short)0x4040); // 3.0
         Reducers.divide(brains, 0, 1, DataType.BF16, 3);
         assertEquals(0x3F80, brains.getShort(0) & 0xFFFF, "1.0");
+
+        final ByteBuffer e4m3 = ByteBuffer.wrap(new byte[] { 0x7E, 0x01, (byte)0xFE });
+        Reducers.divide(e4m3, 0, 3, DataType.FP8_E4M3, 3);
+        assertEquals(0x71, e4m3.get(0) & 0xFF, "448 / 3 = 149.3 rounds to 144");
+        assertEquals(0x00, e4m3.get(1) & 0xFF, "2^-9 / 3 rounds to zero");
+        assertEquals(0xF1, e4m3.get(2) & 0xFF, "-448 / 3 rounds to -144");
+        final ByteBuffer e5m2 = ByteBuffer.wrap(new byte[] { 0x3C, 0x7C, 0x01 });
+        Reducers.divide(e5m2, 0, 3, DataType.FP8_E5M2, 2);
+        assertEquals(0x38, e5m2.get(0) & 0xFF, "1 / 2 = 0.5");
+        assertEquals(0x7C, e5m2.get(1) & 0xFF, "inf / 2 = inf");
+        assertEquals(0x00, e5m2.get(2) & 0xFF, "2^-16 / 2 ties to even zero");
     }
 
     @ParameterizedTest
@@ -110,8 +121,8 @@ class DivideTest
 
     /**
      * The quotient per the contract: FP32 and FP64 correctly rounded (for FP32 via double, whose 53 bits make the
-     * second rounding harmless); FP16 and BF16 divided as floats (correctly rounded float quotient) and rounded by the
-     * reference encoders.
+     * second rounding harmless); FP16, BF16 and FP8 divided as floats (correctly rounded float quotient) and rounded by
+     * the reference encoders.
      */
     private static byte[] expected(
         final DataType type, final byte[] content, final int index, final int count, final int divisor)
@@ -129,6 +140,8 @@ class DivideTest
                     (float)(Reference.fp16Value(buffer.getShort(at) & 0xFFFF) / divisor)));
                 case BF16 -> buffer.putShort(at, (short)Reference.toBf16(
                     (float)(Float.intBitsToFloat((buffer.getShort(at) & 0xFFFF) << 16) / (double)divisor)));
+                case FP8_E4M3, FP8_E5M2 -> buffer.put(at, (byte)Reference.toFp8(
+                    type, (float)(Reference.fp8Value(type, buffer.get(at) & 0xFF) / divisor)));
                 default -> throw new IllegalStateException();
             }
         }

@@ -1,5 +1,6 @@
 package dev.hccl.algorithms.kernel;
 
+import dev.hccl.api.Fp8Floats;
 import dev.hccl.api.HalfFloats;
 
 import dev.hccl.api.DataType;
@@ -220,7 +221,8 @@ public final class ReducerThroughput
                 case BF16 -> out.putShort(at, HalfFloats.floatToBf16(value));
                 case FP32 -> out.putFloat(at, value);
                 case FP64 -> out.putDouble(at, value);
-                default -> throw new IllegalStateException();
+                case FP8_E4M3 -> out.put(at, Fp8Floats.floatToE4m3(value));
+                case FP8_E5M2 -> out.put(at, Fp8Floats.floatToE5m2(value));
             }
         }
     }

@@ -98,6 +98,50 @@ class ReducersTest
         }
     }
 
+    /**
+     * An FP8 element has 256 values, so every pair of operands can be checked, for every operator: widened, combined in
+     * float, rounded to nearest even with saturation, NaN canonical.
+     */
+    @ParameterizedTest
+    @EnumSource(value = DataType.class, names = { "FP8_E4M3", "FP8_E5M2" })
+    void fp8KernelsGiveTheReferenceForEveryPairOfOperands(final DataType type)
+    {
+        final byte[] dst = new byte[256 * 256];
+        final byte[] src = new byte[256 * 256];
+        for (int i = 0; i < dst.length; i++)
+        {
+            dst[i] = (byte)(i >>> 8);
+            src[i] = (byte)i;
+        }
+        for (final ReduceOp op : OPS)
+        {
+            final byte[] expected = dst.clone();
+            applyReference(type, op, expected, 0, src, 0, expected.length);
+            final ByteBuffer actual = ByteBuffer.allocateDirect(dst.length).put(dst).clear();
+            Reducers.of(type, op).reduce(actual, 0, ByteBuffer.wrap(src), 0, dst.length);
+            assertElements(type, expected, BufferKind.bytes(actual), 0, dst.length, type + " " + op);
+        }
+        // The format's own edges, spelled out: saturation, ties to even, infinities, NaN.
+        final boolean e4m3 = type == DataType.FP8_E4M3;
+        assertSum(type, e4m3 ? 0x7E : 0x7B, e4m3 ? 0x7E : 0x7B, e4m3 ? 0x7E : 0x7B, "max + max saturates");
+        assertSum(type, e4m3 ? 0xFE : 0xFB, e4m3 ? 0xFE : 0xFB, e4m3 ? 0xFE : 0xFB, "-max + -max saturates");
+        // 1 + 1/16 (E4M3) and 1 + 1/8 (E5M2) are half an ulp of 1: the tie goes to the even 1.0.
+        assertSum(type, e4m3 ? 0x38 : 0x3C, e4m3 ? 0x18 : 0x30, e4m3 ? 0x38 : 0x3C, "1 + half an ulp ties to even");
+        assertSum(type, 0x7F, e4m3 ? 0x38 : 0x3C, e4m3 ? 0x7F : 0x7E, "NaN + 1 is the canonical NaN");
+        if (!e4m3)
+        {
+            assertSum(type, 0x7C, 0x3C, 0x7C, "inf + 1 = inf");
+            assertSum(type, 0x7C, 0xFC, 0x7E, "inf + -inf = NaN");
+        }
+    }
+
+    private static void assertSum(final DataType type, final int a, final int b, final int expected, final String what)
+    {
+        final ByteBuffer dst = ByteBuffer.wrap(new byte[] { (byte)a });
+        Reducers.of(type, ReduceOp.SUM).reduce(dst, 0, ByteBuffer.wrap(new byte[] { (byte)b }), 0, 1);
+        assertEquals(Integer.toHexString(expected), Integer.toHexString(dst.get(0) & 0xFF), type + ": " + what);
+    }
+
     @Test
     void avgIsTheSumKernelForFloatingTypesAndRefusedForIntegers()
     {
@@ -295,7 +339,9 @@ class ReducersTest
                 case BF16 -> dst.putShort(d, (short)Reference.toBf16(fp32(
                     op, Float.intBitsToFloat((dst.getShort(d) & 0xFFFF) << 16),
                     Float.intBitsToFloat((src.getShort(s) & 0xFFFF) << 16))));
-                default -> throw new IllegalStateException();
+                case FP8_E4M3, FP8_E5M2 -> dst.put(d, (byte)Reference.toFp8(type, fp32(
+                    op, (float)Reference.fp8Value(type, dst.get(d) & 0xFF),
+                    (float)Reference.fp8Value(type, src.get(s) & 0xFF))));
             }
         }
     }

@@ -1,5 +1,7 @@
 package dev.hccl.algorithms.kernel;
 
+import dev.hccl.api.DataType;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -140,6 +142,74 @@ final class Reference
             rounded = (lo & 1) == 0 ? lo : hi;
         }
         return sign | rounded;
+    }
+
+    /**
+     * The value of an OCP FP8 pattern by the textbook formula: (-1)^s * 2^(e-bias) * 1.f, or 2^(1-bias) * 0.f when
+     * e = 0; E5M2's top exponent is infinity or NaN, E4M3's S.1111.111 alone is NaN.
+     */
+    static double fp8Value(final DataType type, final int bits)
+    {
+        final boolean e4m3 = type == DataType.FP8_E4M3;
+        final int fractionBits = e4m3 ? 3 : 2;
+        final int bias = e4m3 ? 7 : 15;
+        final int exponent = (bits & 0x7F) >> fractionBits;
+        final int fraction = bits & ((1 << fractionBits) - 1);
+        final int topExponent = (1 << (7 - fractionBits)) - 1;
+        final double magnitude;
+        if (e4m3 && (bits & 0x7F) == 0x7F)
+        {
+            magnitude = Double.NaN;
+        }
+        else if (!e4m3 && exponent == topExponent)
+        {
+            magnitude = fraction == 0 ? Double.POSITIVE_INFINITY : Double.NaN;
+        }
+        else if (exponent == 0)
+        {
+            magnitude = Math.scalb((double)fraction / (1 << fractionBits), 1 - bias);
+        }
+        else
+        {
+            magnitude = Math.scalb(1.0 + (double)fraction / (1 << fractionBits), exponent - bias);
+        }
+        return (bits & 0x80) != 0 ? -magnitude : magnitude;
+    }
+
+    /**
+     * Rounds a float to OCP FP8 by searching every finite pattern of the value's sign for the nearest; ties go to the
+     * even pattern. A finite value beyond the largest finite therefore saturates to it. NaN maps to the kernels'
+     * canonical NaN (0x7F, 0x7E); infinity to E5M2's infinity and to E4M3's NaN, which has no infinity.
+     */
+    static int toFp8(final DataType type, final float value)
+    {
+        final boolean e4m3 = type == DataType.FP8_E4M3;
+        if (Float.isNaN(value))
+        {
+            return e4m3 ? 0x7F : 0x7E;
+        }
+        final int sign = Float.floatToRawIntBits(value) < 0 ? 0x80 : 0;
+        if (Float.isInfinite(value))
+        {
+            return sign | (e4m3 ? 0x7F : 0x7C);
+        }
+        int best = -1;
+        double bestDistance = Double.POSITIVE_INFINITY;
+        for (int magnitude = 0; magnitude < 0x80; magnitude++)
+        {
+            final double candidate = fp8Value(type, sign | magnitude);
+            if (Double.isNaN(candidate) || Double.isInfinite(candidate))
+            {
+                continue;
+            }
+            final double distance = Math.abs(candidate - value);
+            if (distance < bestDistance || distance == bestDistance && (magnitude & 1) == 0)
+            {
+                best = magnitude;
+                bestDistance = distance;
+            }
+        }
+        return sign | best;
     }
 
     /** IEEE maximum as the kernels define it: NaN if either is NaN, +0 above -0. */

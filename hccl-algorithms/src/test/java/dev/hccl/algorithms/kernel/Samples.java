@@ -31,6 +31,11 @@ final class Samples
         0x0000, 0x8000, 0x3F80, 0xBF80, 0x0001, 0x8001, 0x007F, 0x0080, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0,
         0x7FA0, 0x7F7E };
 
+    private static final int[] FP8_E4M3_EDGES = {
+        0x00, 0x80, 0x38, 0xB8, 0x01, 0x81, 0x07, 0x08, 0x7E, 0xFE, 0x7F, 0xFF, 0x77, 0x3F };
+    private static final int[] FP8_E5M2_EDGES = {
+        0x00, 0x80, 0x3C, 0xBC, 0x01, 0x81, 0x03, 0x04, 0x7B, 0xFB, 0x7C, 0xFC, 0x7E, 0xFE, 0x7D, 0x3F };
+
     private Samples()
     {
     }
@@ -62,7 +67,10 @@ final class Samples
                     ordinary ? Reference.toFp16((float)(random.nextGaussian() * 100)) : random.nextInt()));
                 case BF16 -> out.putShort(at, (short)(edge ? BF16_EDGES[random.nextInt(BF16_EDGES.length)] :
                     ordinary ? Reference.toBf16((float)(random.nextGaussian() * 100)) : random.nextInt()));
-                default -> throw new IllegalStateException();
+                case FP8_E4M3 -> out.put(at, (byte)(edge ? FP8_E4M3_EDGES[random.nextInt(FP8_E4M3_EDGES.length)] :
+                    ordinary ? Reference.toFp8(type, (float)(random.nextGaussian() * 10)) : random.nextInt()));
+                case FP8_E5M2 -> out.put(at, (byte)(edge ? FP8_E5M2_EDGES[random.nextInt(FP8_E5M2_EDGES.length)] :
+                    ordinary ? Reference.toFp8(type, (float)(random.nextGaussian() * 10)) : random.nextInt()));
             }
         }
     }

@@ -14,8 +14,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,12 +49,16 @@ class VectorKernelsTest
 
     private static KernelFactory vectors;
 
+    /** The types that stay scalar, as the test below checks: vectors do not pay for them. */
+    private static final Set<DataType> SCALAR_TYPES =
+        EnumSet.of(DataType.INT64, DataType.FP64, DataType.FP8_E4M3, DataType.FP8_E5M2);
+
     /**
-     * The types that have vector kernels: INT64 and FP64 stay scalar, as the test below checks.
+     * The types that have vector kernels.
      */
     static Stream<Arguments> vectorTypesAndOps()
     {
-        return ReducersTest.typesAndOps().filter(a -> a.get()[0] != DataType.INT64 && a.get()[0] != DataType.FP64);
+        return ReducersTest.typesAndOps().filter(a -> !SCALAR_TYPES.contains((DataType)a.get()[0]));
     }
 
     @BeforeAll
@@ -64,14 +70,14 @@ class VectorKernelsTest
     }
 
     @Test
-    void everyTypeButTheSixtyFourBitOnesHasAVectorKernel()
+    void everyTypeButTheSixtyFourBitAndEightBitFloatOnesHasAVectorKernel()
     {
         for (final DataType type : new DataType[] {
             DataType.INT8, DataType.UINT8, DataType.INT16, DataType.FP16, DataType.BF16 })
         {
             assertInstanceOf(AbstractVectorReducer.class, vectors.kernel(Reducers.scalarKernel(type, ReduceOp.SUM)));
         }
-        for (final DataType type : new DataType[] { DataType.INT64, DataType.FP64 })
+        for (final DataType type : SCALAR_TYPES)
         {
             final AbstractReducer scalar = Reducers.scalarKernel(type, ReduceOp.SUM);
             assertSame(scalar, vectors.kernel(scalar), type.toString());

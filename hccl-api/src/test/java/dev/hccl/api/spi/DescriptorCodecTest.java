@@ -60,6 +60,8 @@ class DescriptorCodecTest
         assertEquals(0, DataType.INT8.code());
         assertEquals(7, DataType.FP32.code());
         assertEquals(8, DataType.FP64.code());
+        assertEquals(9, DataType.FP8_E4M3.code());
+        assertEquals(10, DataType.FP8_E5M2.code());
         assertEquals(0, ReduceOp.SUM.code());
         assertEquals(4, ReduceOp.AVG.code());
         for (final Operation op : Operation.values())

@@ -1,7 +1,8 @@
 package dev.hccl.tools.check;
 
-import dev.hccl.api.HalfFloats;
 import dev.hccl.api.DataType;
+import dev.hccl.api.Fp8Floats;
+import dev.hccl.api.HalfFloats;
 import dev.hccl.api.ReduceOp;
 
 import java.nio.ByteBuffer;
@@ -18,6 +19,12 @@ import java.nio.ByteBuffer;
 public final class Reference
 {
     private static final double[] PRODUCT_FACTORS = {1.0, -1.0, 2.0, 0.5, -2.0, -0.5, 1.0, 1.0};
+    /**
+     * FP8 holds every integer only up to 8 (E5M2): its sums take -1, 0 and 1 from the first 8 ranks and 0 from the
+     * others, so every partial sum is an integer within [-8, 8]; its products take factors of magnitude 1 from the
+     * ninth rank on, so every partial product is 2^k with |k| <= 8, within E4M3's range.
+     */
+    private static final int FP8_EXACT_RANKS = 8;
 
     private Reference()
     {
@@ -39,6 +46,18 @@ public final class Reference
         if (!type.isFloatingPoint())
         {
             return narrow(type, h);
+        }
+        if (isFp8(type) && op == null)
+        {
+            // Moved, not reduced: any value but NaN, so that a misplaced block shows.
+            final long bits = (h >>> 8) & 0xFF;
+            return Double.isNaN(toDouble(type, bits)) ? 0 : bits;
+        }
+        if (isFp8(type))
+        {
+            final boolean late = rank >= FP8_EXACT_RANKS;
+            final double value = op == ReduceOp.PROD ? PRODUCT_FACTORS[(int)(h & 7)] : ((h >>> 8) % 3) - 1.0;
+            return fromDouble(type, late ? (op == ReduceOp.PROD ? Math.signum(value) : 0.0) : value);
         }
         final double value = op == ReduceOp.PROD ? PRODUCT_FACTORS[(int)(h & 7)] : ((h >>> 8) % 33) / 2.0 - 8.0;
         return fromDouble(type, value);
@@ -94,7 +113,8 @@ public final class Reference
     }
 
     /**
-     * The last step of AVG: divides as the library specifies (in the type's precision; halves through float).
+     * The last step of AVG: divides as the library specifies (in the type's precision; 16- and 8-bit floats through
+     * float).
      *
      * @param type    a floating-point type.
      * @param sum     the sum's bits.
@@ -113,6 +133,9 @@ public final class Reference
                 return HalfFloats.floatToFp16(HalfFloats.fp16ToFloat((short)sum) / divisor) & 0xFFFFL;
             case BF16:
                 return HalfFloats.floatToBf16(HalfFloats.bf16ToFloat((short)sum) / divisor) & 0xFFFFL;
+            case FP8_E4M3:
+            case FP8_E5M2:
+                return fromFloat(type, (float)toDouble(type, sum) / divisor);
             default:
                 throw new IllegalArgumentException(type.name());
         }
@@ -162,6 +185,9 @@ public final class Reference
                 return buf.get(at);
             case UINT8:
                 return buf.get(at) & 0xFF;
+            case FP8_E4M3:
+            case FP8_E5M2:
+                return buf.get(at) & 0xFFL;
             case INT16:
                 return buf.getShort(at);
             case FP16:
@@ -215,6 +241,10 @@ public final class Reference
                 return HalfFloats.bf16ToFloat((short)bits);
             case FP32:
                 return Float.intBitsToFloat((int)bits);
+            case FP8_E4M3:
+                return Fp8Floats.e4m3ToFloat((byte)bits);
+            case FP8_E5M2:
+                return Fp8Floats.e5m2ToFloat((byte)bits);
             default:
                 return Double.longBitsToDouble(bits);
         }
@@ -223,16 +253,30 @@ public final class Reference
     private static long fromDouble(final DataType type, final double value)
     {
         // Every value the inputs can produce is exact in the type, so narrowing through float loses nothing.
+        return type == DataType.FP64 ? Double.doubleToRawLongBits(value) : fromFloat(type, (float)value);
+    }
+
+    private static boolean isFp8(final DataType type)
+    {
+        return type == DataType.FP8_E4M3 || type == DataType.FP8_E5M2;
+    }
+
+    private static long fromFloat(final DataType type, final float value)
+    {
         switch (type)
         {
             case FP16:
-                return HalfFloats.floatToFp16((float)value) & 0xFFFFL;
+                return HalfFloats.floatToFp16(value) & 0xFFFFL;
             case BF16:
-                return HalfFloats.floatToBf16((float)value) & 0xFFFFL;
+                return HalfFloats.floatToBf16(value) & 0xFFFFL;
             case FP32:
-                return Float.floatToRawIntBits((float)value) & 0xFFFF_FFFFL;
+                return Float.floatToRawIntBits(value) & 0xFFFF_FFFFL;
+            case FP8_E4M3:
+                return Fp8Floats.floatToE4m3(value) & 0xFFL;
+            case FP8_E5M2:
+                return Fp8Floats.floatToE5m2(value) & 0xFFL;
             default:
-                return Double.doubleToRawLongBits(value);
+                throw new IllegalArgumentException(type.name());
         }
     }
 
