@@ -87,7 +87,8 @@ public final class TuningTable
     /*
      * The figures. Per protocol, from the kernels and conversions timed single-threaded over 64 MiB (ALGORITHMS.md,
      * "Protocols and the tuning table"): HALF reduces at FP16's (the slower of FP16 and BF16) speed against FP32's,
-     * narrows and widens as FP16 does; SPARSE selects by quickselect with error feedback at 1 % of the elements and
+     * narrows and widens as FP16 does; QUARTER reduces at the slower FP8 kernel's (E5M2) speed, scaled to HALF's by
+     * FP16's speed in the same sitting, and converts nothing (the caller's buffer is FP8 already); SPARSE selects by quickselect with error feedback at 1 % of the elements and
      * adds the gathered pairs in at random places. Per algorithm and protocol nothing has been measured yet: every
      * adjustment is UNMEASURED, the row is where a measurement goes. The limits are fullmesh's alone (ALGORITHMS.md,
      * "The automatic choice: the cost model" and "The measurements behind the one-node crossovers"): the model prices
@@ -98,6 +99,7 @@ public final class TuningTable
         Map.of(
             WireProtocol.PLAIN, new ProtocolCosts(1.0, 0.0, 0.0),
             WireProtocol.HALF, new ProtocolCosts(6.0, 2.6, 4.2),
+            WireProtocol.QUARTER, new ProtocolCosts(3.6, 0.0, 0.0),
             WireProtocol.SPARSE, new ProtocolCosts(1.0, 8.0, 7.0)),
         standardRows());
 
@@ -182,7 +184,7 @@ public final class TuningTable
     public TuningTable withAdjustment(final String name, final WireProtocol protocol, final Adjustment adjustment)
     {
         final Map<String, Row> copy = new LinkedHashMap<>(rows);
-        final Row row = copy.getOrDefault(key(name), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        final Row row = copy.getOrDefault(key(name), row(AutoLimits.NONE));
         final Map<WireProtocol, Adjustment> adjustments = new EnumMap<>(row.adjustments());
         adjustments.put(protocol, adjustment);
         copy.put(key(name), new Row(row.limits(), Collections.unmodifiableMap(adjustments)));
@@ -202,7 +204,7 @@ public final class TuningTable
      *                     ({@link WireProtocol#logicalBytes}): an all-reduce of N FP32 elements is 4N under
      *                     {@link WireProtocol#PLAIN} and {@link WireProtocol#HALF} alike.
      * @param links        the link figures.
-     * @param protocol     {@link WireProtocol#PLAIN} or {@link WireProtocol#HALF}.
+     * @param protocol     {@link WireProtocol#PLAIN}, {@link WireProtocol#HALF} or {@link WireProtocol#QUARTER}.
      * @return seconds.
      * @throws IllegalArgumentException for {@link WireProtocol#SPARSE}, which changes the operation and needs the
      *                                  fraction sent: {@link #stepSeconds} prices it.
@@ -233,11 +235,17 @@ public final class TuningTable
      * @param fraction      of the elements {@link WireProtocol#SPARSE} sends, in (0, 1]; the other protocols send
      *                      every element and ignore it (pass 1).
      * @return seconds.
+     * @throws IllegalArgumentException for {@link WireProtocol#QUARTER}, which no training helper offers, or a size or
+     *                                  fraction out of range.
      */
     public double stepSeconds(
         final RankLayout layout, final LinkCosts links, final long gradientBytes, final WireProtocol protocol,
         final double fraction)
     {
+        if (protocol == WireProtocol.QUARTER)
+        {
+            throw new IllegalArgumentException("the training helpers do not compress gradients to FP8: no QUARTER step");
+        }
         if (gradientBytes < 0 || gradientBytes % Float.BYTES != 0 || !(fraction > 0 && fraction <= 1))
         {
             throw new IllegalArgumentException("gradientBytes must be a multiple of 4 and fraction in (0, 1], got " +
@@ -297,29 +305,29 @@ public final class TuningTable
             link.beta() * adjustment.bandwidthFactor(), link.gamma() * reduction);
     }
 
-    private static Row row(final AutoLimits limits, final Adjustment plain, final Adjustment half,
-        final Adjustment sparse)
+    /** A row of {@code limits} whose adjustments under every protocol are still unmeasured. */
+    private static Row row(final AutoLimits limits)
     {
         final Map<WireProtocol, Adjustment> adjustments = new EnumMap<>(WireProtocol.class);
-        adjustments.put(WireProtocol.PLAIN, plain);
-        adjustments.put(WireProtocol.HALF, half);
-        adjustments.put(WireProtocol.SPARSE, sparse);
+        for (final WireProtocol protocol : WireProtocol.values())
+        {
+            adjustments.put(protocol, UNMEASURED);
+        }
         return new Row(limits, Collections.unmodifiableMap(adjustments));
     }
 
-    /** Each standard algorithm's limits and, per protocol, its adjustment. */
+    /** Each standard algorithm's limits; every adjustment is still unmeasured (a measured one goes in its row). */
     private static Map<String, Row> standardRows()
     {
         final Map<String, Row> rows = new LinkedHashMap<>();
-        // name: limits; then the adjustments under PLAIN, HALF and SPARSE
-        rows.put(key(RingAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
-        rows.put(key(FullMeshAlgorithm.NAME), row(new AutoLimits(4 * 1024, 4), UNMEASURED, UNMEASURED, UNMEASURED));
-        rows.put(key(BinomialTreeAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
-        rows.put(key(HalvingDoublingAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
-        rows.put(key(HierarchicalAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
-        rows.put(key(BruckAllGatherAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
-        rows.put(key(PairwiseAllToAllAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
-        rows.put(key(DisseminationBarrierAlgorithm.NAME), row(AutoLimits.NONE, UNMEASURED, UNMEASURED, UNMEASURED));
+        rows.put(key(RingAlgorithm.NAME), row(AutoLimits.NONE));
+        rows.put(key(FullMeshAlgorithm.NAME), row(new AutoLimits(4 * 1024, 4)));
+        rows.put(key(BinomialTreeAlgorithm.NAME), row(AutoLimits.NONE));
+        rows.put(key(HalvingDoublingAlgorithm.NAME), row(AutoLimits.NONE));
+        rows.put(key(HierarchicalAlgorithm.NAME), row(AutoLimits.NONE));
+        rows.put(key(BruckAllGatherAlgorithm.NAME), row(AutoLimits.NONE));
+        rows.put(key(PairwiseAllToAllAlgorithm.NAME), row(AutoLimits.NONE));
+        rows.put(key(DisseminationBarrierAlgorithm.NAME), row(AutoLimits.NONE));
         return rows;
     }
 

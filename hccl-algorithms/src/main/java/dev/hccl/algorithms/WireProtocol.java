@@ -9,17 +9,22 @@ import dev.hccl.api.Operation;
  * logical byte); what it costs to compute (reduce, convert, select) is measured, and lives in {@link TuningTable}.
  * <p>
  * The logical payload is what the caller means to combine, at the width it is reduced in: the buffer itself for
- * {@link #PLAIN}, FP32 values for {@link #HALF} and {@link #SPARSE} ({@link #logicalBytes}).
+ * {@link #PLAIN}, FP32 values for {@link #HALF}, {@link #QUARTER} and {@link #SPARSE} ({@link #logicalBytes}).
  */
 public enum WireProtocol
 {
-    /** The buffer's own elements, as they are: every operation on every type but the 16-bit float reductions. */
+    /** The buffer's own elements, as they are: every operation on every type but the 16- and 8-bit float reductions. */
     PLAIN(1.0),
     /**
      * 16-bit floats on the wire: FP16/BF16 reductions, and FP32 gradients that the training helpers compress to
      * FP16 or BF16. Each hop widens to FP32, reduces and narrows again, so a byte reduced costs more than FP32's.
      */
     HALF(0.5),
+    /**
+     * 8-bit floats on the wire: FP8 reductions (E4M3, E5M2). Each hop widens to FP32, reduces and narrows again, which
+     * the kernels do through a table of every pair's result, so a byte reduced costs more than FP32's.
+     */
+    QUARTER(0.25),
     /**
      * The top-k gradient compression: each rank selects a fraction of its FP32 elements and sends them as
      * (index, value) pairs of 8 bytes through an all-gather; every rank then adds all ranks' pairs into its dense
@@ -44,8 +49,9 @@ public enum WireProtocol
     }
 
     /**
-     * The protocol a collective takes by itself: {@link #HALF} for a reduction of FP16 or BF16, else {@link #PLAIN}.
-     * An all-gather or broadcast of 16-bit floats only moves them, so nothing about it differs from other 2-byte data.
+     * The protocol a collective takes by itself: {@link #HALF} for a reduction of FP16 or BF16, {@link #QUARTER} for
+     * one of FP8, else {@link #PLAIN}. An all-gather or broadcast of 16- or 8-bit floats only moves them, so nothing
+     * about it differs from other data of their width.
      *
      * @param operation the collective.
      * @param type      its elements.
@@ -55,12 +61,22 @@ public enum WireProtocol
     {
         final boolean reduces = operation == Operation.ALL_REDUCE || operation == Operation.REDUCE ||
             operation == Operation.REDUCE_SCATTER || operation == Operation.REDUCE_SCATTER_V;
-        return reduces && (type == DataType.FP16 || type == DataType.BF16) ? HALF : PLAIN;
+        if (!reduces)
+        {
+            return PLAIN;
+        }
+        return switch (type)
+        {
+            case FP16, BF16 -> HALF;
+            case FP8_E4M3, FP8_E5M2 -> QUARTER;
+            default -> PLAIN;
+        };
     }
 
     /**
      * The logical payload of a buffer under this protocol: the buffer's bytes for {@link #PLAIN}, its elements as
-     * FP32 for the others (an FP16 buffer of {@code b} bytes is {@code 2b} logical bytes under {@link #HALF}).
+     * FP32 for the others (an FP16 buffer of {@code b} bytes is {@code 2b} logical bytes under {@link #HALF}, an FP8
+     * one {@code 4b} under {@link #QUARTER}).
      *
      * @param bufferBytes the buffer's size, as {@link CostedAlgorithm#predictSeconds} counts it.
      * @param type        the buffer's elements.

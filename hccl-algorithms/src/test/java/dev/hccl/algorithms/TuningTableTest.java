@@ -117,6 +117,30 @@ class TuningTableTest
     }
 
     @Test
+    void anFp8BufferIsFourTimesItsBytesOfLogicalPayloadAndHasNoTrainingStep()
+    {
+        assertSame(WireProtocol.QUARTER, WireProtocol.of(Operation.ALL_REDUCE, DataType.FP8_E4M3));
+        assertSame(WireProtocol.QUARTER, WireProtocol.of(Operation.REDUCE, DataType.FP8_E5M2));
+        assertSame(WireProtocol.PLAIN, WireProtocol.of(Operation.BROADCAST, DataType.FP8_E5M2));
+        assertEquals(4096, WireProtocol.QUARTER.logicalBytes(1024, DataType.FP8_E4M3));
+        assertEquals(1024, WireProtocol.QUARTER.wireBytes(4096));
+
+        // Links that only reduce: an FP8 wire byte costs the table's factor times FP32's.
+        final long logical = 64 * MIB;
+        final RingAlgorithm ring = new RingAlgorithm();
+        final LinkCosts reducing = new LinkCosts(reducingOnly(), reducingOnly(), "reduction only");
+        final double plainPerWireByte = TABLE.predictSeconds(RingAlgorithm.NAME, ring, Operation.ALL_REDUCE,
+            TWO_BY_FOUR, logical, reducing, WireProtocol.PLAIN) / logical;
+        final double quarterPerWireByte = TABLE.predictSeconds(RingAlgorithm.NAME, ring, Operation.ALL_REDUCE,
+            TWO_BY_FOUR, logical, reducing, WireProtocol.QUARTER) / (logical / 4);
+        assertEquals(TABLE.costs(WireProtocol.QUARTER).reduction(), quarterPerWireByte / plainPerWireByte, 1e-9);
+        assertTrue(TABLE.costs(WireProtocol.QUARTER).reduction() > 1);
+
+        assertThrows(IllegalArgumentException.class,
+            () -> TABLE.stepSeconds(TWO_BY_FOUR, LinkCosts.DEFAULTS, 1024, WireProtocol.QUARTER, 1));
+    }
+
+    @Test
     void aSparseStepIsTheSelectionAnAllGatherOfThePairsAndTheScatterAdd()
     {
         final long elements = 4 * MIB;

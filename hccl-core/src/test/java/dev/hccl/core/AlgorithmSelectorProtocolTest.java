@@ -74,4 +74,24 @@ class AlgorithmSelectorProtocolTest
         assertEquals(selector.choice(Operation.ALL_GATHER, bytes), selector.choice(Operation.ALL_GATHER, bytes,
             DataType.FP16));
     }
+
+    @Test
+    void fp8ReductionsArePricedAsQuarterAndTheirMovesAsPlain()
+    {
+        final RankLayout layout = RankLayout.blocks(2, 4);
+        final AlgorithmSelector selector = automatic(layout);
+        final long bytes = 8L << 20;
+        final AlgorithmChoice choice = selector.choice(Operation.ALL_REDUCE, bytes, DataType.FP8_E5M2);
+        assertTrue(choice.model().endsWith("protocol QUARTER"), choice.model());
+        for (final Map.Entry<String, Double> e : choice.predictedSeconds().entrySet())
+        {
+            final CostedAlgorithm algorithm = CATALOG.find(Operation.ALL_REDUCE, e.getKey(), CostedAlgorithm.class);
+            assertEquals(TuningTable.standard().predictSeconds(e.getKey(), algorithm, Operation.ALL_REDUCE, layout,
+                4 * bytes, LinkCosts.DEFAULTS, WireProtocol.QUARTER), e.getValue(), e.getKey());
+            assertTrue(e.getValue() > selector.choice(Operation.ALL_REDUCE, bytes).predictedSeconds().get(e.getKey()),
+                "reducing 8-bit floats costs more than as many bytes of FP32: " + e.getKey());
+        }
+        assertEquals(selector.choice(Operation.BROADCAST, bytes), selector.choice(Operation.BROADCAST, bytes,
+            DataType.FP8_E4M3));
+    }
 }

@@ -35,6 +35,8 @@ final class BenchmarkSupport
 
     private static final int FP16_ONE = 0x3C00;
     private static final int BF16_ONE = 0x3F80;
+    private static final int FP8_E4M3_ONE = 0x38;
+    private static final int FP8_E5M2_ONE = 0x3C;
 
     private BenchmarkSupport()
     {
@@ -65,6 +67,8 @@ final class BenchmarkSupport
                 case BF16 -> buf.putShort(i << 1, (short)(BF16_ONE | random.nextInt(1 << 7)));
                 case FP32 -> buf.putFloat(i << 2, 1.0f + (float)random.nextDouble());
                 case FP64 -> buf.putDouble(i << 3, 1.0 + random.nextDouble());
+                case FP8_E4M3 -> buf.put(i, (byte)(FP8_E4M3_ONE | random.nextInt(1 << 3)));
+                case FP8_E5M2 -> buf.put(i, (byte)(FP8_E5M2_ONE | random.nextInt(1 << 2)));
                 default -> throw new IllegalArgumentException("no fill for " + type);
             }
         }

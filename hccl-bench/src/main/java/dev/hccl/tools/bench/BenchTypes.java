@@ -4,9 +4,11 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
 
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * nccl-tests' names for data types ({@code -d}) and reductions ({@code -o}), in nccl-tests' order, which is the order
@@ -35,6 +37,8 @@ public final class BenchTypes
         TYPES.put("float", DataType.FP32);
         TYPES.put("double", DataType.FP64);
         TYPES.put("bfloat16", DataType.BF16);
+        TYPES.put("f8e4m3", DataType.FP8_E4M3);
+        TYPES.put("f8e5m2", DataType.FP8_E5M2);
         OPS.put("sum", ReduceOp.SUM);
         OPS.put("prod", ReduceOp.PROD);
         OPS.put("max", ReduceOp.MAX);
@@ -49,47 +53,46 @@ public final class BenchTypes
     /**
      * The types a {@code -d} value names.
      *
-     * @param name a type name or {@code all}, in any case.
-     * @return the types, in nccl-tests' order.
+     * @param names a type name, a comma-separated list of them (as {@code f8e4m3,f8e5m2}) or {@code all}, in any case.
+     * @return the types: in nccl-tests' order for {@code all}, else as listed, each once.
      * @throws IllegalArgumentException naming the valid values.
      */
-    public static List<DataType> types(final String name)
+    public static List<DataType> types(final String names)
     {
-        final String key = name.trim().toLowerCase(Locale.ROOT);
-        if (ALL.equals(key))
-        {
-            return List.copyOf(TYPES.values());
-        }
-        final DataType type = TYPES.get(key);
-        if (type == null)
-        {
-            throw new IllegalArgumentException("-d: unknown data type '" + name + "'; expected one of " +
-                String.join(", ", TYPES.keySet()) + " or all");
-        }
-        return List.of(type);
+        return parse(names, TYPES, "-d", "data type");
     }
 
     /**
      * The reductions an {@code -o} value names.
      *
-     * @param name a reduction name or {@code all}, in any case.
-     * @return the reductions, in nccl-tests' order.
+     * @param names a reduction name, a comma-separated list of them or {@code all}, in any case.
+     * @return the reductions: in nccl-tests' order for {@code all}, else as listed, each once.
      * @throws IllegalArgumentException naming the valid values.
      */
-    public static List<ReduceOp> ops(final String name)
+    public static List<ReduceOp> ops(final String names)
     {
-        final String key = name.trim().toLowerCase(Locale.ROOT);
-        if (ALL.equals(key))
+        return parse(names, OPS, "-o", "reduction");
+    }
+
+    private static <T> List<T> parse(final String names, final Map<String, T> byName, final String flag,
+        final String what)
+    {
+        if (ALL.equals(names.trim().toLowerCase(Locale.ROOT)))
         {
-            return List.copyOf(OPS.values());
+            return List.copyOf(byName.values());
         }
-        final ReduceOp op = OPS.get(key);
-        if (op == null)
+        final Set<T> chosen = new LinkedHashSet<>();
+        for (final String name : names.split(",", -1))
         {
-            throw new IllegalArgumentException("-o: unknown reduction '" + name + "'; expected one of " +
-                String.join(", ", OPS.keySet()) + " or all");
+            final T value = byName.get(name.trim().toLowerCase(Locale.ROOT));
+            if (value == null)
+            {
+                throw new IllegalArgumentException(flag + ": unknown " + what + " '" + name + "'; expected one of " +
+                    String.join(", ", byName.keySet()) + ", a comma-separated list of them, or all");
+            }
+            chosen.add(value);
         }
-        return List.of(op);
+        return List.copyOf(chosen);
     }
 
     /**

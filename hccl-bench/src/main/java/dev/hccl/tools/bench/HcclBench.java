@@ -103,12 +103,13 @@ public final class HcclBench implements Callable<Integer>
     private int check;
 
     @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum",
-        description = "Reduction: sum, prod, max, min, avg or all (default: ${DEFAULT-VALUE}).")
+        description = "Reduction: sum, prod, max, min, avg, a comma-separated list of them, or all "
+            + "(default: ${DEFAULT-VALUE}).")
     private String reduceOp;
 
     @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float",
-        description = "Data type: int8, uint8, int16, int32, int64, half, float, double, bfloat16 or all "
-            + "(default: ${DEFAULT-VALUE}).")
+        description = "Data type: int8, uint8, int16, int32, int64, half, float, double, bfloat16, f8e4m3, "
+            + "f8e5m2, a comma-separated list of them (f8e4m3,f8e5m2), or all (default: ${DEFAULT-VALUE}).")
     private String dataType;
 
     @Option(names = {"-r", "--root"}, paramLabel = "ROOT", defaultValue = "0",

@@ -83,8 +83,8 @@ class BenchOptionsTest
     {
         final List<BenchCase> cases = HcclBench.parse("reduce", "-d", "all", "-o", "all", "-r", "all").cases(2);
 
-        // 4 float types x 5 reductions + 5 integer types x 4 reductions, each on 2 roots
-        assertEquals((4 * 5 + 5 * 4) * 2, cases.size());
+        // 6 float types x 5 reductions + 5 integer types x 4 reductions, each on 2 roots
+        assertEquals((6 * 5 + 5 * 4) * 2, cases.size());
         assertEquals(new BenchCase(DataType.INT8, ReduceOp.SUM, 0), cases.get(0));
         assertEquals(new BenchCase(DataType.INT8, ReduceOp.SUM, 1), cases.get(1));
         assertEquals(new BenchCase(DataType.INT8, ReduceOp.PROD, 0), cases.get(2));
@@ -93,6 +93,11 @@ class BenchOptionsTest
             HcclBench.parse("all_gather", "-d", "half", "-o", "all", "-r", "1").cases(4));
         assertEquals(List.of(new BenchCase(DataType.INT32, null, 3)),
             HcclBench.parse("broadcast", "-d", "int32", "-r", "3").cases(4));
+        // Lists, as listed and each once: nccl-tests' names for FP8.
+        assertEquals(List.of(new BenchCase(DataType.FP8_E5M2, ReduceOp.MAX, -1),
+                new BenchCase(DataType.FP8_E5M2, ReduceOp.SUM, -1), new BenchCase(DataType.FP8_E4M3, ReduceOp.MAX, -1),
+                new BenchCase(DataType.FP8_E4M3, ReduceOp.SUM, -1)),
+            HcclBench.parse("all_reduce", "-d", "f8e5m2,F8E4M3,f8e5m2", "-o", "max, sum").cases(2));
     }
 
     @Test
@@ -110,6 +115,8 @@ class BenchOptionsTest
             List.of(),
             List.of("all_to_all"),
             List.of("all_reduce", "-d", "quad"),
+            List.of("all_reduce", "-d", "f8e4m3,"),
+            List.of("all_reduce", "-d", "half,quad"),
             List.of("all_reduce", "-o", "xor"),
             List.of("all_reduce", "-o", "avg", "-d", "int32"),
             List.of("all_reduce", "-b", "1M", "-e", "8"),

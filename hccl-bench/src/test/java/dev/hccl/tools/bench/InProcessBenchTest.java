@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
@@ -131,7 +132,7 @@ class InProcessBenchTest
             }
         });
 
-        assertEquals(4 * 5 + 5 * 4, sweeps.get(0).rows().size());
+        assertEquals(6 * 5 + 5 * 4, sweeps.get(0).rows().size());
         for (final BenchRow row : sweeps.get(0).rows())
         {
             assertEquals(0L, row.outOfPlace().wrong(), row.toString());
@@ -283,12 +284,12 @@ class InProcessBenchTest
         assertEquals(List.of(0, 0, 0), status, table);
         assertEquals(Arrays.asList("null"), job.opened());
         final List<String[]> rows = rows(table);
-        assertEquals(9 * 3, rows.size(), table);
+        assertEquals(DataType.values().length * 3, rows.size(), table);
         assertTrue(rows.stream().allMatch(r -> "N/A".equals(r[8]) && "N/A".equals(r[12])), table);
         final String image = Files.readString(svg, StandardCharsets.UTF_8);
         assertTrue(image.startsWith("<svg"), image.substring(0, Math.min(200, image.length())));
         assertTrue(image.endsWith("</svg>"));
-        for (final String line : List.of("default int8", "default half", "default bfloat16"))
+        for (final String line : List.of("default int8", "default half", "default bfloat16", "default f8e5m2"))
         {
             assertTrue(image.contains(">" + line + "<"), "no legend entry " + line);
         }
