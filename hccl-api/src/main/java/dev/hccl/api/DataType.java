@@ -33,8 +33,8 @@ public enum DataType
     FP8_E4M3(9, 1, true),
     /**
      * OCP 8-bit float E5M2 (NCCL's {@code ncclFloat8e5m2}): IEEE-style infinities and NaNs, largest finite 57344.
-     * Reductions widen to {@code float}, combine there and round back to nearest even, saturating finite results at
-     * the largest finite; see {@link Fp8Floats}.
+     * Reductions widen to {@code float}, combine there and round back to nearest even, saturating at the largest
+     * finite (as NCCL does, an infinite result too); see {@link Fp8Floats}.
      */
     FP8_E5M2(10, 1, true);
 

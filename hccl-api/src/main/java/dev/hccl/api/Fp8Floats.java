@@ -9,11 +9,11 @@ package dev.hccl.api;
  * <li><b>E5M2</b>: 1 sign, 5 exponent (bias 15) and 2 fraction bits, IEEE 754 style: exponent all ones is an
  * infinity (fraction 0) or a NaN. Largest finite 57344, smallest subnormal 2^-16.</li>
  * </ul>
- * Widening is exact. Narrowing rounds to nearest, ties to even, and <em>saturates</em>: a finite value beyond the
- * largest finite becomes the largest finite of its sign, as NCCL's conversions do (CUDA's {@code __NV_SATFINITE}), so
- * that a sum that overflows stays a number of the right sign. A NaN stays a NaN. An infinity stays an infinity in E5M2;
- * E4M3, which has none, makes it a NaN rather than pass it off as a finite value. Values too small become subnormals
- * or signed zeros. The 8-bit values travel as the raw bits in a {@code byte}.
+ * Widening is exact (E5M2's infinities widen to infinities). Narrowing rounds to nearest, ties to even, and
+ * <em>saturates</em> as NCCL's FP8 reductions do (CUDA's {@code __NV_SATFINITE}): any value beyond the largest finite,
+ * an infinity included, becomes the largest finite of its sign, so that a sum that overflows stays a number of the
+ * right sign. A NaN stays a NaN. Values too small become subnormals or signed zeros. The 8-bit values travel as the
+ * raw bits in a {@code byte}.
  */
 public final class Fp8Floats
 {
@@ -23,7 +23,7 @@ public final class Fp8Floats
     public static final byte E4M3_NAN = 0x7F;
     /** Bits of E5M2's largest finite, 57344 ({@code 0.11110.11}). */
     public static final byte E5M2_MAX = 0x7B;
-    /** Bits of E5M2's positive infinity ({@code 0.11111.00}). */
+    /** Bits of E5M2's positive infinity ({@code 0.11111.00}), which narrowing never makes (it saturates). */
     public static final byte E5M2_INFINITY = 0x7C;
     /** Bits of the quiet NaN that E5M2 narrowing makes ({@code 0.11111.10}). */
     public static final byte E5M2_NAN = 0x7E;
@@ -68,22 +68,22 @@ public final class Fp8Floats
     }
 
     /**
-     * Narrows to E4M3: rounds to nearest even, saturates finite values at ±448, and makes an infinity or a NaN a NaN.
+     * Narrows to E4M3: rounds to nearest even, saturates beyond ±448 (infinities too), keeps a NaN a NaN.
      *
      * @param value the value.
      * @return the E4M3 bits.
      */
     public static byte floatToE4m3(final float value)
     {
-        if (Float.isNaN(value) || Float.isInfinite(value))
+        if (Float.isNaN(value))
         {
             return (byte)(signOf(value) | E4M3_NAN);
         }
-        return narrow(value, 3, 7, E4M3_MAX);
+        return Float.isInfinite(value) ? (byte)(signOf(value) | E4M3_MAX) : narrow(value, 3, 7, E4M3_MAX);
     }
 
     /**
-     * Narrows to E5M2: rounds to nearest even, saturates finite values at ±57344, keeps infinities and NaNs.
+     * Narrows to E5M2: rounds to nearest even, saturates beyond ±57344 (infinities too), keeps a NaN a NaN.
      *
      * @param value the value.
      * @return the E5M2 bits.
@@ -94,11 +94,7 @@ public final class Fp8Floats
         {
             return (byte)(signOf(value) | E5M2_NAN);
         }
-        if (Float.isInfinite(value))
-        {
-            return (byte)(signOf(value) | E5M2_INFINITY);
-        }
-        return narrow(value, 2, 15, E5M2_MAX);
+        return Float.isInfinite(value) ? (byte)(signOf(value) | E5M2_MAX) : narrow(value, 2, 15, E5M2_MAX);
     }
 
     private static int signOf(final float value)

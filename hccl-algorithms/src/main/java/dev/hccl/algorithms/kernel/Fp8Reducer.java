@@ -7,9 +7,10 @@ import org.agrona.UnsafeApi;
 
 /**
  * Kernels for {@link DataType#FP8_E4M3} and {@link DataType#FP8_E5M2}: both operands widen exactly to {@code float},
- * the operator runs in {@code float}, and the result rounds back to nearest even, a finite result beyond the largest
- * finite saturating to it ({@link Fp8Floats}). A NaN result is the format's one canonical NaN ({@code 0x7F} for E4M3,
- * {@code 0x7E} for E5M2), so every rank and every JIT state gives the same bits.
+ * the operator runs in {@code float}, and the result rounds back to nearest even, a result beyond the largest finite
+ * (an infinity too) saturating to it, as NCCL's FP8 kernels do ({@link Fp8Floats}). A NaN result is the format's one
+ * canonical NaN ({@code 0x7F} for E4M3, {@code 0x7E} for E5M2), so every rank and every JIT state gives the same
+ * bits.
  * <p>
  * An element has only 256 values, so the kernel is a lookup in a table of all 65,536 pairs of operands, built from
  * that definition on the kernel's first use (64 KiB per type and operator): one load per element instead of two

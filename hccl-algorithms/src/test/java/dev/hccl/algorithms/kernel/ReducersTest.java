@@ -1,6 +1,7 @@
 package dev.hccl.algorithms.kernel;
 
 import dev.hccl.api.DataType;
+import dev.hccl.api.HalfFloats;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.Reducer;
 import org.junit.jupiter.api.Test;
@@ -130,9 +131,60 @@ class ReducersTest
         assertSum(type, 0x7F, e4m3 ? 0x38 : 0x3C, e4m3 ? 0x7F : 0x7E, "NaN + 1 is the canonical NaN");
         if (!e4m3)
         {
-            assertSum(type, 0x7C, 0x3C, 0x7C, "inf + 1 = inf");
+            assertSum(type, 0x7C, 0x3C, 0x7B, "inf + 1 saturates to the largest finite, as NCCL's does");
             assertSum(type, 0x7C, 0xFC, 0x7E, "inf + -inf = NaN");
         }
+    }
+
+    /**
+     * NCCL combines FP8 operands in FP16, not FP32 (its reduce_kernel.h: {@code __nv_fp8_e4m3(__hadd(__half(x),
+     * __half(y)))}), and narrows with saturation: every pair of operands, under every operator, must give NCCL's
+     * result, NaNs compared as a class.
+     */
+    @ParameterizedTest
+    @EnumSource(value = DataType.class, names = { "FP8_E4M3", "FP8_E5M2" })
+    void fp8KernelsGiveWhatNcclComputesThroughFp16(final DataType type)
+    {
+        for (final ReduceOp op : OPS)
+        {
+            final byte[] dst = new byte[256 * 256];
+            final byte[] src = new byte[256 * 256];
+            for (int i = 0; i < dst.length; i++)
+            {
+                dst[i] = (byte)(i >>> 8);
+                src[i] = (byte)i;
+            }
+            final ByteBuffer actual = ByteBuffer.wrap(dst.clone());
+            Reducers.of(type, op).reduce(actual, 0, ByteBuffer.wrap(src), 0, dst.length);
+            for (int i = 0; i < dst.length; i++)
+            {
+                final float x = throughFp16((float)Reference.fp8Value(type, dst[i] & 0xFF));
+                final float y = throughFp16((float)Reference.fp8Value(type, src[i] & 0xFF));
+                final float nccl = throughFp16(switch (op)
+                {
+                    case SUM -> x + y;
+                    case PROD -> x * y;
+                    case MAX -> Reference.max(x, y);
+                    default -> Reference.min(x, y);
+                });
+                final double got = Reference.fp8Value(type, actual.get(i) & 0xFF);
+                final String what = type + " " + op + " of " + x + " and " + y + ": NCCL " + nccl + ", got " + got;
+                if (Float.isNaN(nccl))
+                {
+                    assertTrue(Double.isNaN(got), what);
+                }
+                else
+                {
+                    assertEquals(Reference.toFp8(type, nccl), actual.get(i) & 0xFF, what);
+                }
+            }
+        }
+    }
+
+    /** A float rounded to FP16 and back: FP16 overflows to infinity, which the FP8 narrowing then saturates. */
+    private static float throughFp16(final float value)
+    {
+        return HalfFloats.fp16ToFloat(HalfFloats.floatToFp16(value));
     }
 
     private static void assertSum(final DataType type, final int a, final int b, final int expected, final String what)

@@ -178,8 +178,8 @@ final class Reference
 
     /**
      * Rounds a float to OCP FP8 by searching every finite pattern of the value's sign for the nearest; ties go to the
-     * even pattern. A finite value beyond the largest finite therefore saturates to it. NaN maps to the kernels'
-     * canonical NaN (0x7F, 0x7E); infinity to E5M2's infinity and to E4M3's NaN, which has no infinity.
+     * even pattern. A value beyond the largest finite, an infinity too, therefore saturates to it (CUDA's
+     * __NV_SATFINITE). NaN maps to the kernels' canonical NaN (0x7F, 0x7E).
      */
     static int toFp8(final DataType type, final float value)
     {
@@ -189,10 +189,8 @@ final class Reference
             return e4m3 ? 0x7F : 0x7E;
         }
         final int sign = Float.floatToRawIntBits(value) < 0 ? 0x80 : 0;
-        if (Float.isInfinite(value))
-        {
-            return sign | (e4m3 ? 0x7F : 0x7C);
-        }
+        // An infinity is beyond every finite value: it rounds as twice the largest finite does, to the largest finite.
+        final double target = Float.isInfinite(value) ? Math.copySign(2 * (e4m3 ? 448.0 : 57344.0), value) : value;
         int best = -1;
         double bestDistance = Double.POSITIVE_INFINITY;
         for (int magnitude = 0; magnitude < 0x80; magnitude++)
@@ -202,7 +200,7 @@ final class Reference
             {
                 continue;
             }
-            final double distance = Math.abs(candidate - value);
+            final double distance = Math.abs(candidate - target);
             if (distance < bestDistance || distance == bestDistance && (magnitude & 1) == 0)
             {
                 best = magnitude;
