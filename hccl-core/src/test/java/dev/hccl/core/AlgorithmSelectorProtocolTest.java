@@ -10,6 +10,8 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.List;
 import java.util.Map;
@@ -20,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The selector prices each operation under the protocol its data type implies: FP32 as before, FP16 and BF16
- * reductions as 16-bit floats on the wire.
+ * reductions as 16-bit floats on the wire, FP8 reductions as 8-bit ones.
  */
 class AlgorithmSelectorProtocolTest
 {
@@ -55,43 +57,30 @@ class AlgorithmSelectorProtocolTest
         }
     }
 
-    @Test
-    void halfReductionsArePricedAsHalfAndTheirMovesAsPlain()
+    /**
+     * A reduction of 16-bit floats is priced as {@code HALF} (twice its bytes of FP32 payload), one of FP8 as
+     * {@code QUARTER} (four times); moving either is plain data of its width.
+     */
+    @ParameterizedTest(name = "{0} as {1}")
+    @CsvSource({"BF16, HALF, 2, FP16", "FP8_E5M2, QUARTER, 4, FP8_E4M3"})
+    void narrowFloatReductionsArePricedByTheirProtocolAndTheirMovesAsPlain(final DataType type,
+        final WireProtocol protocol, final int logicalPerBufferByte, final DataType sibling)
     {
         final RankLayout layout = RankLayout.blocks(2, 4);
         final AlgorithmSelector selector = automatic(layout);
         final long bytes = 8L << 20;
-        final AlgorithmChoice choice = selector.choice(Operation.ALL_REDUCE, bytes, DataType.BF16);
-        assertTrue(choice.model().endsWith("protocol HALF"), choice.model());
+        final AlgorithmChoice choice = selector.choice(Operation.ALL_REDUCE, bytes, type);
+        assertTrue(choice.model().endsWith("protocol " + protocol), choice.model());
         for (final Map.Entry<String, Double> e : choice.predictedSeconds().entrySet())
         {
             final CostedAlgorithm algorithm = CATALOG.find(Operation.ALL_REDUCE, e.getKey(), CostedAlgorithm.class);
             assertEquals(TuningTable.standard().predictSeconds(e.getKey(), algorithm, Operation.ALL_REDUCE, layout,
-                2 * bytes, LinkCosts.DEFAULTS, WireProtocol.HALF), e.getValue(), e.getKey());
+                logicalPerBufferByte * bytes, LinkCosts.DEFAULTS, protocol), e.getValue(), e.getKey());
             assertTrue(e.getValue() > selector.choice(Operation.ALL_REDUCE, bytes).predictedSeconds().get(e.getKey()),
-                "reducing 16-bit floats costs more than as many bytes of FP32: " + e.getKey());
+                "reducing " + type + " costs more than as many bytes of FP32: " + e.getKey());
         }
         assertEquals(selector.choice(Operation.ALL_GATHER, bytes), selector.choice(Operation.ALL_GATHER, bytes,
-            DataType.FP16));
-    }
-
-    @Test
-    void fp8ReductionsArePricedAsQuarterAndTheirMovesAsPlain()
-    {
-        final RankLayout layout = RankLayout.blocks(2, 4);
-        final AlgorithmSelector selector = automatic(layout);
-        final long bytes = 8L << 20;
-        final AlgorithmChoice choice = selector.choice(Operation.ALL_REDUCE, bytes, DataType.FP8_E5M2);
-        assertTrue(choice.model().endsWith("protocol QUARTER"), choice.model());
-        for (final Map.Entry<String, Double> e : choice.predictedSeconds().entrySet())
-        {
-            final CostedAlgorithm algorithm = CATALOG.find(Operation.ALL_REDUCE, e.getKey(), CostedAlgorithm.class);
-            assertEquals(TuningTable.standard().predictSeconds(e.getKey(), algorithm, Operation.ALL_REDUCE, layout,
-                4 * bytes, LinkCosts.DEFAULTS, WireProtocol.QUARTER), e.getValue(), e.getKey());
-            assertTrue(e.getValue() > selector.choice(Operation.ALL_REDUCE, bytes).predictedSeconds().get(e.getKey()),
-                "reducing 8-bit floats costs more than as many bytes of FP32: " + e.getKey());
-        }
-        assertEquals(selector.choice(Operation.BROADCAST, bytes), selector.choice(Operation.BROADCAST, bytes,
-            DataType.FP8_E4M3));
+            sibling));
+        assertEquals(selector.choice(Operation.BROADCAST, bytes), selector.choice(Operation.BROADCAST, bytes, type));
     }
 }
