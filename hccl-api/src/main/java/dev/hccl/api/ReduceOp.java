@@ -15,7 +15,10 @@ public enum ReduceOp
     MAX(2),
     /** Element-wise minimum (unsigned comparison for {@link DataType#UINT8}). */
     MIN(3),
-    /** Element-wise mean: the sum divided by the world size; floating-point types only. */
+    /**
+     * Element-wise mean: the sum divided by the world size; floating-point types only. FP8 divides each rank's input
+     * before the sum, as NCCL does, because the sum itself would saturate; the other types divide the sum.
+     */
     AVG(4);
 
     /** By wire code. */

@@ -148,15 +148,7 @@ record VariableCheck(
         for (int i = 0; i < counts[rank]; i++)
         {
             final long index = displs[rank] + i;
-            long want = Reference.input(seed, 0, index, type, reduceOp);
-            for (int q = 1; q < n; q++)
-            {
-                want = Reference.combine(type, reduceOp, want, Reference.input(seed, q, index, type, reduceOp));
-            }
-            if (reduceOp == ReduceOp.AVG)
-            {
-                want = Reference.divide(type, want, n);
-            }
+            final long want = Reference.reduced(seed, n, index, type, reduceOp);
             final long got = Reference.get(recv, i, type);
             if (got != want)
             {

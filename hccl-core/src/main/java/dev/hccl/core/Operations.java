@@ -47,8 +47,10 @@ final class Operations
         return issuer.collective(blocking, desc, ctx ->
         {
             final AllReduceAlgorithm algorithm = algorithms.allReduce(bytes, type);
-            algorithm.allReduce(ctx, inputFor(in, out, bytes), out, (int)count, type, reducer);
-            if (op == ReduceOp.AVG)
+            final boolean dividesInputs = dividesInputs(type, op);
+            final ByteBuffer input = dividesInputs ? dividedInput(in, bytes, type) : inputFor(in, out, bytes);
+            algorithm.allReduce(ctx, input, out, (int)count, type, reducer);
+            if (op == ReduceOp.AVG && !dividesInputs)
             {
                 Reducers.divide(out, 0, (int)count, type, comm.worldSize());
             }
@@ -83,9 +85,11 @@ final class Operations
         return issuer.collective(blocking, desc, ctx ->
         {
             // The ring reduces in scratch and writes recv last, so recv may overlap send.
+            final boolean dividesInputs = dividesInputs(type, op);
             algorithms.reduceScatter((long)bytes * comm.worldSize(), type)
-                .reduceScatter(ctx, in, out, (int)recvCount, type, reducer);
-            if (op == ReduceOp.AVG)
+                .reduceScatter(ctx, dividesInputs ? dividedInput(in, sendBytes, type) : in, out, (int)recvCount, type,
+                    reducer);
+            if (op == ReduceOp.AVG && !dividesInputs)
             {
                 Reducers.divide(out, 0, (int)recvCount, type, comm.worldSize());
             }
@@ -115,9 +119,11 @@ final class Operations
         final Reducer reducer = Reducers.of(type, op);
         return issuer.collective(blocking, new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
         {
-            algorithms.reduce(bytes, type)
-                .reduce(ctx, out == null ? in : inputFor(in, out, bytes), out, (int)count, type, reducer, root);
-            if (op == ReduceOp.AVG && out != null)
+            final boolean dividesInputs = dividesInputs(type, op);
+            final ByteBuffer input = dividesInputs ? dividedInput(in, bytes, type) :
+                out == null ? in : inputFor(in, out, bytes);
+            algorithms.reduce(bytes, type).reduce(ctx, input, out, (int)count, type, reducer, root);
+            if (op == ReduceOp.AVG && out != null && !dividesInputs)
             {
                 Reducers.divide(out, 0, (int)count, type, comm.worldSize());
             }
@@ -243,9 +249,11 @@ final class Operations
         final OpDescriptor desc = new OpDescriptor(Operation.REDUCE_SCATTER_V, type, op, OpDescriptor.NO_ROOT, total);
         return issuer.collective(blocking, desc, ctx ->
         {
+            final boolean dividesInputs = dividesInputs(type, op);
             algorithms.reduceScatterV(total * type.size(), type)
-                .reduceScatterV(ctx, in, counts, displs, out, type, reducer);
-            if (op == ReduceOp.AVG)
+                .reduceScatterV(ctx, dividesInputs ? dividedInput(in, extent, type) : in, counts, displs, out, type,
+                    reducer);
+            if (op == ReduceOp.AVG && !dividesInputs)
             {
                 Reducers.divide(out, 0, (int)recvCount, type, n);
             }
@@ -343,6 +351,24 @@ final class Operations
             return out;
         }
         return Checks.overlap(in, out) ? stage(in, bytes) : in;
+    }
+
+    /**
+     * Whether AVG divides each rank's input by the world size before the sum, as NCCL does for every floating type,
+     * rather than the sum after it: for FP8, whose sum of n inputs would saturate at 448 (E4M3) long before their
+     * average does. The other types keep the one division of the result, which rounds once.
+     */
+    private static boolean dividesInputs(final DataType type, final ReduceOp op)
+    {
+        return op == ReduceOp.AVG && (type == DataType.FP8_E4M3 || type == DataType.FP8_E5M2);
+    }
+
+    /** The first {@code bytes} of {@code in} divided by the world size, in staging memory; {@code in} stays. */
+    private ByteBuffer dividedInput(final ByteBuffer in, final int bytes, final DataType type)
+    {
+        final ByteBuffer divided = stage(in, bytes);
+        Reducers.divide(divided, 0, bytes / type.size(), type, comm.worldSize());
+        return divided;
     }
 
     private ByteBuffer stage(final ByteBuffer in, final int bytes)

@@ -17,8 +17,8 @@ import java.util.Objects;
  * Factory of the reduction kernels, one per {@link DataType} and {@link ReduceOp}, plus the divide that finishes
  * {@link ReduceOp#AVG}.
  * <p>
- * Kernels are created once, when this class loads, and shared: they hold no state, so any thread may call any of them
- * at any time.
+ * Kernels are created once, when this class loads, and shared: they hold no state (but FP8's lookup table, built
+ * once on first use and never changed), so any thread may call any of them at any time.
  * <p>
  * They come from one of two families (see {@link KernelFamily}): Vector API kernels when the JVM was started with
  * {@code --add-modules jdk.incubator.vector} (for the types where they beat the scalar ones, the scalar kernels for
@@ -106,8 +106,8 @@ public final class Reducers
     /**
      * The kernel for a data type and operator: {@code dst[i] = dst[i] op src[i]}.
      * <p>
-     * For {@link ReduceOp#AVG} this is the {@link ReduceOp#SUM} kernel: the caller sums and then calls
-     * {@link #divide(ByteBuffer, int, int, DataType, int)} once on the final result.
+     * For {@link ReduceOp#AVG} this is the {@link ReduceOp#SUM} kernel: the caller sums and calls
+     * {@link #divide(ByteBuffer, int, int, DataType, int)} once on the final result, or for FP8 on each input first.
      *
      * @param type the element type.
      * @param op   the operator.
@@ -149,11 +149,13 @@ public final class Reducers
     }
 
     /**
-     * Divides {@code count} elements in place by {@code divisor}, the last step of {@link ReduceOp#AVG}.
+     * Divides {@code count} elements in place by {@code divisor}: {@link ReduceOp#AVG}'s division of the sum, or for
+     * FP8, whose sum would saturate, of each input before it.
      * <p>
      * FP32 and FP64 results are the correctly rounded quotients; FP16, BF16 and FP8 elements are divided in
      * {@code float} and rounded back to nearest even (FP8 saturating, as its kernels do). A divisor of 1 leaves every
-     * element as it is, bit for bit (a single rank's average is its input). Neither the buffer's position nor its limit changes.
+     * element as it is, bit for bit (a single rank's average is its input). Neither the buffer's position nor its
+     * limit changes.
      *
      * @param buf     the elements.
      * @param index   absolute byte offset of the first element.
@@ -227,7 +229,7 @@ public final class Reducers
             }
             if (type.isFloatingPoint())
             {
-                // AVG is a SUM whose result the caller divides once by the rank count, as NCCL and HCCL do.
+                // AVG is a SUM that the caller completes with divide(): of the result, or for FP8 of each input.
                 kernels[type.ordinal()][ReduceOp.AVG.ordinal()] = kernels[type.ordinal()][ReduceOp.SUM.ordinal()];
             }
         }

@@ -45,19 +45,6 @@ final class BenchData
     }
 
     /**
-     * Element {@code index} of the reduction of every rank's input, AVG's division included.
-     */
-    static long reduced(final long seed, final int ranks, final long index, final DataType type, final ReduceOp op)
-    {
-        long acc = Reference.input(seed, 0, index, type, op);
-        for (int r = 1; r < ranks; r++)
-        {
-            acc = Reference.combine(type, op, acc, Reference.input(seed, r, index, type, op));
-        }
-        return op == ReduceOp.AVG ? Reference.divide(type, acc, ranks) : acc;
-    }
-
-    /**
      * Counts the elements of {@code buf} whose bits differ from the expected ones.
      *
      * @param buf      the result.

@@ -263,7 +263,7 @@ public final class BenchRunner
                 BenchData.fill(v.send, seed, rank, 0, count, type, reduceOp);
                 poisonUnlessInPlace(v.recv, inPlace);
                 runOnce(c, v, layout);
-                return BenchData.countWrong(v.recv, count, type, i -> BenchData.reduced(seed, n, i, type, reduceOp));
+                return BenchData.countWrong(v.recv, count, type, i -> Reference.reduced(seed, n, i, type, reduceOp));
             case ALL_GATHER:
                 // In place the send block lies inside recv: poison first, then write this rank's block.
                 BenchData.poison(v.recv);
@@ -276,7 +276,7 @@ public final class BenchRunner
                 poisonUnlessInPlace(v.recv, inPlace);
                 runOnce(c, v, layout);
                 return BenchData.countWrong(v.recv, count, type,
-                    i -> BenchData.reduced(seed, n, (long)rank * count + i, type, reduceOp));
+                    i -> Reference.reduced(seed, n, (long)rank * count + i, type, reduceOp));
             case BROADCAST:
                 if (rank == c.root())
                 {
@@ -294,7 +294,7 @@ public final class BenchRunner
                 runOnce(c, v, layout);
                 // Only the root has a result; elsewhere the receive buffer is not the operation's to write.
                 return rank != c.root() ? 0 :
-                    BenchData.countWrong(v.recv, count, type, i -> BenchData.reduced(seed, n, i, type, reduceOp));
+                    BenchData.countWrong(v.recv, count, type, i -> Reference.reduced(seed, n, i, type, reduceOp));
             case ALLTOALL:
                 BenchData.fill(v.send, seed, rank, 0, count * n, type, null);
                 poisonUnlessInPlace(v.recv, inPlace);

@@ -88,7 +88,7 @@ public final class CollectiveCheck
                 final ByteBuffer send = filled(seed, rank, count, type, c.reduceOp());
                 final ByteBuffer recv = c.inPlace() ? send : poisoned(count, type);
                 comm.allReduce(send, recv, count, type, c.reduceOp());
-                return compare(c, recv, count, i -> reduced(seed, n, i, type, c.reduceOp()),
+                return compare(c, recv, count, i -> Reference.reduced(seed, n, i, type, c.reduceOp()),
                     c.inPlace() ? null : send, seed, rank);
             }
             case REDUCE_SCATTER:
@@ -96,7 +96,8 @@ public final class CollectiveCheck
                 final ByteBuffer send = filled(seed, rank, (long)count * n, type, c.reduceOp());
                 final ByteBuffer recv = c.inPlace() ? slice(send, rank * count, count, type) : poisoned(count, type);
                 comm.reduceScatter(send, recv, count, type, c.reduceOp());
-                return compare(c, recv, count, i -> reduced(seed, n, (long)rank * count + i, type, c.reduceOp()),
+                return compare(c, recv, count,
+                    i -> Reference.reduced(seed, n, (long)rank * count + i, type, c.reduceOp()),
                     c.inPlace() ? null : send, seed, rank);
             }
             case REDUCE:
@@ -109,7 +110,7 @@ public final class CollectiveCheck
                 {
                     return c.inPlace() ? null : compareInput(c, send, count, seed, rank);
                 }
-                return compare(c, recv, count, i -> reduced(seed, n, i, type, c.reduceOp()),
+                return compare(c, recv, count, i -> Reference.reduced(seed, n, i, type, c.reduceOp()),
                     c.inPlace() ? null : send, seed, rank);
             }
             case ALL_GATHER:
@@ -167,16 +168,6 @@ public final class CollectiveCheck
     private interface Expected
     {
         long at(long index);
-    }
-
-    private static long reduced(final long seed, final int n, final long index, final DataType type, final ReduceOp op)
-    {
-        long acc = Reference.input(seed, 0, index, type, op);
-        for (int r = 1; r < n; r++)
-        {
-            acc = Reference.combine(type, op, acc, Reference.input(seed, r, index, type, op));
-        }
-        return op == ReduceOp.AVG ? Reference.divide(type, acc, n) : acc;
     }
 
     private static String compare(

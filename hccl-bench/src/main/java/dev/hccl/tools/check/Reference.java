@@ -47,11 +47,12 @@ public final class Reference
         {
             return narrow(type, h);
         }
-        if (isFp8(type) && op == null)
+        if (isFp8(type) && (op == null || op == ReduceOp.AVG))
         {
-            // Moved, not reduced: any value but NaN, so that a misplaced block shows.
+            // Moved, or divided before the sum: any value but NaN, so that a misplaced block shows; for AVG, whose
+            // quotients round, on rank 0 alone, so that their sum is the same in every order.
             final long bits = (h >>> 8) & 0xFF;
-            return Double.isNaN(toDouble(type, bits)) ? 0 : bits;
+            return op == ReduceOp.AVG && rank != 0 || Double.isNaN(toDouble(type, bits)) ? 0 : bits;
         }
         if (isFp8(type))
         {
@@ -61,6 +62,31 @@ public final class Reference
         }
         final double value = op == ReduceOp.PROD ? PRODUCT_FACTORS[(int)(h & 7)] : ((h >>> 8) % 33) / 2.0 - 8.0;
         return fromDouble(type, value);
+    }
+
+    /**
+     * Element {@code index} of the reduction of every rank's input, as a correct library computes it: in rank order,
+     * AVG dividing the sum by the world size, or for FP8 each input before the sum (an FP8 sum would saturate).
+     *
+     * @param seed  the case's seed.
+     * @param ranks the world size.
+     * @param index the element.
+     * @param type  its type.
+     * @param op    the reduction.
+     * @return its bits.
+     */
+    public static long reduced(final long seed, final int ranks, final long index, final DataType type,
+        final ReduceOp op)
+    {
+        final boolean dividesInputs = op == ReduceOp.AVG && isFp8(type);
+        long acc = 0;
+        for (int r = 0; r < ranks; r++)
+        {
+            final long x = input(seed, r, index, type, op);
+            final long term = dividesInputs ? divide(type, x, ranks) : x;
+            acc = r == 0 ? term : combine(type, op, acc, term);
+        }
+        return op == ReduceOp.AVG && !dividesInputs ? divide(type, acc, ranks) : acc;
     }
 
     /**
@@ -123,6 +149,11 @@ public final class Reference
      */
     public static long divide(final DataType type, final long sum, final int divisor)
     {
+        if (divisor == 1)
+        {
+            // A single rank's average is its input, bit for bit (an E5M2 infinity is not saturated).
+            return sum;
+        }
         switch (type)
         {
             case FP64:
