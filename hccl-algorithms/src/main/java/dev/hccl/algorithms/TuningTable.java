@@ -87,13 +87,13 @@ public final class TuningTable
     /*
      * The figures. Per protocol, from the kernels and conversions timed single-threaded over 64 MiB (ALGORITHMS.md,
      * "Protocols and the tuning table"): HALF reduces at FP16's (the slower of FP16 and BF16) speed against FP32's,
-     * narrows and widens as FP16 does; QUARTER reduces at the slower FP8 kernel's (E5M2) speed, scaled to HALF's by
-     * FP16's speed in the same sitting, and converts nothing (the caller's buffer is FP8 already); SPARSE selects by quickselect with error feedback at 1 % of the elements and
-     * adds the gathered pairs in at random places. Per algorithm and protocol nothing has been measured yet: every
-     * adjustment is UNMEASURED, the row is where a measurement goes. The limits are fullmesh's alone (ALGORITHMS.md,
-     * "The automatic choice: the cost model" and "The measurements behind the one-node crossovers"): the model prices
-     * its n-1 whole-buffer messages as one latency, which holds up to a few KiB and while each of at most 4 ranks
-     * has a core for its sends.
+     * narrows and widens as FP16 does; QUARTER reduces at the FP8 kernels' speed, scaled to HALF's by FP16's speed in
+     * the same run, and converts nothing (the caller's buffer is FP8 already); SPARSE selects by quickselect with
+     * error feedback at 1 % of the elements and adds the gathered pairs in at random places. Per algorithm and
+     * protocol nothing has been measured yet: every adjustment is UNMEASURED, the row is where a measurement goes.
+     * The limits are fullmesh's alone (ALGORITHMS.md, "The automatic choice: the cost model" and "The measurements
+     * behind the one-node crossovers"): the model prices its n-1 whole-buffer messages as one latency, which holds up
+     * to a few KiB and while each of at most 4 ranks has a core for its sends.
      */
     private static final TuningTable STANDARD = new TuningTable(
         Map.of(
@@ -244,7 +244,8 @@ public final class TuningTable
     {
         if (protocol == WireProtocol.QUARTER)
         {
-            throw new IllegalArgumentException("the training helpers do not compress gradients to FP8: no QUARTER step");
+            throw new IllegalArgumentException(
+                "the training helpers do not compress gradients to FP8: no QUARTER step");
         }
         if (gradientBytes < 0 || gradientBytes % Float.BYTES != 0 || !(fraction > 0 && fraction <= 1))
         {

@@ -20,7 +20,7 @@ final class Fp8Reducer extends AbstractReducer
 {
     private static final int VALUES = 256;
 
-    /** Result bits by {@code dst << 8 | src}; null until first use (a race builds equal tables, so volatile suffices). */
+    /** Result bits by {@code dst << 8 | src}; null until first use (racing threads build equal tables). */
     private volatile byte[] table;
 
     Fp8Reducer(final DataType type, final ReduceOp op)
