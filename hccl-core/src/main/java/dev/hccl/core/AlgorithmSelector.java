@@ -46,8 +46,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the communicator's layout of nodes and the parameters of each link class: the local links within a node, the
  * network between nodes; priced by {@link TuningTable#predictSeconds} for the operation's {@link WireProtocol}
  * ({@link WireProtocol#HALF} for FP16 and BF16 reductions, {@link WireProtocol#QUARTER} for FP8 ones, whose reductions
- * cost more per byte; else plain). The
- * cheapest wins; a tie goes to the earlier in catalog order. The link parameters are the defaults
+ * cost more per byte; else plain). The cheapest wins; a tie goes to the earlier in catalog order. The link parameters are the defaults
  * ({@link LinkCosts#DEFAULTS}: a server's loopback, assumed from the figures measured where {@code docs/ALGORITHMS.md}
  * checked the crossovers, and 10 GbE) until the topology probe gives measured ones ({@link #linkCosts(LinkCosts)}).
  * <p>
