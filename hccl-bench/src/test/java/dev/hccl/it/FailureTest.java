@@ -100,6 +100,33 @@ class FailureTest
             e.errorCode() == ErrorCode.E_REMOTE), errors.toString());
     }
 
+    /**
+     * E4M3 and E5M2 have the same size, so the bytes on the wire agree and only the fingerprint can tell: ranks that
+     * disagree on the FP8 format must fail, naming both, rather than reduce one format's bits as the other's.
+     */
+    @Test
+    void fp8FormatsThatDisagreeAreAMismatchThoughTheirSizesAgree() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(2, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 2, port).conclude()))
+            {
+                final ByteBuffer buf = ByteBuffer.allocateDirect(64);
+                final DataType type = rank == 0 ? DataType.FP8_E4M3 : DataType.FP8_E5M2;
+                return assertThrows(HcclException.class, () -> comm.allReduce(buf, buf, 64, type, ReduceOp.SUM));
+            }
+        });
+        for (final HcclException e : errors)
+        {
+            assertTrue(e.getMessage().contains("FP8_E4M3") && e.getMessage().contains("FP8_E5M2"),
+                "the error must name both formats: " + e.getMessage());
+        }
+        assertTrue(errors.stream().anyMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH), errors.toString());
+        assertTrue(errors.stream().allMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH ||
+            e.errorCode() == ErrorCode.E_REMOTE), errors.toString());
+    }
+
     @Test
     void vCollectiveCountsThatDisagreeAreAMismatch() throws Exception
     {
