@@ -39,8 +39,8 @@ final class TcpConnection
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drain;
     private volatile long queuedBytes;
-    /** Frames written to the socket; only the event loop writes it. */
-    private volatile long framesWritten;
+    /** DATA frames (messages) written to the socket; only the event loop writes it. */
+    private volatile long messagesWritten;
     /** When bytes last came from the peer, by {@link System#nanoTime()}. */
     private volatile long lastHeardNanos = System.nanoTime();
     /** Set on the event loop when the peer's GOODBYE arrives: the close that follows is no failure. */
@@ -106,13 +106,14 @@ final class TcpConnection
     }
 
     /**
-     * Frames this connection has handed to its socket.
+     * Messages (DATA frames) this connection has handed to its socket. Control frames are not counted: a heartbeat
+     * goes on every connection idle for a second, however many messages there were.
      *
      * @return the count.
      */
-    long framesWritten()
+    long messagesWritten()
     {
-        return framesWritten;
+        return messagesWritten;
     }
 
     /**
@@ -287,12 +288,14 @@ final class TcpConnection
     {
         final ByteBuf frame;
         final int bytes;
+        private final boolean message;
         private final ChannelFutureListener done;
 
         PendingWrite(final ByteBuf frame, final ChannelFutureListener done)
         {
             this.frame = frame;
             this.bytes = frame.readableBytes();
+            this.message = Frames.TYPE_DATA == frame.getUnsignedByte(frame.readerIndex() + Frames.TYPE_OFFSET);
             this.done = done;
         }
 
@@ -300,9 +303,9 @@ final class TcpConnection
         public void operationComplete(final ChannelFuture future)
         {
             QUEUED.addAndGet(TcpConnection.this, -bytes);
-            if (future.isSuccess())
+            if (message && future.isSuccess())
             {
-                framesWritten++; // on the event loop only
+                messagesWritten++; // on the event loop only
             }
             try
             {
