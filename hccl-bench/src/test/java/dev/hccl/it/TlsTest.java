@@ -49,9 +49,16 @@ class TlsTest
         assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "tools/tls-certs.sh:\n" + out);
     }
 
+    /**
+     * A rank's configuration.
+     *
+     * @param leaf the certificate's name in {@link #dir} ("rank", or "rogue" that another CA signed), or null for a
+     *             rank without TLS.
+     */
     private static CommConfig config(final int rank, final int n, final int port, final String leaf, final int timeout)
     {
-        return CommConfig.builder().environment(Map.of("HCCL_TLS_CERT", dir.resolve(leaf + ".pem").toString(),
+        return CommConfig.builder().environment(leaf == null ? Map.of() :
+                Map.of("HCCL_TLS_CERT", dir.resolve(leaf + ".pem").toString(),
                 "HCCL_TLS_KEY", dir.resolve(leaf + ".key").toString(), "HCCL_TLS_CA", dir.resolve("ca.pem").toString()))
             .set(ShmTransportProvider.DISABLE, true)
             .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
@@ -86,12 +93,16 @@ class TlsTest
         });
         outsider.join();
         assertEquals(List.of(6f, 6f, 6f), sums);
-        assertTrue(pokeResult.startsWith("no plaintext answer"), pokeResult);
+        assertEquals("refused", pokeResult);
     }
 
     private volatile String pokeResult = "not run";
 
-    /** An outsider without TLS speaks the store's plaintext protocol to it, and reads what comes back. */
+    /**
+     * An outsider without TLS speaks the store's protocol in the clear and proves a guessed job key: it is told that
+     * the store requires TLS, refused, and gives up nothing (a rank of the job that proved the key would give the
+     * rendezvous up, which the job's success shows this one did not).
+     */
     private void poke(final int port)
     {
         final long deadline = System.nanoTime() + 30_000_000_000L;
@@ -102,15 +113,19 @@ class TlsTest
                 s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
                 s.setSoTimeout(5000);
                 final OutputStream out = s.getOutputStream();
-                out.write(new byte[]{'H', 'C', 'S', 'T', 0, 2});
-                out.write(new byte[32]);
+                // StoreProtocol: magic "HCST", version 3, a 16-byte nonce; the store's mode (1: TLS required) and
+                // nonce; a 32-byte proof; the verdict (3: refused), then the close.
+                out.write(new byte[]{'H', 'C', 'S', 'T', 3});
+                out.write(new byte[16]);
                 out.flush();
                 final InputStream in = s.getInputStream();
-                final byte[] got = in.readNBytes(6);
-                // A TLS server answers a plaintext hello with an alert record (0x15) or closes; never the store's
-                // own bytes.
-                pokeResult = got.length == 0 || got[0] == 0x15 ? "no plaintext answer (" + got.length + " bytes)" :
-                    "the store answered in plaintext: " + java.util.Arrays.toString(got);
+                final byte[] modeAndNonce = in.readNBytes(1 + 16);
+                out.write(new byte[32]);
+                out.flush();
+                final byte[] rest = in.readAllBytes();
+                pokeResult = modeAndNonce.length == 17 && modeAndNonce[0] == 1 && rest.length == 1 && rest[0] == 3 ?
+                    "refused" : "answered " + java.util.Arrays.toString(modeAndNonce) + " then " +
+                    java.util.Arrays.toString(rest);
                 return;
             }
             catch (final java.io.IOException ex)
@@ -132,25 +147,70 @@ class TlsTest
         }
     }
 
-    @Test
-    void aRankWhoseCertificateAnotherCaSignedCannotJoin() throws Exception
+    /** The outcome of one rank's init: its error's message or "joined", and when it came. */
+    private record Outcome(String said, double seconds)
     {
-        final int port = TcpConformanceTest.freePort();
-        final List<String> results = Ranks.run(2, 120, rank ->
+    }
+
+    private static List<Outcome> join(final int port, final String[] leaves, final int timeoutSeconds)
+        throws Exception
+    {
+        final long start = System.nanoTime();
+        return Ranks.run(leaves.length, 120, rank ->
         {
-            try (Communicator comm = Hccl.init(config(rank, 2, port, rank == 1 ? "rogue" : "rank", 8)))
+            String said = "joined";
+            try (Communicator comm = Hccl.init(config(rank, leaves.length, port, leaves[rank], timeoutSeconds)))
             {
-                return "joined";
+                comm.barrier();
             }
             catch (final HcclException ex)
             {
-                return ex.getMessage();
+                said = ex.getMessage();
             }
+            return new Outcome(said, (System.nanoTime() - start) / 1e9);
         });
-        assertTrue(results.get(1).contains("store"), results.get(1));
-        assertTrue(results.get(1).contains("Under mutual TLS the store also refuses a rank whose certificate"),
-            "the rogue rank is told what TLS requires: " + results.get(1));
-        assertTrue(results.get(0).contains("did not arrive"), results.get(0));
+    }
+
+    @Test
+    void aRankWhoseCertificateAnotherCaSignedFailsAtOnceNamingTls() throws Exception
+    {
+        final int timeout = 20;
+        final List<Outcome> results = join(TcpConformanceTest.freePort(), new String[]{ "rank", "rogue" }, timeout);
+        final Outcome rogue = results.get(1);
+        assertTrue(rogue.said().contains("the TLS handshake with rank 0's rendezvous store"), rogue.said());
+        assertTrue(rogue.said().contains("Check that every rank's HCCL_TLS_CERT is signed by the CA in every " +
+            "rank's HCCL_TLS_CA"), rogue.said());
+        assertTrue(rogue.seconds() < timeout / 2.0, "the rogue rank waited " + rogue.seconds() + " s");
+        // An unproven stranger cannot give the job up: rank 0 waits, and then names what its store turned away.
+        assertTrue(results.get(0).said().contains("did not arrive"), results.get(0).said());
+        assertTrue(results.get(0).said().contains("rank 0's store turned away"), results.get(0).said());
+    }
+
+    @Test
+    void tlsOnRankZeroAloneFailsEveryRankAtOnceNamingTls() throws Exception
+    {
+        final int timeout = 60;
+        final List<Outcome> results = join(TcpConformanceTest.freePort(), new String[]{ "rank", null, null }, timeout);
+        for (int rank = 1; rank < 3; rank++)
+        {
+            assertTrue(results.get(rank).said().contains("requires mutual TLS, and this rank has no HCCL_TLS_CERT, " +
+                "HCCL_TLS_KEY and HCCL_TLS_CA: set them on every rank, or on none"), results.get(rank).said());
+        }
+        assertTrue(results.get(0).said().contains("connected to rank 0's store without TLS, but the store requires " +
+            "mutual TLS"), results.get(0).said());
+        results.forEach(o -> assertTrue(o.seconds() < timeout / 2.0, "waited " + o.seconds() + " s: " + o.said()));
+    }
+
+    @Test
+    void tlsOnSomeRanksButNotRankZeroFailsEveryRankAtOnceNamingTls() throws Exception
+    {
+        final int timeout = 60;
+        final List<Outcome> results = join(TcpConformanceTest.freePort(), new String[]{ null, "rank", null }, timeout);
+        final String expected = "rank 1 uses TLS (HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA), but rank 0's " +
+            "rendezvous store at";
+        // Rank 1 tells the store in the clear, proving the job key, so that rank 0 and rank 2 stop waiting for it.
+        results.forEach(o -> assertTrue(o.said().contains(expected), o.said()));
+        results.forEach(o -> assertTrue(o.seconds() < timeout / 2.0, "waited " + o.seconds() + " s: " + o.said()));
     }
 
     @Test

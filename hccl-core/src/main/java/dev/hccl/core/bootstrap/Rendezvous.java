@@ -31,6 +31,8 @@ public final class Rendezvous implements AutoCloseable
     private static final SecureRandom RANDOM = new SecureRandom();
     /** After giving up, how long rank 0 keeps the store up for the other ranks to read why. */
     private static final long ABORT_LINGER_MILLIS = 2_000;
+    /** How long a second claimant of a rank waits for the first to name itself. */
+    private static final long CLAIMANT_WAIT_NANOS = 2_000_000_000L;
 
     private final int rank;
     private final int worldSize;
@@ -163,11 +165,7 @@ public final class Rendezvous implements AutoCloseable
                         config.worldSize(), null);
                 }
             }
-            if (client.add("claim/" + rank, 1) > 1)
-            {
-                throw new HcclException(ErrorCode.E_PARA, rank, rank, Operation.INIT, HcclException.NO_SEQUENCE,
-                    "rank " + rank + " was claimed by two processes: check RANK", null);
-            }
+            claim(client, rank, config.worldSize(), deadlineNanos);
             return new Rendezvous(rank, config.worldSize(), server, client, token, commId, deadlineNanos);
         }
         catch (final RuntimeException ex)
@@ -182,6 +180,28 @@ public final class Rendezvous implements AutoCloseable
             }
             throw ex;
         }
+    }
+
+    /**
+     * Claims this rank. A second process with the same rank gives the rendezvous up for every rank, naming both
+     * processes, so that none waits {@code HCCL_CONNECT_TIMEOUT} for the rank the launcher never numbered.
+     */
+    private static void claim(final StoreClient client, final int rank, final int worldSize, final long deadlineNanos)
+    {
+        final String me = "pid " + ProcessHandle.current().pid() + " on " + client.localAddress().getHostAddress();
+        if (client.add("claim/" + rank, 1) == 1)
+        {
+            client.set("claimant/" + rank, me);
+            return;
+        }
+        // The first claimant names itself just after its claim: give it a moment.
+        final String first = client.getString("claimant/" + rank,
+            Math.min(deadlineNanos, System.nanoTime() + CLAIMANT_WAIT_NANOS));
+        final String verdict = "rank " + rank + " was claimed by two processes (" +
+            (first == null ? "another" : first) + ", and " + me + "): each process of the job needs a RANK of its " +
+            "own, 0 to " + (worldSize - 1) + " (check RANK, or the launcher's numbering)";
+        client.abort(ErrorCode.E_PARA, rank, verdict);
+        throw new HcclException(ErrorCode.E_PARA, rank, rank, Operation.INIT, HcclException.NO_SEQUENCE, verdict, null);
     }
 
     /**
@@ -283,12 +303,17 @@ public final class Rendezvous implements AutoCloseable
             if (value == null)
             {
                 final List<Integer> missing = client.missing(keys);
+                final String tlsRefusal = server == null ? null : server.lastTlsRefusal();
                 final String verdict = "rank" + (missing.size() == 1 ? " " : "s ") + missing + " of " + worldSize +
                     " did not arrive within the connect timeout (" + CommConfig.CONNECT_TIMEOUT + "); " +
-                    (worldSize - missing.size()) + " ranks arrived";
+                    (worldSize - missing.size()) + " ranks arrived. Check that " +
+                    (missing.size() == 1 ? "it was" : "they were") + " started, and with the same MASTER_ADDR and " +
+                    "MASTER_PORT (or root info) and WORLD_SIZE=" + worldSize + " as this rank" +
+                    (tlsRefusal == null ? "" : "; rank 0's store turned away " + tlsRefusal);
                 if (server != null)
                 {
-                    server.abort(verdict); // the ranks that did arrive report this too, not a lost store
+                    // the ranks that did arrive report this too, not a lost store
+                    server.abort(ErrorCode.E_TIMEOUT, missing.isEmpty() ? r : missing.get(0), verdict);
                     gaveUp = true;
                 }
                 throw new HcclException(ErrorCode.E_TIMEOUT, rank, missing.isEmpty() ? r : missing.get(0),

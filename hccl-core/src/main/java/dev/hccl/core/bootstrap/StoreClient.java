@@ -10,14 +10,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +35,7 @@ public final class StoreClient implements AutoCloseable
     private static final Logger LOG = LoggerFactory.getLogger(StoreClient.class);
 
     private static final long REPLY_SLACK_MILLIS = 5_000;
+    private static final String TLS_SETTINGS = "HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA";
 
     private final Socket socket;
     private final DataInputStream in;
@@ -40,6 +44,19 @@ public final class StoreClient implements AutoCloseable
     private final long deadlineNanos;
 
     private StoreClient(final Socket socket, final int rank, final long deadlineNanos, final JobKey key)
+        throws IOException
+    {
+        this(socket, rank, deadlineNanos, key, true);
+    }
+
+    /**
+     * Passes the store's challenge.
+     *
+     * @param joinTlsStore whether to prove the key to a store that requires TLS, which then gives the rendezvous up
+     *                     (a rank without the TLS settings); false only to learn whether the store speaks the clear.
+     */
+    private StoreClient(
+        final Socket socket, final int rank, final long deadlineNanos, final JobKey key, final boolean joinTlsStore)
         throws IOException
     {
         this.socket = socket;
@@ -53,11 +70,23 @@ public final class StoreClient implements AutoCloseable
         out.writeByte(StoreProtocol.VERSION);
         out.write(clientNonce);
         out.flush();
+        final byte mode = in.readByte();
+        if (mode == StoreProtocol.MODE_TLS_REQUIRED && !joinTlsStore)
+        {
+            throw new IOException("the store requires TLS");
+        }
         final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(serverNonce);
         out.write(key.prove(StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce));
         out.flush();
-        if (in.readByte() != StoreProtocol.OK)
+        final byte status = in.readByte();
+        if (status == StoreProtocol.TLS_REQUIRED)
+        {
+            throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                "rank 0's rendezvous store at " + socket.getRemoteSocketAddress() + " requires mutual TLS, and this " +
+                "rank has no " + TLS_SETTINGS + ": set them on every rank, or on none", null);
+        }
+        if (status != StoreProtocol.OK)
         {
             throw notOurStore("refused this rank's proof of the job token");
         }
@@ -138,6 +167,15 @@ public final class StoreClient implements AutoCloseable
                 close(socket);
                 throw ex;
             }
+            catch (final SSLException ex)
+            {
+                close(socket);
+                if (!closedMidHandshake(ex))
+                {
+                    throw tlsFailure(address, rank, deadlineNanos, key, ex);
+                }
+                last = ex; // turned away before TLS began (the store is full, say): as any refusal, retried
+            }
             catch (final IOException ex)
             {
                 last = ex;
@@ -166,6 +204,58 @@ public final class StoreClient implements AutoCloseable
             "MASTER_ADDR/MASTER_PORT (or the root info) right?" + (tls == null ? "" : " Under mutual TLS the store " +
             "also refuses a rank whose certificate (HCCL_TLS_CERT) its HCCL_TLS_CA did not sign, and one that does " +
             "not trust the store's (HCCL_TLS_CA): check that every rank uses certificates of the same CA."), last);
+    }
+
+    /**
+     * Whether a TLS handshake failed only because the store closed the connection, as it does to a client it turns
+     * away before TLS begins (too many connections): that is retried, while an alert or a certificate that does not
+     * verify never gets better.
+     */
+    private static boolean closedMidHandshake(final SSLException ex)
+    {
+        for (Throwable t = ex.getCause(); t != null; t = t.getCause())
+        {
+            if (t instanceof EOFException || t instanceof SocketException)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A TLS handshake with the store failed for good. If the store speaks the clear and proves the job key there, rank
+     * 0 does not use TLS: this rank gives the rendezvous up, so that every rank says so now, not at the connect
+     * timeout. Otherwise a certificate was refused on one side.
+     */
+    private static HcclException tlsFailure(
+        final InetSocketAddress address, final int rank, final long deadlineNanos, final JobKey key,
+        final SSLException ex)
+    {
+        final String clearStore = "rank " + rank + " uses TLS (" + TLS_SETTINGS + "), but rank 0's rendezvous store " +
+            "at " + address + " does not: set them on every rank, or on none";
+        final Socket plain = new Socket();
+        try
+        {
+            plain.connect(address, (int)Math.max(1, Math.min(10_000, (deadlineNanos - System.nanoTime()) / 1_000_000L)));
+            final StoreClient client = new StoreClient(plain, rank, deadlineNanos, key, false);
+            try (client)
+            {
+                client.abort(ErrorCode.E_PARA, rank, clearStore);
+            }
+            return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE, clearStore,
+                ex);
+        }
+        catch (final IOException | HcclException notClear)
+        {
+            close(plain);
+            LOG.debug("rank {}: the store at {} does not speak the clear either: {}", rank, address,
+                notClear.toString());
+        }
+        return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+            "the TLS handshake with rank 0's rendezvous store at " + address + " failed (" + ex.getMessage() +
+            "): the store refused this rank's certificate, or this rank does not trust the store's. Check that every " +
+            "rank's HCCL_TLS_CERT is signed by the CA in every rank's HCCL_TLS_CA and has not expired", ex);
     }
 
     /**
@@ -239,8 +329,10 @@ public final class StoreClient implements AutoCloseable
             final byte status = in.readByte();
             if (status == StoreProtocol.ABORTED)
             {
-                throw new HcclException(ErrorCode.E_TIMEOUT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                    "rank 0 gave up the rendezvous: " + in.readUTF(), null);
+                final ErrorCode code = Verdict.codeOf(in.readInt());
+                final int concerned = in.readInt();
+                throw new HcclException(code, rank, concerned, Operation.INIT, HcclException.NO_SEQUENCE,
+                    "the rendezvous was given up: " + in.readUTF(), null);
             }
             if (status != StoreProtocol.OK)
             {
@@ -291,6 +383,33 @@ public final class StoreClient implements AutoCloseable
             out.writeLong(delta);
             out.flush();
             return in.readLong();
+        }
+        catch (final IOException ex)
+        {
+            throw lost(ex);
+        }
+    }
+
+    /**
+     * Gives the rendezvous up for every rank: their waits for a missing key, and their later ones, fail with this
+     * error. The first verdict stands.
+     *
+     * @param code      the error every rank reports.
+     * @param concerned the rank it concerns, or {@link HcclException#UNKNOWN_RANK}.
+     * @param reason    why, in words, saying what to change.
+     */
+    public void abort(final ErrorCode code, final int concerned, final String reason)
+    {
+        try
+        {
+            bound();
+            out.writeByte(StoreProtocol.ABORT);
+            out.writeUTF("");
+            out.writeInt(code.code());
+            out.writeInt(concerned);
+            out.writeUTF(reason);
+            out.flush();
+            expectOk(in.readByte());
         }
         catch (final IOException ex)
         {

@@ -1,20 +1,26 @@
 package dev.hccl.core.bootstrap;
 
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.JobKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
@@ -37,6 +43,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * Only clients that prove the job key, in a challenge with fresh nonces from both sides ({@link StoreProtocol}), are
  * served; nothing secret is stored. Everything a client drives is bounded ({@link StoreLimits}): clients at once (a
  * thread each), the time to pass the challenge, silence between requests, bytes stored.
+ * <p>
+ * Under mutual TLS the store listens in the clear and looks at each connection's first byte: a TLS handshake is
+ * layered over it, while a client that speaks the store's protocol in the clear is a rank without the TLS settings.
+ * Such a rank that proves the job key gives the rendezvous up at once (it cannot join, and every rank should say why
+ * now rather than at the connect timeout); one that does not prove it is refused like any stranger. A store without
+ * TLS answers a ClientHello with a fatal alert, so that the rank that sent it fails at once; it gives the rendezvous
+ * up itself through {@link StoreProtocol#ABORT}, since it knows the key.
  */
 public final class StoreServer implements AutoCloseable
 {
@@ -52,6 +65,8 @@ public final class StoreServer implements AutoCloseable
 
     private final ServerSocket server;
     private final JobKey key;
+    /** Mutual TLS for every client, or null for the clear. */
+    private final SSLContext tls;
     private volatile StoreLimits limits;
     /** Closes a connection whose challenge overruns; one daemon thread per store. */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task ->
@@ -69,12 +84,16 @@ public final class StoreServer implements AutoCloseable
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
-    private String abortReason;
+    /** Why the rendezvous was given up, or null; guarded by this. */
+    private Verdict aborted;
+    /** The last TLS handshake turned away, in words, for the message of ranks that did not arrive; or null. */
+    private volatile String lastTlsRefusal;
 
-    private StoreServer(final ServerSocket server, final JobKey key, final StoreLimits limits)
+    private StoreServer(final ServerSocket server, final JobKey key, final StoreLimits limits, final SSLContext tls)
     {
         this.server = server;
         this.key = key;
+        this.tls = tls;
         this.limits = limits;
         acceptor = new Thread(this::acceptLoop, "hccl-store-accept");
         acceptor.setDaemon(true);
@@ -110,11 +129,8 @@ public final class StoreServer implements AutoCloseable
         final InetSocketAddress bind, final JobKey key, final StoreLimits limits, final SSLContext tls)
         throws IOException
     {
-        final ServerSocket socket = tls == null ? new ServerSocket() : tls.getServerSocketFactory().createServerSocket();
-        if (socket instanceof SSLServerSocket)
-        {
-            ((SSLServerSocket)socket).setNeedClientAuth(true);
-        }
+        // In the clear even under TLS: serve() layers TLS over a connection whose first byte opens a handshake.
+        final ServerSocket socket = new ServerSocket();
         socket.setReuseAddress(true);
         try
         {
@@ -125,7 +141,7 @@ public final class StoreServer implements AutoCloseable
             socket.close();
             throw ex;
         }
-        final StoreServer store = new StoreServer(socket, key, limits);
+        final StoreServer store = new StoreServer(socket, key, limits, tls);
         LOG.debug("rendezvous store listening on {}", socket.getLocalSocketAddress());
         return store;
     }
@@ -188,91 +204,42 @@ public final class StoreServer implements AutoCloseable
 
     private void serve(final Socket client)
     {
-        try (client;
-            DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream()));
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream())))
+        try (client)
         {
             // The whole challenge has a deadline, not each read: a client trickling bytes must not hold a slot either.
             client.setSoTimeout(limits.handshakeMillis());
             final ScheduledFuture<?> deadline = timer.schedule(() -> closeQuietly(client), limits.handshakeMillis(),
                 TimeUnit.MILLISECONDS);
-            final boolean proven;
+            final Socket secured;
+            boolean proven = false;
+            DataInputStream in = null;
+            DataOutputStream out = null;
             try
             {
-                proven = challenge(client, in, out);
+                secured = open(client);
+                if (secured != null)
+                {
+                    in = new DataInputStream(secured == client ? clearStream(client) :
+                        new BufferedInputStream(secured.getInputStream()));
+                    out = new DataOutputStream(new BufferedOutputStream(secured.getOutputStream()));
+                    proven = challenge(client, in, out, tls != null && secured == client);
+                }
             }
             finally
             {
                 deadline.cancel(false);
                 unproven(client, -1);
             }
-            if (!proven)
+            if (proven)
             {
-                return;
-            }
-            while (!closed)
-            {
-                final byte code;
                 try
                 {
-                    // A rank may wait between requests while others arrive, never longer than its own deadline.
-                    client.setSoTimeout((int)Math.min(Integer.MAX_VALUE, limits.idleMillis()));
-                    code = in.readByte();
+                    serveRequests(client, in, out);
                 }
-                catch (final EOFException ex)
+                finally
                 {
-                    return;
+                    out.flush(); // what was answered before a failure, such as part of a CHECK, still goes out
                 }
-                catch (final SocketTimeoutException ex)
-                {
-                    LOG.info("rendezvous store: client {} silent for {} ms; closing", client.getRemoteSocketAddress(),
-                        limits.idleMillis());
-                    return;
-                }
-                final String key = in.readUTF();
-                switch (code)
-                {
-                    case StoreProtocol.SET:
-                        out.writeByte(set(key, readValue(in)) ? StoreProtocol.OK : StoreProtocol.FULL);
-                        break;
-                    case StoreProtocol.GET:
-                        final byte[] value = get(key, in.readLong());
-                        final String aborted = abortReason();
-                        if (value == null && aborted != null)
-                        {
-                            out.writeByte(StoreProtocol.ABORTED);
-                            out.writeUTF(aborted);
-                        }
-                        else if (value == null)
-                        {
-                            out.writeByte(StoreProtocol.TIMEOUT);
-                        }
-                        else
-                        {
-                            out.writeByte(StoreProtocol.OK);
-                            out.writeInt(value.length);
-                            out.write(value);
-                        }
-                        break;
-                    case StoreProtocol.ADD:
-                        out.writeLong(add(key, in.readLong()));
-                        break;
-                    case StoreProtocol.CHECK:
-                        final int n = in.readInt();
-                        if (n < 0 || n > StoreProtocol.MAX_KEYS)
-                        {
-                            throw new IOException("bad key count " + n);
-                        }
-                        out.writeInt(n);
-                        for (int i = 0; i < n; i++)
-                        {
-                            out.writeBoolean(contains(in.readUTF()));
-                        }
-                        break;
-                    default:
-                        throw new IOException("unknown request code " + code);
-                }
-                out.flush();
             }
         }
         catch (final SocketException | EOFException ex)
@@ -294,11 +261,173 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
+     * Reads a connection's first byte and decides how to speak with it: a TLS handshake under TLS gets TLS layered
+     * over the socket; the first byte of the store's magic gets the clear (which a store under TLS refuses after the
+     * challenge); anything else, or a ClientHello at a store without TLS, is turned away.
+     *
+     * @return the socket to speak through ({@code client} itself for the clear, whose first byte was the magic's), or
+     * null when the client was turned away.
+     */
+    private Socket open(final Socket client) throws IOException
+    {
+        final int first = client.getInputStream().read(); // one byte, unbuffered: the rest stays in the socket
+        if (first == StoreProtocol.MAGIC >>> 24)
+        {
+            return client;
+        }
+        if (first != StoreProtocol.TLS_HANDSHAKE_RECORD)
+        {
+            if (first >= 0)
+            {
+                warnSometimes("rendezvous store: {} is not an hccl client (first byte 0x{}); closing",
+                    client.getRemoteSocketAddress(), Integer.toHexString(first));
+            }
+            return null;
+        }
+        if (tls == null)
+        {
+            tlsRefused(client, "it opened a TLS handshake, but this store does not use TLS (rank 0 has no " +
+                "HCCL_TLS_CERT/HCCL_TLS_KEY/HCCL_TLS_CA)");
+            // Read the whole record first: closing with the client's bytes unread would send a reset, which may
+            // destroy the alert before the client reads it.
+            final DataInputStream record = new DataInputStream(client.getInputStream());
+            record.readUnsignedShort(); // the record's version
+            final int length = record.readUnsignedShort();
+            if (length <= StoreProtocol.TLS_RECORD_MAX_BYTES)
+            {
+                record.skipNBytes(length);
+                client.getOutputStream().write(StoreProtocol.TLS_PROTOCOL_VERSION_ALERT);
+            }
+            return null;
+        }
+        final SSLSocket secured = (SSLSocket)tls.getSocketFactory().createSocket(client,
+            new ByteArrayInputStream(new byte[]{ (byte)first }), true);
+        secured.setUseClientMode(false);
+        secured.setNeedClientAuth(true);
+        try
+        {
+            secured.startHandshake();
+            return secured;
+        }
+        catch (final SSLException ex)
+        {
+            tlsRefused(client, "its TLS handshake failed: " + ex.getMessage());
+            return null;
+        }
+    }
+
+    /** The clear stream of a client whose first byte, the magic's, {@link #open} has read. */
+    private static InputStream clearStream(final Socket client) throws IOException
+    {
+        // Not a SequenceInputStream: it closes each stream it ends, and closing the socket's would close the socket
+        // before the answers to a request cut short are flushed.
+        final PushbackInputStream in = new PushbackInputStream(new BufferedInputStream(client.getInputStream()), 1);
+        in.unread(StoreProtocol.MAGIC >>> 24);
+        return in;
+    }
+
+    private void tlsRefused(final Socket client, final String why)
+    {
+        final String said = client.getRemoteSocketAddress() + ": " + why;
+        lastTlsRefusal = said;
+        warnSometimes("rendezvous store: turned away {}", said);
+    }
+
+    /**
+     * The last TLS handshake this store turned away, for the message of the ranks that did not arrive: the rank
+     * behind it cannot join.
+     *
+     * @return the client's address and why, or null.
+     */
+    public String lastTlsRefusal()
+    {
+        return lastTlsRefusal;
+    }
+
+    private void serveRequests(final Socket client, final DataInputStream in, final DataOutputStream out)
+        throws IOException, InterruptedException
+    {
+        while (!closed)
+        {
+            final byte code;
+            try
+            {
+                // A rank may wait between requests while others arrive, never longer than its own deadline.
+                client.setSoTimeout((int)Math.min(Integer.MAX_VALUE, limits.idleMillis()));
+                code = in.readByte();
+            }
+            catch (final EOFException ex)
+            {
+                return;
+            }
+            catch (final SocketTimeoutException ex)
+            {
+                LOG.info("rendezvous store: client {} silent for {} ms; closing", client.getRemoteSocketAddress(),
+                    limits.idleMillis());
+                return;
+            }
+            final String key = in.readUTF();
+            switch (code)
+            {
+                case StoreProtocol.SET:
+                    out.writeByte(set(key, readValue(in)) ? StoreProtocol.OK : StoreProtocol.FULL);
+                    break;
+                case StoreProtocol.GET:
+                    final byte[] value = get(key, in.readLong());
+                    final Verdict verdict = aborted();
+                    if (value == null && verdict != null)
+                    {
+                        out.writeByte(StoreProtocol.ABORTED);
+                        out.writeInt(verdict.code().code());
+                        out.writeInt(verdict.rank());
+                        out.writeUTF(verdict.reason());
+                    }
+                    else if (value == null)
+                    {
+                        out.writeByte(StoreProtocol.TIMEOUT);
+                    }
+                    else
+                    {
+                        out.writeByte(StoreProtocol.OK);
+                        out.writeInt(value.length);
+                        out.write(value);
+                    }
+                    break;
+                case StoreProtocol.ADD:
+                    out.writeLong(add(key, in.readLong()));
+                    break;
+                case StoreProtocol.ABORT:
+                    final ErrorCode error = Verdict.codeOf(in.readInt());
+                    final int concerned = in.readInt();
+                    abort(error, concerned, in.readUTF());
+                    out.writeByte(StoreProtocol.OK);
+                    break;
+                case StoreProtocol.CHECK:
+                    final int n = in.readInt();
+                    if (n < 0 || n > StoreProtocol.MAX_KEYS)
+                    {
+                        throw new IOException("bad key count " + n);
+                    }
+                    out.writeInt(n);
+                    for (int i = 0; i < n; i++)
+                    {
+                        out.writeBoolean(contains(in.readUTF()));
+                    }
+                    break;
+                default:
+                    throw new IOException("unknown request code " + code);
+            }
+            out.flush();
+        }
+    }
+
+    /**
      * The challenge: the client's nonce, this store's nonce and proof, the client's proof.
      *
      * @return whether the client proved the job key; it has been told either way.
      */
-    private boolean challenge(final Socket client, final DataInputStream in, final DataOutputStream out)
+    private boolean challenge(
+        final Socket client, final DataInputStream in, final DataOutputStream out, final boolean clearAtTlsStore)
         throws IOException
     {
         final int magic = in.readInt();
@@ -313,6 +442,7 @@ public final class StoreServer implements AutoCloseable
         in.readFully(clientNonce);
         // The client proves first: a stranger gets no proof to guess the token from offline.
         final byte[] serverNonce = JobKey.nonce();
+        out.writeByte(clearAtTlsStore ? StoreProtocol.MODE_TLS_REQUIRED : StoreProtocol.MODE_CLEAR);
         out.write(serverNonce);
         out.flush();
         final byte[] proof = new byte[JobKey.PROOF_BYTES];
@@ -322,6 +452,18 @@ public final class StoreServer implements AutoCloseable
             warnSometimes("rendezvous store: {} does not know the job token; closing (a rank with another " +
                 "HCCL_JOB_TOKEN, or a process that is not part of this job)", client.getRemoteSocketAddress());
             out.writeByte(StoreProtocol.REFUSED);
+            out.flush();
+            return false;
+        }
+        if (clearAtTlsStore)
+        {
+            // A rank of this job (it knows the key) without the TLS settings: it can never join.
+            final String why = "a rank at " + client.getInetAddress().getHostAddress() + " connected to rank 0's " +
+                "store without TLS, but the store requires mutual TLS: set HCCL_TLS_CERT, HCCL_TLS_KEY and " +
+                "HCCL_TLS_CA on every rank, or on none";
+            tlsRefused(client, "it proved the job token without TLS");
+            abort(ErrorCode.E_PARA, HcclException.UNKNOWN_RANK, why);
+            out.writeByte(StoreProtocol.TLS_REQUIRED);
             out.flush();
             return false;
         }
@@ -451,7 +593,7 @@ public final class StoreServer implements AutoCloseable
         final long waitMillis = Math.min(Math.max(0, timeoutMillis), limits.idleMillis());
         final long deadline = System.nanoTime() + waitMillis * 1_000_000L;
         byte[] value;
-        while ((value = values.get(key)) == null && !closed && abortReason == null)
+        while ((value = values.get(key)) == null && !closed && aborted == null)
         {
             final long leftMillis = (deadline - System.nanoTime()) / 1_000_000L;
             if (leftMillis <= 0)
@@ -463,21 +605,26 @@ public final class StoreServer implements AutoCloseable
         return value;
     }
 
-    private synchronized String abortReason()
+    private synchronized Verdict aborted()
     {
-        return abortReason;
+        return aborted;
     }
 
     /**
      * Gives up the rendezvous: every waiting and later {@code get} of a missing key answers with the reason, so that
-     * every rank reports rank 0's verdict instead of a lost connection.
+     * every rank reports the verdict instead of a lost connection. The first verdict stands.
      *
+     * @param code   the error every rank reports.
+     * @param rank   the rank the verdict concerns, or {@link HcclException#UNKNOWN_RANK}.
      * @param reason why, in words.
      */
-    public synchronized void abort(final String reason)
+    public synchronized void abort(final ErrorCode code, final int rank, final String reason)
     {
-        abortReason = reason;
-        notifyAll();
+        if (aborted == null)
+        {
+            aborted = new Verdict(code, rank, reason);
+            notifyAll();
+        }
     }
 
     /**
@@ -579,3 +726,4 @@ public final class StoreServer implements AutoCloseable
         }
     }
 }
+

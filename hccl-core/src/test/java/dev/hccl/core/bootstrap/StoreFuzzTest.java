@@ -294,6 +294,10 @@ class StoreFuzzTest
             // when the magic or version is wrong (nothing is sent beyond it), or reads to the end of the stream.
             final byte[] bytes = pick < 15 ? randomBytes(r, r.nextInt(24)) :
                 pick < 30 ? mutatedHeader(r, hello) : Arrays.copyOf(hello, r.nextInt(hello.length));
+            if (bytes.length > 0 && StoreProtocol.TLS_HANDSHAKE_RECORD == (bytes[0] & 0xFF))
+            {
+                return tlsRecord(bytes, socket, in, out);
+            }
             final boolean wrong = bytes.length >= 5 && (StoreProtocol.MAGIC != getInt(bytes) ||
                 StoreProtocol.VERSION != bytes[4]);
             out.write(wrong ? Arrays.copyOf(bytes, 5) : bytes);
@@ -606,6 +610,8 @@ class StoreFuzzTest
 
         final Map<String, byte[]> values = new HashMap<>();
         long storedBytes;
+        /** The first ABORT's code, rank and reason, as a GET of a missing key answers them ever after; or null. */
+        byte[] abortAnswer;
         private final long maxStoredBytes;
 
         StoreModel(final long maxStoredBytes)
@@ -618,6 +624,7 @@ class StoreFuzzTest
             final StoreModel copy = new StoreModel(maxStoredBytes);
             copy.values.putAll(values);
             copy.storedBytes = storedBytes;
+            copy.abortAnswer = abortAnswer;
             return copy;
         }
 
@@ -663,6 +670,12 @@ class StoreFuzzTest
                             final int atTimeout = s.length - bytes.available();
                             final long timeoutMillis = in.readLong();
                             final byte[] value = values.get(key);
+                            if (null == value && null != abortAnswer)
+                            {
+                                out.writeByte(StoreProtocol.ABORTED);
+                                out.write(abortAnswer);
+                                break;
+                            }
                             if (null == value && timeoutMillis > SHORT_WAIT_MILLIS)
                             {
                                 return new Outcome(responses.toByteArray(), End.LONG_WAIT, atTimeout, full);
@@ -698,6 +711,24 @@ class StoreFuzzTest
                                 return closed(s, bytes, responses, full);
                             }
                             out.writeLong(sum);
+                            break;
+                        }
+                        case StoreProtocol.ABORT:
+                        {
+                            final int error = in.readInt();
+                            final int rank = in.readInt();
+                            final String reason = in.readUTF();
+                            if (null == abortAnswer)
+                            {
+                                // The store answers a code it does not know as E_INTERNAL.
+                                final ByteArrayOutputStream answer = new ByteArrayOutputStream();
+                                final DataOutputStream a = new DataOutputStream(answer);
+                                a.writeInt(Verdict.codeOf(error).code());
+                                a.writeInt(rank);
+                                a.writeUTF(reason);
+                                abortAnswer = answer.toByteArray();
+                            }
+                            out.writeByte(StoreProtocol.OK);
                             break;
                         }
                         case StoreProtocol.CHECK:
@@ -801,13 +832,14 @@ class StoreFuzzTest
         }
         else
         {
-            bytes[4] = (byte)pick(r, 0, 1, 3, 0x7F, -1);
+            bytes[4] = (byte)pick(r, 0, 1, StoreProtocol.VERSION + 1, 0x7F, -1); // any but VERSION
         }
         return bytes;
     }
 
     private static byte[] readNonce(final DataInputStream in) throws IOException
     {
+        assertEquals(StoreProtocol.MODE_CLEAR, in.readByte());
         final byte[] nonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(nonce);
         return nonce;
@@ -835,6 +867,25 @@ class StoreFuzzTest
             return "the store's proof is not the job key's";
         }
         return null;
+    }
+
+    /**
+     * Bytes that open a TLS record, at a store without TLS: it reads the whole record (nothing beyond it is sent, so
+     * that the close is no reset), answers a fatal alert and closes; a record cut short, or longer than a TLS record
+     * may be, is closed on without an answer.
+     */
+    private String tlsRecord(
+        final byte[] bytes, final Socket socket, final DataInputStream in, final DataOutputStream out) throws IOException
+    {
+        final int length = bytes.length >= 5 ? ((bytes[3] & 0xFF) << 8) | (bytes[4] & 0xFF) : -1;
+        final boolean whole = length >= 0 && length <= StoreProtocol.TLS_RECORD_MAX_BYTES && bytes.length >= 5 + length;
+        out.write(whole ? Arrays.copyOf(bytes, 5 + length) : bytes);
+        out.flush();
+        socket.shutdownOutput();
+        tally(whole ? "TLS record answered" : "TLS record cut short");
+        final byte[] rest = in.readAllBytes();
+        final byte[] due = whole ? StoreProtocol.TLS_PROTOCOL_VERSION_ALERT : new byte[0];
+        return Arrays.equals(due, rest) ? null : "sent " + hex(rest) + " after a TLS record, expected " + hex(due);
     }
 
     /** The store closed the connection, having sent nothing more; returns what went wrong, or null. */

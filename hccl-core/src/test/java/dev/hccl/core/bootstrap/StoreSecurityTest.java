@@ -89,6 +89,7 @@ class StoreSecurityTest
             out.writeByte(StoreProtocol.VERSION);
             out.write(new byte[JobKey.NONCE_BYTES]);
             out.flush();
+            assertEquals(StoreProtocol.MODE_CLEAR, in.readByte());
             in.readFully(new byte[JobKey.NONCE_BYTES]);
             // A guessed proof is refused, and the connection closed before any request.
             out.write(new byte[JobKey.PROOF_BYTES]);
@@ -149,6 +150,7 @@ class StoreSecurityTest
                     final DataInputStream in = new DataInputStream(s.getInputStream());
                     final DataOutputStream out = new DataOutputStream(s.getOutputStream());
                     in.readFully(new byte[4 + 1 + JobKey.NONCE_BYTES]);
+                    out.writeByte(StoreProtocol.MODE_CLEAR);
                     out.write(JobKey.nonce());
                     out.flush();
                     in.readFully(new byte[JobKey.PROOF_BYTES]);
@@ -281,7 +283,8 @@ class StoreSecurityTest
         out.writeByte(StoreProtocol.VERSION);
         out.write(clientNonce);
         out.flush();
-        // The store sends its nonce only: the client proves first, so a stranger gets no proof to guess against.
+        // The store sends its mode and nonce only: the client proves first, so a stranger gets no proof to guess against.
+        assertEquals(StoreProtocol.MODE_CLEAR, in.readByte());
         final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(serverNonce);
         socket.setSoTimeout(200);

@@ -1,0 +1,72 @@
+package dev.hccl.it;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+import dev.hccl.transport.shm.ShmTransportProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Launch mistakes are answered on every rank within seconds, not at {@code HCCL_CONNECT_TIMEOUT}, saying what to
+ * change: two processes with one RANK, and ranks that never arrive. {@link TlsTest} has TLS set on some ranks only.
+ */
+@Timeout(120)
+class LaunchMistakeTest
+{
+    /** Far longer than the answers may take, so that waiting it out fails the tests. */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(60);
+
+    private static CommConfig config(final int rank, final int worldSize, final int port, final Duration timeout)
+    {
+        return CommConfig.builder().environment(Map.of()).rank(rank).worldSize(worldSize).masterAddr("127.0.0.1")
+            .masterPort(port).connectTimeout(timeout).set(ShmTransportProvider.DISABLE, true).conclude();
+    }
+
+    @Test
+    void twoProcessesWithOneRankFailEveryRankAtOnceNamingTheRank() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        // World size 3 started as ranks 0, 1 and 1: rank 2 never comes, and nobody may wait for it.
+        final int[] ranks = { 0, 1, 1 };
+        final long start = System.nanoTime();
+        final List<HcclException> errors = Ranks.run(ranks.length, 100, i -> assertThrows(HcclException.class,
+            () -> Hccl.init(config(ranks[i], 3, port, CONNECT_TIMEOUT)).close()));
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        for (final HcclException e : errors)
+        {
+            assertEquals(ErrorCode.E_PARA, e.errorCode(), e.getMessage());
+            assertEquals(Operation.INIT, e.operation());
+            assertEquals(1, e.peer(), e.getMessage());
+            assertTrue(e.getMessage().contains("rank 1 was claimed by two processes (pid "), e.getMessage());
+            assertTrue(e.getMessage().contains("each process of the job needs a RANK of its own, 0 to 2"),
+                e.getMessage());
+        }
+        assertTrue(seconds < CONNECT_TIMEOUT.toSeconds() / 2.0, "took " + seconds + " s: waited for the timeout");
+    }
+
+    @Test
+    void ranksThatNeverArriveAreReportedWithWhatToCheck() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(2, 60, rank -> assertThrows(HcclException.class,
+            () -> Hccl.init(config(rank, 3, port, Duration.ofSeconds(2))).close()));
+        for (final HcclException e : errors)
+        {
+            assertEquals(ErrorCode.E_TIMEOUT, e.errorCode(), e.getMessage());
+            assertTrue(e.getMessage().contains("rank [2] of 3 did not arrive"), e.getMessage());
+            assertTrue(e.getMessage().contains("Check that it was started, and with the same MASTER_ADDR and " +
+                "MASTER_PORT (or root info) and WORLD_SIZE=3 as this rank"), e.getMessage());
+        }
+    }
+}
