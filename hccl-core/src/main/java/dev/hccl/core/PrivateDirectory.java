@@ -82,8 +82,9 @@ final class PrivateDirectory
     {
         if (!isPosix(dir))
         {
-            // No owner or mode to read (Windows, whose temporary directory is the user's own): a real directory will do.
-            final BasicFileAttributes a = Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            // No owner or mode to read (Windows, whose temporary directory is the user's own): a real directory does.
+            final BasicFileAttributes a =
+                Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!a.isDirectory())
             {
                 throw new Refused(dir, "unknown", a.isSymbolicLink() ? "is a symbolic link" : "is not a directory");

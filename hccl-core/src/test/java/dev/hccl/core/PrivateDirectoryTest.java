@@ -47,7 +47,8 @@ class PrivateDirectoryTest
         final Path target = Files.createDirectory(shared.resolve("theirs"),
             PosixFilePermissions.asFileAttribute(PrivateDirectory.OWNER_ONLY));
         final Path dir = Files.createSymbolicLink(shared.resolve("mine"), target);
-        final PrivateDirectory.Refused ex = assertThrows(PrivateDirectory.Refused.class, () -> PrivateDirectory.open(dir));
+        final PrivateDirectory.Refused ex =
+            assertThrows(PrivateDirectory.Refused.class, () -> PrivateDirectory.open(dir));
         assertTrue(ex.getMessage().startsWith(dir + " is a symbolic link, owned by "), ex.getMessage());
 
         // A dangling link too: mkdir does not create its target.
@@ -64,9 +65,10 @@ class PrivateDirectoryTest
             PosixFilePermissions.asFileAttribute(PrivateDirectory.OWNER_ONLY));
         Files.setAttribute(dir, "unix:uid", NOBODY_UID);
         final String owner = Files.getOwner(dir).getName();
-        final PrivateDirectory.Refused ex = assertThrows(PrivateDirectory.Refused.class, () -> PrivateDirectory.open(dir));
-        assertTrue(ex.getMessage().contains(dir + " is another user's") && ex.getMessage().contains("owned by " + owner),
-            ex.getMessage());
+        final PrivateDirectory.Refused ex =
+            assertThrows(PrivateDirectory.Refused.class, () -> PrivateDirectory.open(dir));
+        assertTrue(ex.getMessage().contains(dir + " is another user's"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("owned by " + owner), ex.getMessage());
     }
 
     @Test
@@ -90,7 +92,8 @@ class PrivateDirectoryTest
     void aFileAtThePathIsRefused() throws Exception
     {
         final Path file = Files.writeString(shared.resolve("mine"), "x");
-        final PrivateDirectory.Refused ex = assertThrows(PrivateDirectory.Refused.class, () -> PrivateDirectory.open(file));
+        final PrivateDirectory.Refused ex =
+            assertThrows(PrivateDirectory.Refused.class, () -> PrivateDirectory.open(file));
         assertTrue(ex.getMessage().contains("is not a directory"), ex.getMessage());
     }
 
