@@ -662,8 +662,11 @@ public interface Communicator extends AutoCloseable
      * which reads every rank's dump and says what went wrong. Also written on failure when {@code HCCL_DUMP_DIR} is
      * set, and when a file {@code hccl-dump-now} in it is touched.
      *
-     * @return the file: {@code hccl-trace-<communicator id>-r<rank>.json} in {@code HCCL_DUMP_DIR}, or in
-     *         {@code hccl-dumps} under the temporary directory when unset.
+     * @return the file: {@code hccl-trace-<communicator id>-r<rank>.json} in {@code HCCL_DUMP_DIR}, or, when unset, in
+     *         this user's private {@code hccl-dumps-<user>} under the temporary directory (made {@code rwx------}).
+     * @throws java.io.UncheckedIOException when the dump cannot be written, or when unset and
+     *                                      {@code hccl-dumps-<user>} is a link, another user's, or writable by others:
+     *                                      the message names it, its owner and {@code HCCL_DUMP_DIR}.
      */
     Path dumpTrace();
 

@@ -263,11 +263,10 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return recorder.dump(this, dumpDir(), "on demand (Communicator.dumpTrace)");
     }
 
-    /** HCCL_DUMP_DIR, or a directory of its own under the temporary directory when unset. */
+    /** HCCL_DUMP_DIR, or this user's private directory under the temporary directory when unset. */
     Path dumpDir()
     {
-        final String dir = config.dumpDir();
-        return dir != null ? Path.of(dir) : Path.of(System.getProperty("java.io.tmpdir"), "hccl-dumps");
+        return FlightRecorder.directory(config.dumpDir(), Path.of(System.getProperty("java.io.tmpdir")), rank);
     }
 
     @Override

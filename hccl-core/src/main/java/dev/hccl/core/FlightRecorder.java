@@ -1,5 +1,6 @@
 package dev.hccl.core;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
@@ -8,14 +9,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A communicator's last operations, as PyTorch's flight recorder ({@code TORCH_NCCL_TRACE_BUFFER_SIZE}): each issued
@@ -29,10 +37,14 @@ final class FlightRecorder
 {
     /** The file whose modification asks every communicator of the process to dump. */
     static final String TRIGGER_FILE = "hccl-dump-now";
+    /** The default directory's name, before the user's: {@code hccl-dumps-<user>} under the temporary directory. */
+    static final String DEFAULT_DIR_PREFIX = "hccl-dumps";
 
     private static final Logger LOG = LoggerFactory.getLogger(FlightRecorder.class);
     private static final long BASE_NANOS = System.nanoTime();
     private static final long BASE_MICROS = System.currentTimeMillis() * 1000;
+    /** Default directories refused so far: each is warned about once per process, then only thrown. */
+    private static final Set<Path> REFUSED_WARNED = ConcurrentHashMap.newKeySet();
 
     /** Which lane an operation was numbered in. */
     enum Lane
@@ -150,29 +162,94 @@ final class FlightRecorder
     }
 
     /**
-     * Writes the dump: {@code hccl-trace-<comm id>-r<rank>.json} in {@code dir}, replacing an older one whole.
+     * Where the dumps go.
+     *
+     * @param configured {@code HCCL_DUMP_DIR}, or null.
+     * @param tmp        the temporary directory.
+     * @param rank       the rank, for the message.
+     * @return {@code configured}; unset, this user's own {@code hccl-dumps-<user>} in {@code tmp}, made owner-only if
+     *         need be ({@link PrivateDirectory}).
+     * @throws UncheckedIOException when the default directory is not this user's private one (a link, another user's,
+     *                              writable by others) or cannot be made, naming it, its owner and the setting to set;
+     *                              the first refusal of each directory in the process is logged at WARN too.
+     */
+    static Path directory(final String configured, final Path tmp, final int rank)
+    {
+        if (configured != null)
+        {
+            return Path.of(configured);
+        }
+        final Path dir = PrivateDirectory.perUser(tmp, DEFAULT_DIR_PREFIX);
+        try
+        {
+            return PrivateDirectory.open(dir);
+        }
+        catch (final IOException ex)
+        {
+            final String message = "rank " + rank + ": the flight recorder is not written: " + ex.getMessage() +
+                ". Remove it if it is not yours, or set " + CommConfig.DUMP_DIR.variable() +
+                " to a directory of your own";
+            if (REFUSED_WARNED.add(dir))
+            {
+                LOG.warn(message);
+            }
+            throw new UncheckedIOException(message, ex);
+        }
+    }
+
+    /**
+     * Writes the dump: {@code hccl-trace-<comm id>-r<rank>.json} in {@code dir}, replacing an older one whole. The file
+     * is made owner-only under a fresh name and renamed over the old one: no link there or in its place is followed.
      *
      * @param comm   the communicator.
-     * @param dir    the directory, made if need be.
+     * @param dir    the directory ({@link #directory}); made owner-only if need be.
      * @param reason why.
      * @return the file.
      */
     Path dump(final CommunicatorImpl comm, final Path dir, final String reason)
     {
+        Path tmp = null;
         try
         {
-            Files.createDirectories(dir);
+            if (dir.getFileSystem().supportedFileAttributeViews().contains("posix"))
+            {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PrivateDirectory.OWNER_ONLY));
+            }
+            else
+            {
+                Files.createDirectories(dir);
+            }
             final Path file = dir.resolve("hccl-trace-" + Long.toHexString(comm.commId()) + "-r" + comm.rank() +
                 ".json");
-            final Path tmp = Files.createTempFile(dir, ".hccl-trace-", ".tmp");
-            Files.writeString(tmp, json(comm, reason), StandardCharsets.UTF_8);
+            // A new name, owner-only (rw-------) where the file system has modes.
+            tmp = Files.createTempFile(dir, ".hccl-trace-", ".tmp");
+            try (Writer out = new OutputStreamWriter(Files.newOutputStream(tmp, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS), StandardCharsets.UTF_8))
+            {
+                out.write(json(comm, reason));
+            }
+            // A rename replaces the entry, link or not, and never writes through it.
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            tmp = null;
             LOG.info("rank {}: flight recorder written to {} ({})", comm.rank(), file, reason);
             return file;
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot write the flight recorder to " + dir, ex);
+            final UncheckedIOException failure =
+                new UncheckedIOException("cannot write the flight recorder to " + dir, ex);
+            if (tmp != null)
+            {
+                try
+                {
+                    Files.deleteIfExists(tmp);
+                }
+                catch (final IOException again)
+                {
+                    failure.addSuppressed(again);
+                }
+            }
+            throw failure;
         }
     }
 

@@ -21,8 +21,11 @@ record ShmAddress(String dir, long pid, long startMillis)
 {
     /** First four bytes: "HCSM". */
     static final int MAGIC = 0x4843534D;
-    /** Format of this encoding; a peer that publishes another one is not connected over shared memory. */
-    static final int VERSION = 1;
+    /**
+     * Format of this encoding and of the handshake behind it; a peer that publishes another one is not connected over
+     * shared memory. 2: the segments' names are keyed with the job's key ({@link ShmNames}).
+     */
+    static final int VERSION = 2;
 
     private static final int FIXED_LENGTH = 4 + 1 + 8 + 8 + 2;
     private static final int MAX_DIR_BYTES = 0xFFFF;

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -47,7 +48,7 @@ final class ShmHandshake
     private static final String FAIL = "fail";
 
     private final int rank;
-    private final long commId;
+    private final ShmNames names;
     private final Path dir;
     private final int ringBytes;
     private final Bootstrap bootstrap;
@@ -56,12 +57,14 @@ final class ShmHandshake
     private final Map<Integer, ShmSegment> mapped = new TreeMap<>();
     /** The files this rank created and has not deleted yet. */
     private final Set<Path> ownFiles = new LinkedHashSet<>();
+    /** Whether a name found taken was warned about: once per rank, later ones at DEBUG. */
+    private boolean warnedNameTaken;
 
     /**
      * A handshake.
      *
      * @param rank      this rank.
-     * @param commId    the root communicator, which names the files.
+     * @param names     the names of the pairs' files.
      * @param dir       the directory.
      * @param ringBytes the capacity of each ring this rank creates.
      * @param bootstrap the rendezvous store.
@@ -69,31 +72,18 @@ final class ShmHandshake
      */
     ShmHandshake(
         final int rank,
-        final long commId,
+        final ShmNames names,
         final Path dir,
         final int ringBytes,
         final Bootstrap bootstrap,
         final BooleanSupplier closing)
     {
         this.rank = rank;
-        this.commId = commId;
+        this.names = names;
         this.dir = dir;
         this.ringBytes = ringBytes;
         this.bootstrap = bootstrap;
         this.closing = closing;
-    }
-
-    /**
-     * The name of a pair's file: {@code hccl-<commId in hex>-<lo>-<hi>}.
-     *
-     * @param commId the root communicator.
-     * @param lo     the lower rank.
-     * @param hi     the higher rank.
-     * @return the file name.
-     */
-    static String fileName(final long commId, final int lo, final int hi)
-    {
-        return "hccl-" + Long.toHexString(commId) + "-" + lo + "-" + hi;
     }
 
     /**
@@ -143,7 +133,7 @@ final class ShmHandshake
     /** Phase 1, this rank the lower: create, fill and map the pair's file, and say whether it worked. */
     private void create(final int peer)
     {
-        final Path file = dir.resolve(fileName(commId, rank, peer));
+        final Path file = dir.resolve(names.fileName(rank, peer));
         String answer = FAIL;
         try
         {
@@ -155,9 +145,7 @@ final class ShmHandshake
         }
         catch (final FileAlreadyExistsException ex)
         {
-            LOG.warn("rank {}: shared memory with rank {} falls back to TCP: {} exists already (another job with " +
-                "the same communicator id, or one that died while connecting; delete it if it is stale)",
-                rank, peer, file);
+            nameTaken(peer, file);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -170,10 +158,42 @@ final class ShmHandshake
         bootstrap.put(key(rank, peer, "created"), answer.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Someone else holds a pair's name. The names are secret to the job, so the file was planted (or is left from a
+     * process that knew the token): never adopted, and loud once per rank, since whoever took one name usually took
+     * them all.
+     */
+    private void nameTaken(final int peer, final Path file)
+    {
+        if (warnedNameTaken)
+        {
+            LOG.debug("rank {}: shared memory with rank {} falls back to TCP: {} exists already, owned by {}",
+                rank, peer, file, ownerOf(file));
+            return;
+        }
+        warnedNameTaken = true;
+        LOG.warn("rank {}: shared memory with rank {} falls back to TCP: {} exists already, owned by {}, though this " +
+            "job's segment names are secret: another process created it first. Remove it, or point {} to a " +
+            "directory only this user can write; other pairs of this rank that meet the same fall back too " +
+            "(logged at DEBUG)", rank, peer, file, ownerOf(file), ShmTransportProvider.DIR.variable());
+    }
+
+    private static String ownerOf(final Path file)
+    {
+        try
+        {
+            return Files.getOwner(file, LinkOption.NOFOLLOW_LINKS).getName();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return "an unknown user (" + ex + ")";
+        }
+    }
+
     /** Phase 2, this rank the higher: map the file the lower rank created, unlink it, and say whether it worked. */
     private void answer(final int peer, final long deadlineNanos)
     {
-        final Path file = dir.resolve(fileName(commId, peer, rank));
+        final Path file = dir.resolve(names.fileName(peer, rank));
         final String created;
         try
         {
@@ -216,7 +236,7 @@ final class ShmHandshake
     private void conclude(final int peer, final long deadlineNanos)
     {
         final String answer = await(key(rank, peer, "mapped"), peer, deadlineNanos);
-        final Path file = dir.resolve(fileName(commId, rank, peer));
+        final Path file = dir.resolve(names.fileName(rank, peer));
         if (delete(file))
         {
             ownFiles.remove(file);

@@ -56,7 +56,7 @@ public final class ShmTransport implements Transport
 
     private final int rank;
     private final int worldSize;
-    private final long commId;
+    private final ShmNames names;
     private final Inbound inbound;
     private final Bootstrap bootstrap;
     private final Path dir;
@@ -106,7 +106,7 @@ public final class ShmTransport implements Transport
         }
         this.rank = context.rank();
         this.worldSize = context.worldSize();
-        this.commId = context.commId();
+        this.names = new ShmNames(context.jobToken(), context.commId());
         this.inbound = context.inbound();
         this.bootstrap = context.bootstrap();
         this.dir = dir.toAbsolutePath();
@@ -197,7 +197,7 @@ public final class ShmTransport implements Transport
             }
 
             final long start = System.nanoTime();
-            handshake = new ShmHandshake(rank, commId, dir, ringBytes, bootstrap, () -> closing);
+            handshake = new ShmHandshake(rank, names, dir, ringBytes, bootstrap, () -> closing);
             final Map<Integer, ShmSegment> segments = handshake.run(addresses.keySet(), deadlineNanos);
 
             final ShmPeer[] ps = new ShmPeer[segments.size()];

@@ -38,6 +38,8 @@ final class ShmCluster implements AutoCloseable
 {
     static final long COMM_ID = 0x5EED_CAFEL;
     static final String NODE = "node-a";
+    /** The job token of every rank of a cluster. */
+    static final String TOKEN = "test-token";
     static final long TIMEOUT_SECONDS = 20;
     /** Small rings by default, so that the tests cross ring boundaries and fill rings often. */
     static final int TEST_RING_BYTES = 256 * 1024;
@@ -84,7 +86,7 @@ final class ShmCluster implements AutoCloseable
 
     TransportContext context(final int rank, final int worldSize, final RecordingInbound inbound)
     {
-        return new TransportContext(rank, worldSize, commId, "test-token", NODE, InetAddress.getLoopbackAddress(),
+        return new TransportContext(rank, worldSize, commId, TOKEN, NODE, InetAddress.getLoopbackAddress(),
             config(rank, worldSize, dir), inbound, bootstrap);
     }
 
@@ -101,6 +103,18 @@ final class ShmCluster implements AutoCloseable
             new ShmTransport(context(rank, worldSize, inbound), dir, ringBytes, heartbeatTimeoutMillis);
         transports.add(t);
         return t;
+    }
+
+    /**
+     * Where the lower rank of a pair creates the pair's file.
+     *
+     * @param lo the lower rank.
+     * @param hi the higher rank.
+     * @return the path in this cluster's directory.
+     */
+    Path file(final int lo, final int hi)
+    {
+        return dir.resolve(new ShmNames(TOKEN, commId).fileName(lo, hi));
     }
 
     static PeerEndpoint endpoint(final int rank, final ShmTransport t)

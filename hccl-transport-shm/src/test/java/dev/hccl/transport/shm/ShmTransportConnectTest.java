@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,9 @@ class ShmTransportConnectTest
 {
     private static final OpDescriptor ALL_REDUCE =
         new OpDescriptor(Operation.ALL_REDUCE, DataType.FP32, ReduceOp.SUM, OpDescriptor.NO_ROOT, 1000);
+
+    /** The uid of {@code nobody}: the owner of files that another user planted. */
+    private static final int NOBODY_UID = 65534;
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
@@ -68,7 +72,7 @@ class ShmTransportConnectTest
     void afterConnectNothingOfTheJobIsLeftInTheDirectory() throws Exception
     {
         final ShmCluster cluster = cluster();
-        final Path file = cluster.dir.resolve(ShmHandshake.fileName(cluster.commId, 0, 1));
+        final Path file = cluster.file(0, 1);
         final List<String> existedWhen = new java.util.concurrent.CopyOnWriteArrayList<>();
         cluster.bootstrap.onPut = (key, value) ->
         {
@@ -149,7 +153,7 @@ class ShmTransportConnectTest
         final Future<Set<Integer>> c0 = cluster.connectAsync(
             t0, ShmCluster.endpoint(0, t0), List.of(ShmCluster.endpoint(1, t1)), 0, 1_500);
 
-        final Path file = cluster.dir.resolve(ShmHandshake.fileName(cluster.commId, 0, 1));
+        final Path file = cluster.file(0, 1);
         final long size = ShmSegment.fileBytes(ShmCluster.TEST_RING_BYTES);
         final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
         // The file exists from its creation on and grows as it is written through: wait for the whole of it.
@@ -194,12 +198,52 @@ class ShmTransportConnectTest
         final ShmCluster cluster = cluster();
         final ShmTransport t0 = cluster.open(0, 2, new RecordingInbound());
         final ShmTransport t1 = cluster.open(1, 2, new RecordingInbound());
-        Files.createFile(cluster.dir.resolve(ShmHandshake.fileName(cluster.commId, 0, 1))); // rank 0's, then it died
+        Files.createFile(cluster.file(0, 1)); // rank 0's, then it died
         final Future<Set<Integer>> c1 = cluster.connectAsync(t1, ShmCluster.endpoint(1, t1),
             List.of(ShmCluster.endpoint(0, t0)), 0, 700);
         final HcclException ex = timeoutOf(c1);
         assertEquals(0, ex.peer());
         assertEquals(List.of(), cluster.files(), "the dead rank's file was left behind");
+    }
+
+    /**
+     * Another user who created pairs' files first (planted here at the names the job computes, as nobody without the
+     * token could) costs only those pairs: a planted file is never adopted nor removed, the lower rank falls back on
+     * each pair taken with one WARN in all, naming the first file and its owner, and the other pairs connect.
+     */
+    @Test
+    void filesPlantedAtThePairsNamesAreNotAdoptedAndWarnOnceNamingTheirOwner() throws Exception
+    {
+        final ShmCluster cluster = cluster();
+        final List<Path> planted = List.of(cluster.file(0, 1), cluster.file(0, 2));
+        for (final Path p : planted)
+        {
+            Files.writeString(p, "planted");
+            if ("0".equals(run("id", "-u").trim()))
+            {
+                Files.setAttribute(p, "unix:uid", NOBODY_UID); // as another user would own it
+            }
+        }
+        final ShmTransport[] t = new ShmTransport[3];
+        for (int r = 0; r < 3; r++)
+        {
+            t[r] = cluster.open(r, 3, new RecordingInbound());
+        }
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final List<Set<Integer>> sets = withStderrTo(captured, () -> cluster.connectAll(t));
+        final String log = captured.toString(StandardCharsets.UTF_8);
+
+        assertEquals(List.of(Set.of(), Set.of(2), Set.of(1)), sets, "who connected to whom");
+        for (final Path p : planted)
+        {
+            assertEquals("planted", Files.readString(p), "the planted " + p + " was written to");
+        }
+        assertEquals(planted.stream().map(p -> p.getFileName().toString()).sorted().toList(), cluster.files());
+        final List<String> warnings = log.lines().filter(l -> l.contains("WARN")).toList();
+        assertEquals(1, warnings.size(), "warnings: " + log);
+        final String owner = Files.getOwner(planted.get(0)).getName();
+        assertTrue(warnings.get(0).contains(planted.get(0) + " exists already, owned by " + owner), log);
+        assertTrue(warnings.get(0).contains("falls back to TCP") && warnings.get(0).contains("HCCL_SHM_DIR"), log);
     }
 
     /**
@@ -220,23 +264,12 @@ class ShmTransportConnectTest
             final ShmTransport t0 = small.open(0, 2, in[0] = new RecordingInbound(), 1 << 20, 8_000);
             final ShmTransport t1 = small.open(1, 2, in[1] = new RecordingInbound(), 1 << 20, 8_000);
 
-            final List<Set<Integer>> sets;
-            final String log;
-            final PrintStream stderr = System.err;
             final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-            System.setErr(new PrintStream(new Tee(stderr, captured), true, StandardCharsets.UTF_8));
-            try
-            {
-                sets = small.connectAll(new ShmTransport[] {t0, t1});
-            }
-            finally
-            {
-                System.setErr(stderr);
-            }
-            log = captured.toString(StandardCharsets.UTF_8);
+            final List<Set<Integer>> sets = withStderrTo(captured, () -> small.connectAll(new ShmTransport[] {t0, t1}));
+            final String log = captured.toString(StandardCharsets.UTF_8);
 
             assertEquals(List.of(Set.of(), Set.of()), sets);
-            final Path file = mount.resolve(ShmHandshake.fileName(0xABCL, 0, 1));
+            final Path file = small.file(0, 1);
             assertTrue(log.contains("WARN") && log.contains(file.toString()), "no warning naming the file: " + log);
             assertTrue(log.contains(ShmSegment.fileBytes(1 << 20) + " bytes needed"), log);
             assertTrue(log.contains("HCCL_SHM_DIR") && log.contains("--shm-size"), log);
@@ -305,6 +338,21 @@ class ShmTransportConnectTest
     }
 
     // ------------------------------------------------------------------------------------------ support
+
+    /** Runs {@code body} with what goes to stderr (the test logger's output) copied into {@code captured}. */
+    private static <T> T withStderrTo(final ByteArrayOutputStream captured, final Callable<T> body) throws Exception
+    {
+        final PrintStream stderr = System.err;
+        System.setErr(new PrintStream(new Tee(stderr, captured), true, StandardCharsets.UTF_8));
+        try
+        {
+            return body.call();
+        }
+        finally
+        {
+            System.setErr(stderr);
+        }
+    }
 
     private static HcclException timeoutOf(final Future<?> f) throws Exception
     {
