@@ -55,6 +55,12 @@ if ls target/dependency | grep -E -i 'picocli|jackson|jmh|jfree|commons-csv' ; t
   echo "consumer-check: the library brings a tool's dependency (above)" >&2
   exit 1
 fi
+# BoringSSL's native library for Linux x86-64 alone, not every platform's (its pom names them all).
+natives=$(ls target/dependency | grep -E 'tcnative-boringssl-static' || true)
+if [ "$(echo "$natives" | grep -c .)" -ne 1 ] || ! echo "$natives" | grep -q 'linux-x86_64'; then
+  echo "consumer-check: the library brings netty-tcnative natives other than Linux x86-64's: $natives" >&2
+  exit 1
+fi
 echo "consumer-check: running it on two ranks"
 out=$("$root/bin/hcclrun" -np 2 java -cp 'target/my-training-1.0.jar:target/dependency/*' com.example.Train 2>&1)
 echo "$out" | grep 'step '

@@ -117,9 +117,28 @@ final class TaskBinding
             }
             catch (final ExecutionException ex)
             {
-                throw BarrierFunction.Adapter.<RuntimeException>rethrow(ex.getCause());
+                throw BarrierFunction.Adapter.<RuntimeException>rethrow(inSpark(ex.getCause()));
             }
         }
+    }
+
+    /**
+     * An error about the JVM's set-up says where Spark takes JVM flags from: an executor's own command line is
+     * Spark's to write.
+     *
+     * @param failure why the set-up failed.
+     * @return an {@code E_ENV} error that names Spark's settings, with {@code failure} as its cause; else
+     * {@code failure}.
+     */
+    static Throwable inSpark(final Throwable failure)
+    {
+        if (failure instanceof HcclException && ErrorCode.E_ENV == ((HcclException)failure).errorCode())
+        {
+            return new HcclException(ErrorCode.E_ENV, failure.getMessage() + ". Under Spark, give the flags to the " +
+                "executors in spark.executor.extraJavaOptions, and in local mode, where tasks run in the driver's " +
+                "JVM, to the driver in spark.driver.extraJavaOptions (spark-submit --driver-java-options)", failure);
+        }
+        return failure;
     }
 
     private static Communicator bind(final TaskContext task, final Communicator comm)
