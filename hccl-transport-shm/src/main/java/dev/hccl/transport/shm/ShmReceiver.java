@@ -103,7 +103,8 @@ final class ShmReceiver implements ControlledMessageHandler
         catch (final InternalError fault)
         {
             // The ring's own reads of headers and positions faulted (the handler catches its own).
-            final HcclException truncated = ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, fault);
+            final HcclException truncated =
+                ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, fault);
             if (null == truncated)
             {
                 throw fault;
