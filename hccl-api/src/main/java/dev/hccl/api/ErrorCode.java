@@ -29,7 +29,12 @@ public enum ErrorCode
      * Two threads issued operations on one communicator at once, so their order was decided by a race (no HCCL
      * equivalent: HCCL and NCCL leave it undefined).
      */
-    E_CONCURRENT(102);
+    E_CONCURRENT(102),
+    /**
+     * A shared-memory segment between two ranks of a node is damaged: its file was truncated under the mapping, or it
+     * holds a value its writer cannot have written, so another process wrote into it (no HCCL equivalent).
+     */
+    E_SHM_SEGMENT(103);
 
     private final int code;
 

@@ -182,6 +182,46 @@ class FailureTest
     }
 
     @Test
+    void allToAllVCountsThatDisagreeNameTheArgumentsAndElementsNotACountOfZero() throws Exception
+    {
+        // Rank 0 sends rank 1 six elements where rank 1 expects four; the other pair agrees. allToAllV's fingerprint
+        // has no count (none is the same on every rank), so the error must not print one but say which counts differ.
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(2, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 2, port).conclude()))
+            {
+                final long[] sendCounts = rank == 0 ? new long[]{2, 6} : new long[]{3, 3};
+                final long[] recvCounts = rank == 0 ? new long[]{2, 3} : new long[]{4, 3};
+                final long[] sendDispls = {0, sendCounts[0]};
+                final long[] recvDispls = {0, recvCounts[0]};
+                try
+                {
+                    comm.allToAllV(floats(8), sendCounts, sendDispls, floats(7), recvCounts, recvDispls,
+                        DataType.FP32);
+                }
+                catch (final HcclException ex)
+                {
+                    return ex;
+                }
+                // Only rank 0, whose receives all matched, may finish; it learns of the failure at its next operation.
+                assertEquals(0, rank, "rank 1 received a block of the wrong size and must fail");
+                return assertThrows(HcclException.class, comm::barrier);
+            }
+        });
+        final HcclException receiver = errors.get(1);
+        final String m = receiver.getMessage();
+        assertEquals(ErrorCode.E_MISMATCH, receiver.errorCode(), m);
+        assertTrue(m.contains("rank 0 sent a message of 24 bytes (6 FP32 elements) in allToAllV(FP32)") &&
+            m.contains("this rank expected 16 bytes (4 elements)") &&
+            m.contains("rank 0's sendCounts entry for this rank and this rank's recvCounts entry for rank 0"), m);
+        for (final HcclException e : errors)
+        {
+            assertTrue(!e.getMessage().contains("count=0") && e.getMessage().contains("sendCounts"), e.getMessage());
+        }
+    }
+
+    @Test
     void ranksThatChooseAlgorithmsDifferentlyFailAtInitNotAtTheFirstCollective() throws Exception
     {
         // Different algorithms would wait for messages that never come until HCCL_EXEC_TIMEOUT; the rendezvous

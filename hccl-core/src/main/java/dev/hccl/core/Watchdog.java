@@ -14,11 +14,11 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What watches every communicator of the process from one daemon thread: Horovod's stall check (every
- * {@code HCCL_STALL_CHECK_TIME} a communicator whose rank has waited that long in one operation says so at WARN, with
+ * What watches every communicator of the process from one daemon thread: Horovod's stall check (a communicator whose
+ * rank has waited {@code HCCL_STALL_CHECK_TIME} in one operation says so at WARN, and again each further period, with
  * what it waits for, from whom, and where its peers are, a {@link PositionSurvey}, long before
- * {@code HCCL_EXEC_TIMEOUT} fails the operation), and, with {@code HCCL_DUMP_DIR}, the file that asks for a flight
- * recorder dump (its modification time, each second).
+ * {@code HCCL_EXEC_TIMEOUT} fails the operation; {@link StallSchedule} times the looks), and, with
+ * {@code HCCL_DUMP_DIR}, the file that asks for a flight recorder dump (its modification time, each second).
  */
 final class Watchdog
 {
@@ -49,13 +49,12 @@ final class Watchdog
      */
     static Registration watch(final CommunicatorImpl comm, final Duration period)
     {
-        final long millis = Math.max(1, period.toMillis());
-        final ScheduledFuture<?> stalls = TIMER.scheduleAtFixedRate(() -> check(comm, millis), millis, millis,
-            TimeUnit.MILLISECONDS);
+        final StallCheck stalls = new StallCheck(comm, Math.max(1, period.toMillis()));
+        stalls.schedule(stalls.periodMillis);
         final String dir = comm.config().dumpDir();
         if (dir == null)
         {
-            return () -> stalls.cancel(false);
+            return stalls::cancel;
         }
         final Path trigger = Path.of(dir, FlightRecorder.TRIGGER_FILE);
         final long[] seen = {modified(trigger)}; // a file older than the communicator asks nothing of it
@@ -77,7 +76,7 @@ final class Watchdog
         }, 1, 1, TimeUnit.SECONDS);
         return () ->
         {
-            stalls.cancel(false);
+            stalls.cancel();
             dumps.cancel(false);
         };
     }
@@ -91,6 +90,64 @@ final class Watchdog
         catch (final IOException ex)
         {
             return 0;
+        }
+    }
+
+    /** One communicator's stall check: each look schedules the next, when {@link StallSchedule} says. */
+    private static final class StallCheck implements Runnable
+    {
+        private final CommunicatorImpl comm;
+        private final long periodMillis;
+        private volatile boolean cancelled;
+        private volatile ScheduledFuture<?> next;
+
+        StallCheck(final CommunicatorImpl comm, final long periodMillis)
+        {
+            this.comm = comm;
+            this.periodMillis = periodMillis;
+        }
+
+        void schedule(final long delayMillis)
+        {
+            if (!cancelled)
+            {
+                next = TIMER.schedule(this, delayMillis, TimeUnit.MILLISECONDS);
+                if (cancelled)
+                {
+                    next.cancel(false);
+                }
+            }
+        }
+
+        void cancel()
+        {
+            cancelled = true;
+            final ScheduledFuture<?> f = next;
+            if (f != null)
+            {
+                f.cancel(false);
+            }
+        }
+
+        @Override
+        public void run()
+        {
+            if (cancelled)
+            {
+                return;
+            }
+            long waited = -1;
+            try
+            {
+                check(comm, periodMillis);
+                // Read after the check, whose survey of the peers takes a while.
+                waited = comm.whereabouts().now().waitedMillis();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.debug("stall check of rank {} failed", comm.rank(), ex);
+            }
+            schedule(StallSchedule.nextDelayMillis(waited, periodMillis));
         }
     }
 

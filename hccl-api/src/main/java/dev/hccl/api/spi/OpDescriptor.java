@@ -114,7 +114,19 @@ public final class OpDescriptor
     }
 
     /**
-     * The operation as a user wrote it, e.g. {@code allReduce(count=1000, FP32, SUM)}.
+     * Whether {@link #count()} says anything: false for {@link Operation#ALL_TO_ALL_V}, whose counts differ from pair
+     * to pair, so that no count is the same on every rank and its fingerprint's count is 0.
+     *
+     * @return true when the count is part of the fingerprint.
+     */
+    public boolean hasCount()
+    {
+        return dataType != null && operation != Operation.ALL_TO_ALL_V;
+    }
+
+    /**
+     * The operation as a user wrote it, e.g. {@code allReduce(count=1000, FP32, SUM)}; without a count where
+     * {@link #hasCount()} is false, e.g. {@code allToAllV(FP32)}.
      *
      * @return the description.
      */
@@ -122,9 +134,13 @@ public final class OpDescriptor
     public String toString()
     {
         final StringBuilder sb = new StringBuilder(48).append(operation.displayName()).append('(');
+        if (hasCount())
+        {
+            sb.append("count=").append(count).append(", ");
+        }
         if (dataType != null)
         {
-            sb.append("count=").append(count).append(", ").append(dataType);
+            sb.append(dataType);
         }
         if (reduceOp != null)
         {

@@ -926,10 +926,29 @@ public final class Mailbox
         }
         if (length != recv.length)
         {
+            if (!theirs.hasCount() && theirs.equals(recv.mine) && null != theirs.dataType())
+            {
+                return blockMismatch(theirs, length, recv);
+            }
             return "{peer} sent " + length + " bytes for " + theirs + " (tag " + Tags.describe(recv.tag) +
                 ") but this rank expected " + recv.length + " for " + recv.mine;
         }
         return null;
+    }
+
+    /**
+     * A message of the same operation, one without a count in its fingerprint ({@code allToAllV}), has the wrong
+     * length: the sender's count for this rank and this rank's count for the sender differ, which only the pair's
+     * messages show. Says it in elements and in the arguments' names.
+     */
+    private static String blockMismatch(final OpDescriptor theirs, final int length, final PostedRecv recv)
+    {
+        final int size = theirs.dataType().size();
+        return "{peer} sent a message of " + length + " bytes (" + length / size + " " + theirs.dataType() +
+            " elements) in " + theirs + " (tag " + Tags.describe(recv.tag) + ") where this rank expected " +
+            recv.length + " bytes (" +
+            recv.length / size + " elements): {peer}'s sendCounts entry for this rank and this rank's recvCounts " +
+            "entry for {peer} differ, and must be equal";
     }
 
     private static String mismatchMessage(final OpDescriptor theirs, final long seq, final OpDescriptor mine)

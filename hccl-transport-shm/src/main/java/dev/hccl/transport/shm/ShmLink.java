@@ -44,6 +44,8 @@ final class ShmLink implements Link
 
     private final int rank;
     private final int peer;
+    /** The pair's segment, named when its memory faults. */
+    private final ShmSegment segment;
     private final OneToOneRingBuffer ring;
     private final int chunkBytes;
     private final int abortReasonMaxBytes;
@@ -61,10 +63,11 @@ final class ShmLink implements Link
     /** The watch's finding that the peer is dead, until the engine has read what the peer wrote before it died. */
     private final AtomicReference<Throwable> deathNotice = new AtomicReference<>();
 
-    ShmLink(final int rank, final int peer, final OneToOneRingBuffer ring)
+    ShmLink(final int rank, final int peer, final ShmSegment segment, final OneToOneRingBuffer ring)
     {
         this.rank = rank;
         this.peer = peer;
+        this.segment = segment;
         this.ring = ring;
         this.chunkBytes = ShmRecords.chunkBytes(ring);
         this.abortReasonMaxBytes = ShmRecords.abortReasonMaxBytes(ring);
@@ -123,8 +126,7 @@ final class ShmLink implements Link
         }
         catch (final Throwable t)
         {
-            LOG.error("rank {}: internal error sending to rank {}", rank, peer, t);
-            fail(new IllegalStateException("internal error sending to rank " + peer + ": " + t, t));
+            fail(sendFailure(t));
             done.fail(notOpen());
         }
         finally
@@ -194,14 +196,25 @@ final class ShmLink implements Link
         }
         catch (final Throwable t)
         {
-            LOG.error("rank {}: internal error sending to rank {}", rank, peer, t);
-            fail(new IllegalStateException("internal error sending to rank " + peer + ": " + t, t));
+            fail(sendFailure(t));
             return 0;
         }
         finally
         {
             lock.unlock();
         }
+    }
+
+    /** What a throwable from writing the ring means: the segment was truncated (its memory faulted), or a bug. */
+    private Throwable sendFailure(final Throwable t)
+    {
+        final HcclException truncated = ShmDamage.truncated(rank, peer, segment, "sending to rank " + peer, t);
+        if (null != truncated)
+        {
+            return truncated;
+        }
+        LOG.error("rank {}: internal error sending to rank {}", rank, peer, t);
+        return new IllegalStateException("internal error sending to rank " + peer + ": " + t, t);
     }
 
     private int flushLocked()
@@ -418,10 +431,13 @@ final class ShmLink implements Link
         queued = 0;
     }
 
+    /** The error of a send on a link that is not open: the failure's code when it has one (a damaged segment). */
     private HcclException notOpen()
     {
+        final Throwable failure = this.failure;
         return new HcclException(
-            ErrorCode.E_REMOTE, rank, peer, null, HcclException.NO_SEQUENCE,
+            failure instanceof HcclException ? ((HcclException)failure).errorCode() : ErrorCode.E_REMOTE,
+            rank, peer, null, HcclException.NO_SEQUENCE,
             "cannot send to rank " + peer + " over shared memory: " + LinkState.whyNotOpen(state, peer, failure),
             failure);
     }

@@ -24,6 +24,8 @@ final class ShmPeer
     final OneToOneRingBuffer outbound;
     /** The peer's pid as it published it. */
     final long pid;
+    /** When the peer's process started, as it published it (wall-clock milliseconds), or 0 when unknown. */
+    final long startMillis;
     /** The peer's process, when this process could see it at connect with the start time it published; else null. */
     final ProcessHandle process;
 
@@ -44,9 +46,10 @@ final class ShmPeer
         this.segment = segment;
         this.inbound = segment.inbound(lo);
         this.outbound = segment.outbound(lo);
-        this.link = new ShmLink(rank, peer, outbound);
-        this.receiver = new ShmReceiver(rank, peer, this.inbound, segment.inboundRegion(lo), link, inbound);
+        this.link = new ShmLink(rank, peer, segment, outbound);
+        this.receiver = new ShmReceiver(rank, peer, segment, this.inbound, segment.inboundRegion(lo), link, inbound);
         this.pid = address.pid();
+        this.startMillis = address.startMillis();
         this.process = visibleProcess(address);
     }
 

@@ -37,6 +37,8 @@ final class ShmReceiver implements ControlledMessageHandler
 
     private final int rank;
     private final int peer;
+    /** The pair's segment, named when its memory faults. */
+    private final ShmSegment segment;
     private final OneToOneRingBuffer ring;
     private final ShmLink link;
     private final Inbound inbound;
@@ -56,6 +58,7 @@ final class ShmReceiver implements ControlledMessageHandler
      *
      * @param rank    this rank.
      * @param peer    the peer.
+     * @param segment the pair's segment.
      * @param ring    the ring the peer writes.
      * @param region  the ring's memory, indexed as the ring's buffer is.
      * @param link    the link to the same peer, whose state this follows.
@@ -64,6 +67,7 @@ final class ShmReceiver implements ControlledMessageHandler
     ShmReceiver(
         final int rank,
         final int peer,
+        final ShmSegment segment,
         final OneToOneRingBuffer ring,
         final ByteBuffer region,
         final ShmLink link,
@@ -71,6 +75,7 @@ final class ShmReceiver implements ControlledMessageHandler
     {
         this.rank = rank;
         this.peer = peer;
+        this.segment = segment;
         this.ring = ring;
         this.link = link;
         this.inbound = inbound;
@@ -90,7 +95,23 @@ final class ShmReceiver implements ControlledMessageHandler
         {
             return 0;
         }
-        final int read = ring.controlledRead(this, limit);
+        final int read;
+        try
+        {
+            read = ring.controlledRead(this, limit);
+        }
+        catch (final InternalError fault)
+        {
+            // The ring's own reads of headers and positions faulted (the handler catches its own).
+            final HcclException truncated =
+                ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, fault);
+            if (null == truncated)
+            {
+                throw fault;
+            }
+            stop(truncated);
+            return 0;
+        }
         emptyPolls = 0 == read ? emptyPolls + 1 : 0;
         return read;
     }
@@ -141,6 +162,12 @@ final class ShmReceiver implements ControlledMessageHandler
         }
         catch (final Throwable t)
         {
+            final HcclException truncated = ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, t);
+            if (null != truncated)
+            {
+                stop(truncated);
+                return Action.BREAK;
+            }
             // Only a bug gets here: every callback into the communicator is guarded on its own.
             LOG.error("rank {}: internal error receiving from rank {}", rank, peer, t);
             stop(new IllegalStateException("internal error receiving from rank " + peer + ": " + t, t));
@@ -292,6 +319,13 @@ final class ShmReceiver implements ControlledMessageHandler
 
     private void deliveryFailed(final Throwable t)
     {
+        final HcclException truncated = ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, t);
+        if (null != truncated)
+        {
+            // The sink read the ring's memory, which faulted.
+            stop(truncated);
+            return;
+        }
         LOG.error("rank {}: the receiver failed on a message from rank {}", rank, peer, t);
         stop(failure("the receiver of messages from rank " + peer + " over shared memory threw " + t, t));
     }

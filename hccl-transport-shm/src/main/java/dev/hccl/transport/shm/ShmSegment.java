@@ -31,6 +31,10 @@ import java.util.Set;
  * <p>
  * Ownership: the segment owns its mapping. {@link #unmap()} may be called only when no thread can touch the memory
  * again; a thread that does afterwards crashes the JVM.
+ * <p>
+ * Size: the segment also keeps the file open, so that {@link #truncation()} tells from the file's size
+ * whether another process shrank it under the mapping (where an access faults: SIGBUS, which the JVM turns into an
+ * {@link InternalError}, thrown at the access or, from compiled code, a little later).
  */
 final class ShmSegment
 {
@@ -48,17 +52,21 @@ final class ShmSegment
     private final Path file;
     private final int ringBytes;
     private final MappedByteBuffer mapped;
+    /** The file, kept open for its size; closed with the mapping. */
+    private final FileChannel channel;
     private final ByteBuffer loToHiRegion;
     private final ByteBuffer hiToLoRegion;
     private final OneToOneRingBuffer loToHi;
     private final OneToOneRingBuffer hiToLo;
     private boolean unmapped;
 
-    private ShmSegment(final Path file, final int ringBytes, final MappedByteBuffer mapped)
+    private ShmSegment(
+        final Path file, final int ringBytes, final MappedByteBuffer mapped, final FileChannel channel)
     {
         this.file = file;
         this.ringBytes = ringBytes;
         this.mapped = mapped;
+        this.channel = channel;
         final int ringRegion = ringBytes + RingBufferDescriptor.TRAILER_LENGTH;
         this.loToHiRegion = mapped.slice(0, ringRegion);
         this.hiToLoRegion = mapped.slice(ringRegion, ringRegion);
@@ -124,11 +132,11 @@ final class ShmSegment
         }
         // From here the file is ours: any failure deletes it.
         MappedByteBuffer mapped = null;
-        try (channel)
+        try
         {
             fillWithZeros(channel, size);
             mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
-            return new ShmSegment(file, ringBytes, mapped);
+            return new ShmSegment(file, ringBytes, mapped, channel);
         }
         catch (final IOException | RuntimeException | Error ex)
         {
@@ -136,6 +144,7 @@ final class ShmSegment
             {
                 IoUtil.unmap(mapped);
             }
+            closeQuietly(channel, ex);
             deleteQuietly(file, ex);
             throw ex;
         }
@@ -153,16 +162,54 @@ final class ShmSegment
     {
         checkRingBytes(ringBytes);
         final long size = fileBytes(ringBytes);
-        try (FileChannel channel = FileChannel.open(
-            file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))
+        final FileChannel channel = FileChannel.open(
+            file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        try
         {
             final long actual = channel.size();
             if (actual != size)
             {
                 throw new IOException(file + " holds " + actual + " bytes, not the " + size + " expected");
             }
-            return new ShmSegment(file, ringBytes, channel.map(FileChannel.MapMode.READ_WRITE, 0, size));
+            return new ShmSegment(file, ringBytes, channel.map(FileChannel.MapMode.READ_WRITE, 0, size), channel);
         }
+        catch (final IOException | RuntimeException | Error ex)
+        {
+            closeQuietly(channel, ex);
+            throw ex;
+        }
+    }
+
+    private static void closeQuietly(final FileChannel channel, final Throwable failure)
+    {
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ex)
+        {
+            failure.addSuppressed(ex);
+        }
+    }
+
+    /**
+     * Whether the file is shorter than the layout needs: another process truncated it under the mapping, so that an
+     * access to the pages it no longer backs faults. Reads the size of the file kept open, not the memory.
+     *
+     * @return what is wrong, naming the sizes, or null when the file is whole (or its size cannot be read).
+     */
+    String truncation()
+    {
+        long actual;
+        try
+        {
+            actual = channel.size();
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+        return actual >= bytes() ? null : "holds " + actual + " bytes where its layout needs " + bytes();
     }
 
     private static void fillWithZeros(final FileChannel channel, final long size) throws IOException
@@ -209,6 +256,27 @@ final class ShmSegment
     int ringBytes()
     {
         return ringBytes;
+    }
+
+    /**
+     * Bytes of the file, as the layout needs them.
+     *
+     * @return the size.
+     */
+    long bytes()
+    {
+        return fileBytes(ringBytes);
+    }
+
+    /**
+     * Where a ring's trailer starts in the file.
+     *
+     * @param loToHi whether it is the ring of the lower rank to the higher.
+     * @return the byte offset.
+     */
+    long trailerOffset(final boolean loToHi)
+    {
+        return (loToHi ? 0L : ringBytes + RingBufferDescriptor.TRAILER_LENGTH) + ringBytes;
     }
 
     /**
@@ -263,6 +331,14 @@ final class ShmSegment
         {
             unmapped = true;
             IoUtil.unmap(mapped);
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ex)
+            {
+                // Nothing is lost: the descriptor only told the size.
+            }
         }
     }
 }

@@ -369,6 +369,18 @@ public final class ShmTransport implements Transport
     }
 
     /**
+     * Test hook: what this rank holds for a connected peer.
+     *
+     * @param peer the peer's rank.
+     * @return its segment, rings and link, or null when not connected.
+     */
+    ShmPeer peerForTest(final int peer)
+    {
+        final ShmPeer[] table = byRank;
+        return null == table ? null : table[peer];
+    }
+
+    /**
      * Test hook: stops the watch thread, so that this rank's heartbeat stops as a hung process's would.
      */
     void stopWatchForTest()

@@ -18,7 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * published, is gone (noticed within an interval), or when its heartbeat is older than the timeout (the only sign
  * where its pid is not visible here, from another pid namespace, and of a peer that hangs). The engine then fails the
  * link once it has read what the peer wrote before (so that a GOODBYE just before an exit counts as one), and reports
- * it.
+ * it. A trailer holding values that neither rank can have written ({@link ShmTrailer}: a heartbeat from the future,
+ * a head past the tail) and a file truncated under the mapping (told from its size before each beat, as an access
+ * would fault) are no sign of the peer's death: they fail the link at once with {@link ErrorCode#E_SHM_SEGMENT}
+ * ({@link ShmDamage}).
  * <p>
  * Between beats, while no caller has driven the engine for {@link ShmProgress#IDLE_TAKEOVER_NANOS}, the watch polls
  * it, one poll at a time, so that an ABORT, a GOODBYE, a failure or a message between operations is read.
@@ -69,8 +72,25 @@ final class ShmWatch
         {
             if (p.link.isOpen())
             {
+                // The size first: a write into a truncated file faults.
+                final HcclException truncated = ShmDamage.truncated(
+                    p.rank, p.peer, p.segment, "writing this rank's heartbeat for rank " + p.peer, null);
+                if (null != truncated)
+                {
+                    damaged(p, truncated);
+                    continue;
+                }
                 p.inbound.consumerHeartbeatTime(now);
             }
+        }
+    }
+
+    /** Fails the link of a damaged segment at once: the peer may well be alive, but the memory is not to be trusted. */
+    private static void damaged(final ShmPeer p, final HcclException damage)
+    {
+        if (p.link.fail(damage))
+        {
+            LOG.warn("rank {}: {}", p.rank, damage.detail());
         }
     }
 
@@ -132,7 +152,7 @@ final class ShmWatch
         }
     }
 
-    /** Looks at every open peer once; fails the link of a dead one. */
+    /** Looks at every open peer once; fails the link of a dead one, or of a damaged segment. */
     private void check()
     {
         final long now = System.currentTimeMillis();
@@ -142,25 +162,43 @@ final class ShmWatch
             {
                 continue;
             }
-            final String why;
-            if (null != p.process && !p.process.isAlive())
-            {
-                why = "rank " + p.peer + " (pid " + p.pid + ") died";
-            }
-            else
-            {
-                final long age = now - p.outbound.consumerHeartbeatTime();
-                if (age <= heartbeatTimeoutMillis)
-                {
-                    continue;
-                }
-                why = "rank " + p.peer + " (pid " + p.pid + ") stopped: its heartbeat in shared memory is " + age +
-                    " ms old (HCCL_HEARTBEAT_TIMEOUT is " + heartbeatTimeoutMillis +
-                    " ms): its process is frozen (stopped, in a debugger, swapping)";
-            }
-            p.link.noticeDeath(
-                new HcclException(ErrorCode.E_REMOTE, rank, p.peer, null, HcclException.NO_SEQUENCE, why, null));
+            check(p, now);
         }
+    }
+
+    private void check(final ShmPeer p, final long now)
+    {
+        if (null != p.process && !p.process.isAlive())
+        {
+            noticeDeath(p, "rank " + p.peer + " (pid " + p.pid + ") died");
+            return;
+        }
+        // The ring this rank writes holds the peer's heartbeat; the one it reads holds this rank's own.
+        final String outbound = ShmTrailer.problem(p.outbound, now, Math.max(0, p.startMillis));
+        final String inbound = null != outbound ? null : ShmTrailer.problem(p.inbound, now, -1);
+        if (null != outbound)
+        {
+            damaged(p, ShmDamage.corrupted(rank, p.peer, p.segment, rank, outbound));
+            return;
+        }
+        if (null != inbound)
+        {
+            damaged(p, ShmDamage.corrupted(rank, p.peer, p.segment, p.peer, inbound));
+            return;
+        }
+        final long age = now - p.outbound.consumerHeartbeatTime();
+        if (age > heartbeatTimeoutMillis)
+        {
+            noticeDeath(p, "rank " + p.peer + " (pid " + p.pid + ") stopped: its heartbeat in shared memory is " +
+                age + " ms old (HCCL_HEARTBEAT_TIMEOUT is " + heartbeatTimeoutMillis +
+                " ms): its process is frozen (stopped, in a debugger, swapping)");
+        }
+    }
+
+    private void noticeDeath(final ShmPeer p, final String why)
+    {
+        p.link.noticeDeath(
+            new HcclException(ErrorCode.E_REMOTE, rank, p.peer, null, HcclException.NO_SEQUENCE, why, null));
     }
 
     /** Polls the engine once when no caller drives it. */

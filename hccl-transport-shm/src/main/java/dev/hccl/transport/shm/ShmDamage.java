@@ -1,0 +1,62 @@
+package dev.hccl.transport.shm;
+
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+
+/**
+ * The errors of a damaged segment, {@link ErrorCode#E_SHM_SEGMENT}, naming the peer and the segment's file (gone from
+ * the directory once the pair has connected, but its name tells the job and the pair).
+ */
+final class ShmDamage
+{
+    private ShmDamage()
+    {
+    }
+
+    /**
+     * The error of a segment whose file was truncated under the mapping, when {@link ShmSegment#truncation()} says so.
+     *
+     * @param rank    this rank.
+     * @param peer    the pair's other rank.
+     * @param segment the segment.
+     * @param doing   what this rank was doing, e.g. {@code "sending to rank 1"}.
+     * @param fault   the memory fault that led to the look, or null.
+     * @return the error, or null when the file is whole.
+     */
+    static HcclException truncated(
+        final int rank, final int peer, final ShmSegment segment, final String doing, final Throwable fault)
+    {
+        final String truncation = segment.truncation();
+        if (null == truncation)
+        {
+            return null;
+        }
+        return new HcclException(ErrorCode.E_SHM_SEGMENT, rank, peer, null, HcclException.NO_SEQUENCE,
+            "the shared memory with rank " + peer + " is truncated, found while " + doing + ": its file " +
+            segment.file() + " " + truncation + ", so its memory faults (SIGBUS). Another process shrank it after " +
+            "it was mapped: stop whatever cleans or truncates files in " + segment.file().getParent() + " (" +
+            ShmTransportProvider.DIR.variable() + ") while jobs run", fault);
+    }
+
+    /**
+     * The segment holds a value its writer cannot have written.
+     *
+     * @param rank    this rank.
+     * @param peer    the pair's other rank.
+     * @param segment the segment.
+     * @param writer  the rank whose ring it is, which writes its tail.
+     * @param problem the field and its value, as {@link ShmTrailer} says.
+     * @return the error.
+     */
+    static HcclException corrupted(
+        final int rank, final int peer, final ShmSegment segment, final int writer, final String problem)
+    {
+        final int reader = writer == rank ? peer : rank;
+        return new HcclException(ErrorCode.E_SHM_SEGMENT, rank, peer, null, HcclException.NO_SEQUENCE,
+            "the shared memory with rank " + peer + " is corrupted: the trailer of the ring rank " + writer +
+            " writes to rank " + reader + " (byte " + segment.trailerOffset(writer < reader) + " of " +
+            segment.file() + ") holds " + problem + ", which neither rank can have written. Another process wrote " +
+            "into the segment: stop whatever writes into " + segment.file().getParent() + " (" +
+            ShmTransportProvider.DIR.variable() + ") while jobs run", null);
+    }
+}
