@@ -4,6 +4,7 @@ import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
+import dev.hccl.api.testing.Tee;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -147,40 +147,6 @@ class FlightRecorderDumpTest
         finally
         {
             System.setProperty("java.io.tmpdir", saved);
-        }
-    }
-
-    /** Writes to two streams. */
-    private static final class Tee extends OutputStream
-    {
-        private final OutputStream a;
-        private final OutputStream b;
-
-        Tee(final OutputStream a, final OutputStream b)
-        {
-            this.a = a;
-            this.b = b;
-        }
-
-        @Override
-        public synchronized void write(final int c) throws IOException
-        {
-            a.write(c);
-            b.write(c);
-        }
-
-        @Override
-        public synchronized void write(final byte[] buf, final int off, final int len) throws IOException
-        {
-            a.write(buf, off, len);
-            b.write(buf, off, len);
-        }
-
-        @Override
-        public synchronized void flush() throws IOException
-        {
-            a.flush();
-            b.flush();
         }
     }
 }

@@ -8,13 +8,13 @@ import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.Request;
+import dev.hccl.api.testing.Tee;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -428,39 +428,5 @@ class ShmTransportConnectTest
     private static String utf8(final byte[] b)
     {
         return null == b ? null : new String(b, StandardCharsets.UTF_8);
-    }
-
-    /** Writes to two streams. */
-    private static final class Tee extends OutputStream
-    {
-        private final OutputStream a;
-        private final OutputStream b;
-
-        Tee(final OutputStream a, final OutputStream b)
-        {
-            this.a = a;
-            this.b = b;
-        }
-
-        @Override
-        public synchronized void write(final int c) throws IOException
-        {
-            a.write(c);
-            b.write(c);
-        }
-
-        @Override
-        public synchronized void write(final byte[] buf, final int off, final int len) throws IOException
-        {
-            a.write(buf, off, len);
-            b.write(buf, off, len);
-        }
-
-        @Override
-        public synchronized void flush() throws IOException
-        {
-            a.flush();
-            b.flush();
-        }
     }
 }
