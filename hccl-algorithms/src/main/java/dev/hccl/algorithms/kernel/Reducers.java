@@ -86,7 +86,7 @@ public final class Reducers
         final String message = "hccl-java reduction kernels: " + DESCRIPTION;
         if (!warn)
         {
-            LOGGER.info(message);
+            LOGGER.debug(message);
         }
         else if (LOGGER.isWarnEnabled())
         {
