@@ -66,7 +66,8 @@ class JobSummaryTest
             "for the rest, deterministic)", JobSummary.line(RankLayout.singleNode(2), 0, peer -> "tcp",
             config(Map.of("HCCL_ALGO", " ring ")).deterministic(true).conclude()));
         assertEquals("hccl-java: 2 ranks on 1 node; tcp within the node; algorithms: cost model, deterministic",
-            JobSummary.line(RankLayout.singleNode(2), 0, peer -> "tcp", config(Map.of()).deterministic(true).conclude()));
+            JobSummary.line(RankLayout.singleNode(2), 0, peer -> "tcp",
+                config(Map.of()).deterministic(true).conclude()));
     }
 
     @Test
@@ -74,7 +75,8 @@ class JobSummaryTest
     {
         final CommConfig tls = config(Map.of("HCCL_TLS_CERT", "/c.pem", "HCCL_TLS_KEY", "/k.pem", "HCCL_TLS_CA",
             "/ca.pem")).conclude();
-        assertEquals("hccl-java: 2 ranks on 2 nodes (1 per node); tcp between nodes; mutual TLS; algorithms: cost model",
+        assertEquals("hccl-java: 2 ranks on 2 nodes (1 per node); tcp between nodes; mutual TLS; algorithms: " +
+            "cost model",
             JobSummary.line(RankLayout.blocks(2, 1), 0, peer -> "tcp", tls));
     }
 }

@@ -64,7 +64,8 @@ class HcclTraceTest
     void aFileThatIsNotADumpIsNamed() throws Exception
     {
         final Path other = Files.writeString(tmp.resolve("other.json"), "{\"format\": \"something else\"}");
-        assertOneLineError(run(other.toString()), "cannot read " + other + ": " + other + " is not an hccl-trace/1 dump");
+        assertOneLineError(run(other.toString()),
+            "cannot read " + other + ": " + other + " is not an hccl-trace/1 dump");
     }
 
     @Test
