@@ -1,7 +1,9 @@
 # Sourced by the bin/ scripts (not run): picks the java binary and the JVM flags hccl-java needs on its version.
 #
 # Sets HCCL_JAVA (JAVA_HOME's java when JAVA_HOME is set, else java from PATH), HCCL_JAVA_FEATURE (its feature
-# version: 17, 21, 25, ...) and the array HCCL_JVM_FLAGS:
+# version: 17, 21, 25, ...), the array HCCL_JVM_FLAGS and the array HCCL_JVM_BASE_FLAGS, the same without the Vector
+# API module, for the tools that reduce nothing (the JVM prints "WARNING: Using incubator modules" whenever it is
+# added, and no flag turns that off). HCCL_JVM_FLAGS:
 #   --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED  every JDK: Agrona reaches jdk.internal.misc.Unsafe
 #   --add-modules=jdk.incubator.vector                   every JDK: the Vector API for the fast reduction kernels
 #                                                        (the JVM then prints "WARNING: Using incubator modules")
@@ -61,3 +63,23 @@ HCCL_JVM_FLAGS=(
 if [ "$HCCL_JAVA_FEATURE" -ge 24 ]; then
   HCCL_JVM_FLAGS+=(--sun-misc-unsafe-memory-access=allow)
 fi
+HCCL_JVM_BASE_FLAGS=()
+for hccl_flag in "${HCCL_JVM_FLAGS[@]}"; do
+  if [ "$hccl_flag" != --add-modules=jdk.incubator.vector ]; then
+    HCCL_JVM_BASE_FLAGS+=("$hccl_flag")
+  fi
+done
+unset hccl_flag
+
+# bin/hcclrun gives every rank these flags in JDK_JAVA_OPTIONS too, for ranks that start java themselves, and names
+# what it appended there in HCCL_JDK_JAVA_OPTIONS_ADDED. The scripts that source this file give the flags on the
+# command line, so the appended part comes off again: the JVM then prints no "NOTE: Picked up JDK_JAVA_OPTIONS" (it
+# does whenever that variable is set), and a tool run with HCCL_JVM_BASE_FLAGS gets no Vector API module from there.
+# A value that no longer ends with the appended part (changed since) is left as it is.
+if [ -n "${HCCL_JDK_JAVA_OPTIONS_ADDED:-}" ] && [[ ${JDK_JAVA_OPTIONS:-} == *"$HCCL_JDK_JAVA_OPTIONS_ADDED" ]]; then
+  JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS%"$HCCL_JDK_JAVA_OPTIONS_ADDED"}"
+  if [ -z "${JDK_JAVA_OPTIONS//[[:space:]]/}" ]; then
+    unset JDK_JAVA_OPTIONS
+  fi
+fi
+unset HCCL_JDK_JAVA_OPTIONS_ADDED

@@ -266,7 +266,9 @@ class ModulePathTest
     {
         final List<String> command = new ArrayList<>(List.of(JAVA, "--module-path", modulePath,
             "--add-modules", addModules,
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=info"));
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+            // The transport says at DEBUG whether it uses epoll.
+            "-Dorg.slf4j.simpleLogger.log.dev.hccl.transport.netty.NettyTransport=debug"));
         if (!flag.isEmpty())
         {
             command.addAll(List.of(flag.split(" ")));

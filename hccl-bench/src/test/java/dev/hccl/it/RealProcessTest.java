@@ -82,7 +82,7 @@ class RealProcessTest
             "HCCL_SOCKET_NSOCKS=" + (connections / 2 > 0 ? connections / 2 : 1),
             "HCCL_SOCKET_NTHREADS=" + (connections > 1 ? 2 : 1), "HCCL_IO_THREADS=" + (connections > 1 ? 2 : 0),
             JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "-Dorg.slf4j.simpleLogger.log.dev.hccl.transport.netty.NettyTransport=info",
+            "-Dorg.slf4j.simpleLogger.log.dev.hccl.transport.netty.NettyTransport=debug",
             "-cp", CLASS_PATH, SelfCheck.class.getName()));
         command.addAll(List.of(counts));
         final int status = HcclRun.run(command.toArray(new String[0]),

@@ -61,8 +61,9 @@ class SlurmTest
                 "--kill-on-bad-exit=1", "--output=" + work.resolve("rank.%t.out"),
                 ProcessJob.JAVA, "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                // Its configuration line says where MASTER_ADDR and MASTER_PORT came from.
-                "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=info", "-cp", System.getProperty("java.class.path"),
+                // Its configuration line (DEBUG) says where MASTER_ADDR and MASTER_PORT came from.
+                "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=debug",
+                "-cp", System.getProperty("java.class.path"),
                 LaunchIdentityWorker.class.getName(), "0", "1", "7", "1000").redirectErrorStream(true);
             pb.environment().keySet().removeIf(name -> name.startsWith("HCCL_") || name.startsWith("OMPI_") ||
                 name.startsWith("PMI") || name.startsWith("SLURM_") || name.equals("RANK") ||

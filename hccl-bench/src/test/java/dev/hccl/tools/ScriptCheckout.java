@@ -77,8 +77,10 @@ public final class ScriptCheckout
         pb.environment().put("PATH", fakeBin + File.pathSeparator + System.getenv("PATH"));
         pb.environment().put("REAL_JAVA", JAVA);
         pb.environment().put("TEST_CLASS_PATH", CLASS_PATH);
-        pb.environment().remove("HCCL_LAUNCHER_JAVA_OPTS");
-        pb.environment().remove("CLASSPATH");
+        // What the user's shell may hold must not reach the job: JVM options (the JVM notes them on stderr) and
+        // hccl-java's settings.
+        pb.environment().keySet().removeIf(name -> name.startsWith("HCCL_") || name.equals("CLASSPATH") ||
+            name.equals("JDK_JAVA_OPTIONS") || name.equals("JAVA_TOOL_OPTIONS"));
         final Path stdout = tmp.resolve("out.txt");
         final Path stderr = tmp.resolve("err.txt");
         pb.redirectOutput(stdout.toFile()).redirectError(stderr.toFile())

@@ -109,9 +109,9 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.segmentBytes = config.segmentBytes();
         this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog()),
             layout, config.deterministic(), fabric.defaultCosts());
-        if (rank == 0 && LOG.isInfoEnabled())
+        if (rank == 0 && LOG.isDebugEnabled())
         {
-            LOG.info("rank 0: {}", algorithms);
+            LOG.debug("rank 0: {}", algorithms);
         }
         final RankLayout root = fabric.topology().layout();
         final int processesHere = root.sizeOf(root.nodeOf(globalRanks[rank]));
@@ -175,7 +175,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         {
             if (rank == 0)
             {
-                LOG.info("rank 0: {} ignored under {}: the cost model keeps its defaults",
+                LOG.debug("rank 0: {} ignored under {}: the cost model keeps its defaults",
                     CommConfig.TOPO_PROBE, CommConfig.DETERMINISTIC);
             }
             return;
@@ -185,7 +185,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         algorithms.linkCosts(measured);
         if (rank == 0)
         {
-            LOG.info("rank 0: links probed in {} ms: {}", (System.nanoTime() - start) / 1_000_000, measured);
+            LOG.debug("rank 0: links probed in {} ms: {}", (System.nanoTime() - start) / 1_000_000, measured);
         }
     }
 

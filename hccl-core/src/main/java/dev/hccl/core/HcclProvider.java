@@ -7,6 +7,7 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.CommunicatorProvider;
 import dev.hccl.api.spi.JobKey;
 import dev.hccl.api.spi.TlsMaterial;
@@ -43,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 
 /**
  * Creates communicators: the bootstrap through rank 0's store, the transports between processes (plug-ins, one
@@ -80,14 +82,16 @@ public final class HcclProvider implements CommunicatorProvider
         // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
         AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog());
         final int rank = config.rank();
-        if (LOG.isInfoEnabled())
+        if (LOG.isDebugEnabled())
         {
-            LOG.info("rank {} of {}: configuration {}", rank, config.worldSize(), new TreeMap<>(config.describe()));
+            LOG.debug("rank {} of {}: configuration {}", rank, config.worldSize(), new TreeMap<>(config.describe()));
         }
         if (config.worldSize() == 1 && config.rootInfo() == null)
         {
             // A job of one rank needs no store and no sockets: the in-JVM transport serves it.
-            return initAll(1, config).get(0);
+            final Communicator single = initAll(1, config).get(0);
+            summarize(RankLayout.singleNode(1), peer -> null, config);
+            return single;
         }
         // Before anything goes on the wire too: a bad HCCL_SOCKET_IFNAME or HCCL_IF_IP fails every rank alike.
         final InterfaceSelector interfaces = interfaces(config, rank);
@@ -100,7 +104,7 @@ public final class HcclProvider implements CommunicatorProvider
         try
         {
             final InterfaceChoice nic = interfaces.choose(rendezvous.routeToRoot());
-            LOG.info("rank {}: interface {}", rank, nic);
+            LOG.debug("rank {}: interface {}", rank, nic);
             final String nodeId = NodeIdentity.local(config.nodeId());
             final List<TransportRouting.Opened> transports = TransportRouting.open(transportProviders(),
                 name -> new TransportContext(rank, config.worldSize(), rendezvous.commId(), rendezvous.token(),
@@ -131,7 +135,11 @@ public final class HcclProvider implements CommunicatorProvider
                 comm.close();
                 throw ex;
             }
-            LOG.info("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
+            LOG.debug("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
+            if (rank == 0)
+            {
+                summarize(topology.layout(), routing::transportTo, config);
+            }
             return comm;
         }
         catch (final RuntimeException ex)
@@ -280,6 +288,18 @@ public final class HcclProvider implements CommunicatorProvider
     }
 
     /**
+     * Logs the job's one INFO line ({@link JobSummary}); rank 0 calls it once its communicator is ready.
+     */
+    private static void summarize(final RankLayout layout, final IntFunction<String> transportTo,
+        final CommConfig config)
+    {
+        if (LOG.isInfoEnabled())
+        {
+            LOG.info(JobSummary.line(layout, 0, transportTo, config));
+        }
+    }
+
+    /**
      * The cost model's starting figures, alike on every rank: the ranks of a node talk through shared memory when every
      * rank opened the shared-memory transport (a pair whose segment did not fit falls back to TCP, but the figures
      * must not depend on what only that pair knows).
@@ -357,7 +377,7 @@ public final class HcclProvider implements CommunicatorProvider
             return config.masterAddr();
         }
         final InterfaceChoice nic = interfaces(config, HcclException.UNKNOWN_RANK).choose(null);
-        LOG.info("root info: interface {}", nic);
+        LOG.debug("root info: interface {}", nic);
         return nic.address().getHostAddress();
     }
 }

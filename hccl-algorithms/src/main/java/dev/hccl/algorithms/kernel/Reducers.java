@@ -24,7 +24,7 @@ import java.util.Objects;
  * {@code --add-modules jdk.incubator.vector} (for the types where they beat the scalar ones, the scalar kernels for
  * the others), scalar ones otherwise; the system property {@code hccl.kernels} ({@code scalar}, {@code vector} or
  * {@code auto}) overrides the choice, and {@code hccl.kernels.half=vector} adds the FP16 and BF16 vector kernels. The family and the reason for it are logged
- * once, at INFO, when this class loads. Both families give bit-identical results for every input that does not
+ * once, at DEBUG, when this class loads. Both families give bit-identical results for every input that does not
  * produce a NaN (a NaN result is a NaN in both, but Java does not pin down NaN payloads, not even between the
  * interpreter and the JIT).
  */
@@ -86,7 +86,7 @@ public final class Reducers
         final String message = "hccl-java reduction kernels: " + DESCRIPTION;
         if (!warn)
         {
-            LOGGER.info(message);
+            LOGGER.debug(message);
         }
         else if (LOGGER.isWarnEnabled())
         {

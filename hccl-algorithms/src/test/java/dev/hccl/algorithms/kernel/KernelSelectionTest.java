@@ -98,7 +98,7 @@ class KernelSelectionTest
     {
         final Run run = launch(List.of());
         assertTrue(run.out.contains("family=SCALAR"), run.out);
-        assertTrue(run.out.contains("INFO") && run.out.contains("reduction kernels: scalar"), run.out);
+        assertTrue(run.out.contains("DEBUG") && run.out.contains("reduction kernels: scalar"), run.out);
         assertTrue(run.out.contains("--add-modules jdk.incubator.vector"), "says how to enable: " + run.out);
     }
 
@@ -107,7 +107,7 @@ class KernelSelectionTest
     {
         final Run run = launch(List.of("--add-modules", "jdk.incubator.vector"));
         assertTrue(run.out.contains("family=VECTOR"), run.out);
-        assertTrue(run.out.contains("INFO") && run.out.contains("reduction kernels: vector"), run.out);
+        assertTrue(run.out.contains("DEBUG") && run.out.contains("reduction kernels: vector"), run.out);
     }
 
     @Test
@@ -154,7 +154,8 @@ class KernelSelectionTest
 
     /**
      * Runs {@link KernelFamilyProbe} in a fresh JVM with this JVM's class path and the given extra options, with
-     * INFO logging, and returns its combined output; fails unless it exits with 0.
+     * DEBUG logging (the family chosen is logged at DEBUG), and returns its combined output; fails unless it exits
+     * with 0.
      */
     private static Run launch(final List<String> options) throws IOException, InterruptedException
     {
@@ -168,7 +169,7 @@ class KernelSelectionTest
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED");
         command.add("-XX:TieredStopAtLevel=1");
-        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
+        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=debug");
         command.addAll(options);
         command.add("-cp");
         command.add(classPath);

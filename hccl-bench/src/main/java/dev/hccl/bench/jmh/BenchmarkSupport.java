@@ -21,7 +21,7 @@ final class BenchmarkSupport
      */
     static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
 
-    /** Communicators and transports log their settings at INFO on creation; keep the benchmark output readable. */
+    /** Rank 0 logs a line at INFO on creation, for every communicator a benchmark makes; keep the output readable. */
     static final String QUIET_LOGGING = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn";
 
     /** A wait inside one invocation that lasts this long is a hang, not a slow run: fail rather than spin on. */

@@ -3,7 +3,9 @@ package dev.hccl.tools.check;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.tools.ToolCommand;
 
 import java.util.List;
 
@@ -19,15 +21,36 @@ public final class SelfCheck
     }
 
     /**
-     * Runs the check.
+     * Runs the check. A bad count, or a communicator that cannot be created, is said in one line on stderr (every
+     * rank says it) and ends the process with {@link ToolCommand#USAGE} or 1.
      *
-     * @param args optional counts (default 0 1 7 1000 1000003).
+     * @param args optional counts (default 0 1 7 1000 100003).
      */
     public static void main(final String[] args)
     {
-        final int[] counts = args.length == 0 ? new int[]{0, 1, 7, 1000, 100_003} :
-            java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
-        try (Communicator comm = Hccl.init())
+        final int[] counts;
+        try
+        {
+            counts = counts(args);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("SelfCheck: " + ex.getMessage());
+            System.exit(ToolCommand.USAGE);
+            return;
+        }
+        final Communicator created;
+        try
+        {
+            created = Hccl.init();
+        }
+        catch (final HcclException ex)
+        {
+            System.err.println("SelfCheck: cannot create the communicator: " + ex.getMessage());
+            System.exit(1);
+            return;
+        }
+        try (Communicator comm = created)
         {
             final List<CheckCase> cases = CollectiveCheck.matrix(comm.worldSize(), counts, DataType.values(),
                 ReduceOp.values());
@@ -51,5 +74,38 @@ public final class SelfCheck
                 System.exit(1);
             }
         }
+    }
+
+    /**
+     * The element counts to check.
+     *
+     * @param args the command line: counts, or nothing for the default ones.
+     * @return the counts.
+     * @throws IllegalArgumentException naming an argument that is not a count.
+     */
+    static int[] counts(final String[] args)
+    {
+        if (args.length == 0)
+        {
+            return new int[]{0, 1, 7, 1000, 100_003};
+        }
+        final int[] counts = new int[args.length];
+        for (int i = 0; i < args.length; i++)
+        {
+            try
+            {
+                counts[i] = Integer.parseInt(args[i]);
+            }
+            catch (final NumberFormatException ex)
+            {
+                counts[i] = -1;
+            }
+            if (counts[i] < 0)
+            {
+                throw new IllegalArgumentException("'" + args[i] + "' is not an element count; give counts >= 0, " +
+                    "such as 0 1 7 1000, or none for the default ones");
+            }
+        }
+        return counts;
     }
 }

@@ -22,7 +22,9 @@ import picocli.CommandLine.Spec;
  * <p>Every rank gets torchrun's rendezvous variables ({@code MASTER_ADDR}, {@code MASTER_PORT},
  * {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}), a job token
  * ({@code HCCL_JOB_TOKEN}) and {@code JDK_JAVA_OPTIONS} carrying the {@code --add-opens} flag that
- * Agrona needs and the other flags of {@link RankEnvironment}, for the launcher's own JDK. Output is forwarded line by line with a {@code [rank] } prefix. When a rank fails,
+ * Agrona needs and the other flags of {@link RankEnvironment}, for the launcher's own JDK (with
+ * {@code HCCL_JDK_JAVA_OPTIONS_ADDED} naming what was appended, which the bin/ scripts take off again as they give the
+ * flags on the command line). Output is forwarded line by line with a {@code [rank] } prefix. When a rank fails,
  * the others are stopped and the launcher exits with the failed rank's status.
  */
 @Command(name = "hcclrun",

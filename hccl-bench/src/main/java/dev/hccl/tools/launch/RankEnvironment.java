@@ -36,6 +36,13 @@ final class RankEnvironment
      */
     static final String UNSAFE_MEMORY_ACCESS = "-Dsun.misc.unsafe.memory.access=allow";
 
+    /**
+     * Names what the launcher appended to a rank's {@code JDK_JAVA_OPTIONS}, so that bin/lib/java.sh, whose scripts
+     * give the flags on the command line, can take it off again: the JVM prints "NOTE: Picked up JDK_JAVA_OPTIONS"
+     * whenever that variable is set. Absent when nothing was appended (the user's value had every flag).
+     */
+    static final String ADDED_VARIABLE = "HCCL_JDK_JAVA_OPTIONS_ADDED";
+
     /** Default rendezvous address: a single-node launcher always rendezvouses on loopback. */
     static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
 
@@ -101,7 +108,30 @@ final class RankEnvironment
         env.put("LOCAL_RANK", Integer.toString(localRank));
         env.put("LOCAL_WORLD_SIZE", Integer.toString(localSize));
         env.put("HCCL_JOB_TOKEN", jobToken);
-        env.put("JDK_JAVA_OPTIONS", withJvmFlags(env.get("JDK_JAVA_OPTIONS")));
+        final String before = env.get("JDK_JAVA_OPTIONS");
+        final String after = withJvmFlags(before);
+        env.put("JDK_JAVA_OPTIONS", after);
+        final String added = appended(before, after);
+        if (added.isEmpty())
+        {
+            env.remove(ADDED_VARIABLE);
+        }
+        else
+        {
+            env.put(ADDED_VARIABLE, added);
+        }
+    }
+
+    /**
+     * What {@link #withJvmFlags} appended: it keeps a non-blank value and appends to it, and replaces a blank one.
+     *
+     * @param before the value before, may be {@code null}
+     * @param after  {@code withJvmFlags(before)}
+     * @return the appended text, with its leading space; all of {@code after} when {@code before} was blank
+     */
+    static String appended(String before, String after)
+    {
+        return before == null || before.isBlank() ? after : after.substring(before.length());
     }
 
     /**

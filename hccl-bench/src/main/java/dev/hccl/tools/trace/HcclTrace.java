@@ -7,6 +7,7 @@ import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +21,8 @@ import java.util.stream.Stream;
  * {@code hccl-trace}: reads the flight recorders every rank wrote ({@code HCCL_DUMP_DIR}, or
  * {@code Communicator.dumpTrace()}) and says, for each communicator, what went wrong in one paragraph.
  * <p>
- * Exit status: 0; 1 when no dump is found or one cannot be read; 2 on a usage error.
+ * Exit status: 0; 1 when no dump is found or one cannot be read, said in one line on the error stream; 2 on a usage
+ * error.
  */
 @Command(name = "hccl-trace",
     mixinStandardHelpOptions = true,
@@ -40,6 +42,7 @@ public final class HcclTrace implements Callable<Integer>
     private List<Path> paths;
 
     private PrintWriter out = new PrintWriter(System.out, true);
+    private PrintWriter err = new PrintWriter(System.err, true);
 
     /**
      * @param args the command line.
@@ -61,21 +64,31 @@ public final class HcclTrace implements Callable<Integer>
     {
         final HcclTrace command = new HcclTrace();
         command.out = out;
+        command.err = err;
         return new CommandLine(command).setOut(out).setErr(err).execute(args);
     }
 
     @Override
-    public Integer call() throws IOException
+    public Integer call()
     {
         final List<Path> files = new ArrayList<>();
         for (final Path p : paths)
         {
+            if (!Files.exists(p))
+            {
+                return fail(p + ": no such file or directory; give the directory HCCL_DUMP_DIR named when the job "
+                    + "ran, or dump files (hccl-trace-*-r*.json)");
+            }
             if (Files.isDirectory(p))
             {
                 try (Stream<Path> list = Files.list(p))
                 {
                     list.filter(f -> f.getFileName().toString().matches("hccl-trace-.*-r\\d+\\.json")).sorted()
                         .forEach(files::add);
+                }
+                catch (final IOException | UncheckedIOException ex)
+                {
+                    return fail("cannot list " + p + ": " + firstLine(ex));
                 }
             }
             else
@@ -85,13 +98,21 @@ public final class HcclTrace implements Callable<Integer>
         }
         if (files.isEmpty())
         {
-            out.println("hccl-trace: no dump (hccl-trace-*-r*.json) in " + paths);
-            return 1;
+            return fail("no dump (hccl-trace-*-r*.json) in " + paths + "; the ranks write them to HCCL_DUMP_DIR when "
+                + "a communicator fails or times out, or when Communicator.dumpTrace() is called");
         }
         final Map<String, List<TraceAnalysis.Dump>> byComm = new TreeMap<>();
         for (final Path f : files)
         {
-            final TraceAnalysis.Dump d = TraceAnalysis.read(f);
+            final TraceAnalysis.Dump d;
+            try
+            {
+                d = TraceAnalysis.read(f);
+            }
+            catch (final IOException ex)
+            {
+                return fail("cannot read " + f + ": " + firstLine(ex));
+            }
             byComm.computeIfAbsent(d.commId(), c -> new ArrayList<>()).add(d);
         }
         for (final List<TraceAnalysis.Dump> dumps : byComm.values())
@@ -99,5 +120,21 @@ public final class HcclTrace implements Callable<Integer>
             out.println(TraceAnalysis.explain(dumps));
         }
         return 0;
+    }
+
+    /** Says what is wrong in one line, as a user error (no stack trace), and gives the exit status 1. */
+    private int fail(final String message)
+    {
+        err.println("hccl-trace: " + message);
+        return 1;
+    }
+
+    /** An exception's message without the lines a parser adds (Jackson's location), or its class when it has none. */
+    private static String firstLine(final Exception ex)
+    {
+        final Throwable cause = ex instanceof UncheckedIOException ? ex.getCause() : ex;
+        final String message = cause.getMessage();
+        return message == null || message.isBlank() ? cause.getClass().getSimpleName() : message.lines().findFirst()
+            .orElse(message);
     }
 }

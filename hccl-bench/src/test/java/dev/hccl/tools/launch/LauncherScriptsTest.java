@@ -53,7 +53,7 @@ class LauncherScriptsTest
         Files.createDirectories(root.resolve("bin"));
         Files.createDirectories(root.resolve("bin/lib"));
         Files.copy(REPO_BIN.resolve("lib/java.sh"), root.resolve("bin/lib/java.sh"));
-        for (String script : List.of("hcclrun", "hccl-java"))
+        for (String script : List.of("hcclrun", "hccl-java", "hccl-trace", "hccl-topo"))
         {
             Path src = REPO_BIN.resolve(script);
             assertTrue(Files.isExecutable(src), src + " must exist and be executable");
@@ -83,6 +83,20 @@ class LauncherScriptsTest
         Path java = Files.createDirectories(home.resolve("bin")).resolve("java");
         Files.writeString(java, "#!/bin/sh\necho JAVA_HOME-java\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
         Files.setPosixFilePermissions(java, EXECUTABLE);
+        return home;
+    }
+
+    /**
+     * A JDK whose java prints what a rank's JVM would take from the environment (JDK_JAVA_OPTIONS, or {@code <unset>};
+     * the launcher's note of what it appended), then its arguments.
+     */
+    private Path fakeJdkShowingOptions() throws IOException
+    {
+        Path home = fakeJdk("17.0.2");
+        Files.writeString(home.resolve("bin/java"), "#!/bin/sh\n"
+                + "echo \"JDK_JAVA_OPTIONS=${JDK_JAVA_OPTIONS-<unset>}\"\n"
+                + "echo \"ADDED=${" + RankEnvironment.ADDED_VARIABLE + "-<unset>}\"\n"
+                + "for a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
         return home;
     }
 
@@ -223,6 +237,71 @@ class LauncherScriptsTest
 
         assertEquals(0, r.status(), r.err());
         assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, UNSAFE_ACCESS, "-cp", jar, "Main"), r.out());
+    }
+
+    /** A rank's environment as bin/hcclrun leaves it: the flags appended to JDK_JAVA_OPTIONS, and what was appended. */
+    private Map<String, String> launchedRank(String usersOptions) throws IOException
+    {
+        String with = RankEnvironment.withJvmFlags(usersOptions);
+        return Map.of("JAVA_HOME", fakeJdkShowingOptions().toString(), "JDK_JAVA_OPTIONS", with,
+                RankEnvironment.ADDED_VARIABLE, RankEnvironment.appended(usersOptions, with));
+    }
+
+    @Test
+    @Timeout(30)
+    void underTheLauncherTheScriptsTakeOffWhatItAppendedSoTheJvmPrintsNoNote() throws Exception
+    {
+        createJar();
+        String jar = root.resolve(JAR_REL).toString();
+        String script = tmp.resolve("a/hccl-java").toString();
+
+        Run alone = run(launchedRank(null), true, script, "Main");
+        Run withUsers = run(launchedRank("-Xmx1g -ea"), true, script, "Main");
+
+        assertEquals(0, alone.status(), alone.err());
+        assertEquals(List.of("JDK_JAVA_OPTIONS=<unset>", "ADDED=<unset>", FLAG, VECTOR_MODULE,
+                NATIVE_ACCESS, "-cp", jar, "Main"), alone.out());
+        // The user's own options stay: the JVM notes those, as it would without the launcher.
+        assertEquals(0, withUsers.status(), withUsers.err());
+        assertEquals(List.of("JDK_JAVA_OPTIONS=-Xmx1g -ea", "ADDED=<unset>", FLAG, VECTOR_MODULE,
+                NATIVE_ACCESS, "-cp", jar, "Main"), withUsers.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void aValueChangedSinceTheLauncherOrNotTheLaunchersIsLeftAsItIs() throws Exception
+    {
+        createJar();
+        String script = tmp.resolve("a/hccl-java").toString();
+        String flags = RankEnvironment.withJvmFlags(null);
+
+        Run changed = run(Map.of("JAVA_HOME", fakeJdkShowingOptions().toString(), "JDK_JAVA_OPTIONS", flags + " -ea",
+                RankEnvironment.ADDED_VARIABLE, flags), true, script, "Main");
+        Run users = run(Map.of("JAVA_HOME", fakeJdkShowingOptions().toString(), "JDK_JAVA_OPTIONS", flags), true,
+                script, "Main");
+
+        assertEquals(0, changed.status(), changed.err());
+        assertEquals("JDK_JAVA_OPTIONS=" + flags + " -ea", changed.out().get(0));
+        assertEquals(0, users.status(), users.err());
+        assertEquals("JDK_JAVA_OPTIONS=" + flags, users.out().get(0));
+    }
+
+    @Test
+    @Timeout(30)
+    void toolsThatReduceNothingRunWithoutTheVectorModuleEvenUnderTheLauncher() throws Exception
+    {
+        createJar();
+        String jar = root.resolve(JAR_REL).toString();
+
+        Run trace = run(launchedRank(null), true, tmp.resolve("a/hccl-trace").toString(), "/dumps");
+        Run topo = run(launchedRank(null), true, tmp.resolve("a/hccl-topo").toString(), "--probe");
+
+        assertEquals(0, trace.status(), trace.err());
+        assertEquals(List.of("JDK_JAVA_OPTIONS=<unset>", "ADDED=<unset>", FLAG, NATIVE_ACCESS, "-cp",
+                jar, "dev.hccl.tools.trace.HcclTrace", "/dumps"), trace.out());
+        assertEquals(0, topo.status(), topo.err());
+        assertEquals(List.of("JDK_JAVA_OPTIONS=<unset>", "ADDED=<unset>", FLAG, NATIVE_ACCESS, "-cp",
+                jar, "dev.hccl.tools.topo.HcclTopo", "--probe"), topo.out());
     }
 
     @Test

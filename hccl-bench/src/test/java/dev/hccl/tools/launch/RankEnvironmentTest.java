@@ -1,6 +1,7 @@
 package dev.hccl.tools.launch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,7 +43,28 @@ class RankEnvironmentTest
                 "LOCAL_RANK", "2",
                 "LOCAL_WORLD_SIZE", "5",
                 "HCCL_JOB_TOKEN", "tok",
-                "JDK_JAVA_OPTIONS", "-Xmx1g " + flagsOfThisJdk()), env);
+                "JDK_JAVA_OPTIONS", "-Xmx1g " + flagsOfThisJdk(),
+                RankEnvironment.ADDED_VARIABLE, " " + flagsOfThisJdk()), env);
+    }
+
+    @Test
+    @Timeout(10)
+    void whatWasAppendedIsNamedSoThatTheScriptsCanTakeItOff()
+    {
+        Map<String, String> env = new HashMap<>(Map.of(RankEnvironment.ADDED_VARIABLE, "stale"));
+        RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
+        assertEquals(flagsOfThisJdk(), env.get(RankEnvironment.ADDED_VARIABLE));
+
+        // A blank value is replaced, so all of the new one was added.
+        env = new HashMap<>(Map.of("JDK_JAVA_OPTIONS", "  "));
+        RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
+        assertEquals(flagsOfThisJdk(), env.get(RankEnvironment.ADDED_VARIABLE));
+
+        // The user's value had every flag: nothing was added, nothing is to be taken off.
+        env = new HashMap<>(Map.of("JDK_JAVA_OPTIONS", flagsOfThisJdk(), RankEnvironment.ADDED_VARIABLE, "stale"));
+        RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
+        assertEquals(flagsOfThisJdk(), env.get("JDK_JAVA_OPTIONS"));
+        assertFalse(env.containsKey(RankEnvironment.ADDED_VARIABLE), env::toString);
     }
 
     @Test

@@ -213,7 +213,7 @@ public final class TransportRouting implements AutoCloseable
         }
         if (worldSize > 1)
         {
-            LOG.info("rank {}: transports: {}", rank, choice);
+            LOG.debug("rank {}: transports: {}", rank, choice);
         }
         return new TransportRouting(byPeer, nameByPeer, inUse);
     }

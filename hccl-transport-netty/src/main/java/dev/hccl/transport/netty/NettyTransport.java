@@ -222,7 +222,7 @@ public final class NettyTransport implements Transport
                 .clientAuth(ClientAuth.REQUIRE).sslProvider(provider).build();
             final SslContext dialer = SslContextBuilder.forClient().keyManager(tls.keyManagers())
                 .trustManager(tls.trustManagers()).endpointIdentificationAlgorithm(null).sslProvider(provider).build();
-            LOG.info("rank {}: mutual TLS on every TCP connection with {} ({})", rank,
+            LOG.debug("rank {}: mutual TLS on every TCP connection with {} ({})", rank,
                 provider == SslProvider.OPENSSL ? "BoringSSL (netty-tcnative)" : "the JDK's engine", tls);
             return new SslContext[]{acceptor, dialer};
         }
@@ -306,12 +306,12 @@ public final class NettyTransport implements Transport
                 ctx.ioThreads() + " I/O thread" + (1 == ctx.ioThreads() ? "" : "s");
             if (epoll)
             {
-                LOG.info("rank {}: tcp transport uses epoll, listening on {} with {}",
+                LOG.debug("rank {}: tcp transport uses epoll, listening on {} with {}",
                     ctx.rank(), transport.localAddress, io);
             }
             else
             {
-                LOG.info("rank {}: tcp transport uses NIO (epoll unavailable: {}), listening on {} with {}",
+                LOG.debug("rank {}: tcp transport uses NIO (epoll unavailable: {}), listening on {} with {}",
                     ctx.rank(), Epoll.unavailabilityCause(), transport.localAddress, io);
             }
             return transport;

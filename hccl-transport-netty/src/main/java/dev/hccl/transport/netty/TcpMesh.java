@@ -218,7 +218,7 @@ final class TcpMesh
             if (connected == wanted)
             {
                 final int threads = transport.threadsPerPeer();
-                LOG.info("rank {}: connected to {} peers in {} ms over {}{}",
+                LOG.debug("rank {}: connected to {} peers in {} ms over {}{}",
                     rank, wanted, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), transport.name(),
                     1 == connectionsPerPeer ? "" : ", " + connectionsPerPeer + " connections each on " +
                         threads + " thread" + (1 == threads ? "" : "s"));

@@ -219,7 +219,7 @@ public final class ShmTransport implements Transport
             final Set<Integer> ranks = Collections.unmodifiableSet(new TreeSet<>(segments.keySet()));
             if (!addresses.isEmpty())
             {
-                LOG.info("rank {}: shared memory with {} of {} peers {} in {} ms ({} KiB rings, in {})",
+                LOG.debug("rank {}: shared memory with {} of {} peers {} in {} ms ({} KiB rings, in {})",
                     rank, ranks.size(), addresses.size(), ranks,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), ringBytes / 1024, dir);
             }

@@ -77,7 +77,7 @@ public final class ShmTransportProvider implements TransportProvider
     /**
      * {@inheritDoc}
      * <p>
-     * Null when {@code HCCL_SHM_DISABLE} is set (logged at INFO) or when {@code HCCL_SHM_DIR} is not a writable
+     * Null when {@code HCCL_SHM_DISABLE} is set (logged at DEBUG) or when {@code HCCL_SHM_DIR} is not a writable
      * directory (logged at WARN): ranks of this node then talk over TCP.
      */
     @Override
@@ -86,7 +86,7 @@ public final class ShmTransportProvider implements TransportProvider
         final CommConfig config = context.config();
         if (config.get(DISABLE))
         {
-            LOG.info("rank {}: shared memory off ({}=1)", context.rank(), DISABLE.variable());
+            LOG.debug("rank {}: shared memory off ({}=1)", context.rank(), DISABLE.variable());
             return null;
         }
         final Path dir;

@@ -1,0 +1,49 @@
+package dev.hccl.tools.launch;
+
+import dev.hccl.tools.ScriptCheckout;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A working job is quiet: the README's "Try it", {@code bin/hcclrun -np 3 bin/hccl-java AllReduceExample}, through the
+ * real scripts and with the library's default logging (INFO), prints on stderr the one line of rank 0 that sums up
+ * the job, and per rank only the JVM's own "WARNING: Using incubator modules", which no flag turns off while the
+ * reduction kernels use the Vector API. No "NOTE: Picked up JDK_JAVA_OPTIONS": the script gives the flags on the
+ * command line and takes off what the launcher put in that variable. A new INFO line, or a new warning, fails this.
+ */
+@Timeout(120)
+class QuietJobTest
+{
+    private static final int RANKS = 3;
+    private static final String INCUBATOR = "WARNING: Using incubator modules: jdk.incubator.vector";
+    private static final String SUMMARY = "[0] [main] INFO dev.hccl.core.HcclProvider - hccl-java: 3 ranks on 1 node; ";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void theReadmesJobPrintsOneLineOfOursOnStderr() throws Exception
+    {
+        final ScriptCheckout.Run run = ScriptCheckout.hcclrun(tmp, "hccl-java", "-np", Integer.toString(RANKS),
+            "hccl-java", "dev.hccl.examples.AllReduceExample");
+        assertEquals(0, run.status(), () -> run.stdout() + "\nstderr:\n" + run.stderr());
+        assertEquals(RANKS, run.stdout().lines().filter(l -> l.endsWith(": OK")).count(), run.stdout());
+
+        final List<String> rest = new ArrayList<>(run.stderr().lines().toList());
+        for (int r = 0; r < RANKS; r++)
+        {
+            assertTrue(rest.remove("[" + r + "] " + INCUBATOR), () -> "the JVM's incubator warning: " + run.stderr());
+        }
+        assertEquals(1, rest.size(), () -> "one line of ours besides the JVM's warnings:\n" + run.stderr());
+        assertTrue(rest.get(0).startsWith(SUMMARY) && rest.get(0).contains("; algorithms: "),
+            () -> "rank 0's summary: " + run.stderr());
+    }
+}
