@@ -553,7 +553,8 @@ public final class StoreServer implements AutoCloseable
         {
             LOG.debug("rendezvous store: cannot list the interfaces: {}", ex.toString());
         }
-        LOG.debug("rendezvous store: {} is not given as an address of this host; listening on every interface", given);
+        LOG.debug("rendezvous store: {} is not given as an address of this host; listening on every interface",
+            given);
         return new InetSocketAddress(advertised.getPort());
     }
 
