@@ -80,7 +80,7 @@ class BenchScriptTest
 
         assertEquals(1, p.exitValue());
         assertEquals("hccl-bench: hccl-bench/target/hccl-tools.jar not found; build first: mvn -q -DskipTests " +
-            "package\n", output);
+            "-Dmaven.javadoc.skip -Dmaven.source.skip -pl hccl-bench -am package\n", output);
     }
 
     @Test

@@ -34,7 +34,8 @@ class LauncherScriptsTest
     private static final String JAR_REL = "hccl-bench/target/hccl-tools.jar";
 
     private static final String MISSING_JAR =
-            " hccl-bench/target/hccl-tools.jar not found; build first: mvn -q -DskipTests package\n";
+            " hccl-bench/target/hccl-tools.jar not found; build first: mvn -q -DskipTests -Dmaven.javadoc.skip " +
+            "-Dmaven.source.skip -pl hccl-bench -am package\n";
 
     private static final String FLAG = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
 
