@@ -529,8 +529,8 @@ public interface Communicator extends AutoCloseable
      */
     CommFuture barrierAsync();
 
-    // The array conveniences below run the ByteBuffer forms on a direct staging buffer: filled from the array,
-    // reduced or broadcast in place, copied back.
+    // The array conveniences below run the ByteBuffer forms on direct staging buffers (ArrayStaging): filled from
+    // the array, reduced or broadcast in place, or gathered or scattered into a second buffer, copied back.
 
     /**
      * In-place all-reduce of a {@code float[]}.
@@ -540,10 +540,9 @@ public interface Communicator extends AutoCloseable
      */
     default void allReduce(final float[] data, final ReduceOp op)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP32);
-        b.asFloatBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         allReduce(b, b, data.length, DataType.FP32, op);
-        b.asFloatBuffer().get(data);
+        ArrayStaging.out(b, data);
     }
 
     /**
@@ -554,10 +553,9 @@ public interface Communicator extends AutoCloseable
      */
     default void allReduce(final double[] data, final ReduceOp op)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP64);
-        b.asDoubleBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         allReduce(b, b, data.length, DataType.FP64, op);
-        b.asDoubleBuffer().get(data);
+        ArrayStaging.out(b, data);
     }
 
     /**
@@ -568,10 +566,9 @@ public interface Communicator extends AutoCloseable
      */
     default void allReduce(final int[] data, final ReduceOp op)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT32);
-        b.asIntBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         allReduce(b, b, data.length, DataType.INT32, op);
-        b.asIntBuffer().get(data);
+        ArrayStaging.out(b, data);
     }
 
     /**
@@ -582,10 +579,9 @@ public interface Communicator extends AutoCloseable
      */
     default void allReduce(final long[] data, final ReduceOp op)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT64);
-        b.asLongBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         allReduce(b, b, data.length, DataType.INT64, op);
-        b.asLongBuffer().get(data);
+        ArrayStaging.out(b, data);
     }
 
     /**
@@ -596,10 +592,9 @@ public interface Communicator extends AutoCloseable
      */
     default void broadcast(final float[] data, final int root)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP32);
-        b.asFloatBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         broadcast(b, data.length, DataType.FP32, root);
-        b.asFloatBuffer().get(data);
+        ArrayStaging.out(b, data);
     }
 
     /**
@@ -610,10 +605,9 @@ public interface Communicator extends AutoCloseable
      */
     default void broadcast(final double[] data, final int root)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.FP64);
-        b.asDoubleBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         broadcast(b, data.length, DataType.FP64, root);
-        b.asDoubleBuffer().get(data);
+        ArrayStaging.out(b, data);
     }
 
     /**
@@ -624,10 +618,9 @@ public interface Communicator extends AutoCloseable
      */
     default void broadcast(final int[] data, final int root)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT32);
-        b.asIntBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         broadcast(b, data.length, DataType.INT32, root);
-        b.asIntBuffer().get(data);
+        ArrayStaging.out(b, data);
     }
 
     /**
@@ -638,10 +631,121 @@ public interface Communicator extends AutoCloseable
      */
     default void broadcast(final long[] data, final int root)
     {
-        final ByteBuffer b = ArrayStaging.buffer(data, data == null ? 0 : data.length, DataType.INT64);
-        b.asLongBuffer().put(data);
+        final ByteBuffer b = ArrayStaging.in(data);
         broadcast(b, data.length, DataType.INT64, root);
-        b.asLongBuffer().get(data);
+        ArrayStaging.out(b, data);
+    }
+
+    /**
+     * All-gather of a {@code float[]}: every rank's {@code send}, in rank order, into {@code recv} on every rank.
+     *
+     * @param send this rank's contribution.
+     * @param recv the result: {@code send.length * worldSize()} elements, overwritten.
+     * @throws IllegalArgumentException when either is null or {@code recv.length != send.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void allGather(final float[] send, final float[] recv)
+    {
+        ArrayCollectives.allGather(this, float.class, send, recv);
+    }
+
+    /**
+     * All-gather of a {@code double[]}: every rank's {@code send}, in rank order, into {@code recv} on every rank.
+     *
+     * @param send this rank's contribution.
+     * @param recv the result: {@code send.length * worldSize()} elements, overwritten.
+     * @throws IllegalArgumentException when either is null or {@code recv.length != send.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void allGather(final double[] send, final double[] recv)
+    {
+        ArrayCollectives.allGather(this, double.class, send, recv);
+    }
+
+    /**
+     * All-gather of an {@code int[]}: every rank's {@code send}, in rank order, into {@code recv} on every rank.
+     *
+     * @param send this rank's contribution.
+     * @param recv the result: {@code send.length * worldSize()} elements, overwritten.
+     * @throws IllegalArgumentException when either is null or {@code recv.length != send.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void allGather(final int[] send, final int[] recv)
+    {
+        ArrayCollectives.allGather(this, int.class, send, recv);
+    }
+
+    /**
+     * All-gather of a {@code long[]}: every rank's {@code send}, in rank order, into {@code recv} on every rank.
+     *
+     * @param send this rank's contribution.
+     * @param recv the result: {@code send.length * worldSize()} elements, overwritten.
+     * @throws IllegalArgumentException when either is null or {@code recv.length != send.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void allGather(final long[] send, final long[] recv)
+    {
+        ArrayCollectives.allGather(this, long.class, send, recv);
+    }
+
+    /**
+     * Reduce-scatter of a {@code float[]}: {@code send} is reduced across ranks and rank {@code r} receives
+     * block {@code r} of the result in {@code recv}.
+     *
+     * @param send the input: {@code recv.length * worldSize()} elements.
+     * @param recv this rank's block of the result, overwritten.
+     * @param op   reduction.
+     * @throws IllegalArgumentException when either is null or {@code send.length != recv.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void reduceScatter(final float[] send, final float[] recv, final ReduceOp op)
+    {
+        ArrayCollectives.reduceScatter(this, float.class, send, recv, op);
+    }
+
+    /**
+     * Reduce-scatter of a {@code double[]}: {@code send} is reduced across ranks and rank {@code r} receives
+     * block {@code r} of the result in {@code recv}.
+     *
+     * @param send the input: {@code recv.length * worldSize()} elements.
+     * @param recv this rank's block of the result, overwritten.
+     * @param op   reduction.
+     * @throws IllegalArgumentException when either is null or {@code send.length != recv.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void reduceScatter(final double[] send, final double[] recv, final ReduceOp op)
+    {
+        ArrayCollectives.reduceScatter(this, double.class, send, recv, op);
+    }
+
+    /**
+     * Reduce-scatter of an {@code int[]}: {@code send} is reduced across ranks and rank {@code r} receives
+     * block {@code r} of the result in {@code recv}.
+     *
+     * @param send the input: {@code recv.length * worldSize()} elements.
+     * @param recv this rank's block of the result, overwritten.
+     * @param op   reduction.
+     * @throws IllegalArgumentException when either is null or {@code send.length != recv.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void reduceScatter(final int[] send, final int[] recv, final ReduceOp op)
+    {
+        ArrayCollectives.reduceScatter(this, int.class, send, recv, op);
+    }
+
+    /**
+     * Reduce-scatter of a {@code long[]}: {@code send} is reduced across ranks and rank {@code r} receives
+     * block {@code r} of the result in {@code recv}.
+     *
+     * @param send the input: {@code recv.length * worldSize()} elements.
+     * @param recv this rank's block of the result, overwritten.
+     * @param op   reduction.
+     * @throws IllegalArgumentException when either is null or {@code send.length != recv.length * worldSize()},
+     *                                  naming the rank and both lengths, before anything is sent.
+     */
+    default void reduceScatter(final long[] send, final long[] recv, final ReduceOp op)
+    {
+        ArrayCollectives.reduceScatter(this, long.class, send, recv, op);
     }
 
     /**

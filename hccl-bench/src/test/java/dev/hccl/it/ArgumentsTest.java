@@ -83,6 +83,25 @@ class ArgumentsTest
     }
 
     @Test
+    void arrayLengthsThatDoNotFitTheWorldSizeNameCallRankLengthsAndTheFix() throws Exception
+    {
+        assertRejected("allGather(float[] send, float[] recv) on rank 0: recv.length is 5 and send.length 3, but " +
+            "recv must hold send.length x 2 ranks = 6 elements: pass a recv of 6 elements",
+            () -> comm.allGather(new float[3], new float[5]));
+        assertRejected("allGather(int[] send, int[] recv) on rank 0: recv.length is 4 and send.length 3, but recv " +
+            "must hold send.length x 2 ranks = 6 elements: pass a recv of 6 elements or a send of 2",
+            () -> comm.allGather(new int[3], new int[4]));
+        assertRejected("reduceScatter(long[] send, long[] recv, SUM) on rank 0: send.length is 5 and recv.length 2, " +
+            "but send must hold recv.length x 2 ranks = 4 elements: pass a send of 4 elements",
+            () -> comm.reduceScatter(new long[5], new long[2], ReduceOp.SUM));
+        assertRejected("or a recv of 3", () -> comm.reduceScatter(new double[6], new double[6], ReduceOp.MAX));
+        assertRejected("allGather(double[] send, double[] recv) on rank 0: send must not be null",
+            () -> comm.allGather(null, new double[2]));
+        assertRejected("reduceScatter(float[] send, float[] recv, SUM) on rank 0: recv must not be null",
+            () -> comm.reduceScatter(new float[2], null, ReduceOp.SUM));
+    }
+
+    @Test
     void negativeCounts() throws Exception
     {
         assertRejected("count must not be negative", () -> comm.allReduce(floats(4), floats(4), -1, DataType.FP32,

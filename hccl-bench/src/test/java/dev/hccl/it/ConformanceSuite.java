@@ -147,6 +147,25 @@ abstract class ConformanceSuite
 
     @ParameterizedTest(name = "worldSize={0}")
     @MethodSource("worldSizes")
+    void arrayFormsOfEveryArrayType(final int n) throws Exception
+    {
+        final List<Communicator> comms = open(n);
+        try
+        {
+            final List<List<String>> failures = Ranks.onEach(comms, 120, ArrayFormsCheck::run);
+            for (final List<String> errors : failures)
+            {
+                assertNull(errors.isEmpty() ? null : errors, "wrong results");
+            }
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
+    }
+
+    @ParameterizedTest(name = "worldSize={0}")
+    @MethodSource("worldSizes")
     void barrierHoldsEveryRankUntilAllArrive(final int n) throws Exception
     {
         final List<Communicator> comms = open(n);

@@ -18,6 +18,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.text.FieldPosition;
 import java.text.NumberFormat;
 import java.text.ParsePosition;
@@ -28,8 +30,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * {@code --plot}: out-of-place bus bandwidth against size, on a log-2 size axis, one line per algorithm (and per type,
- * reduction and root when the run swept several), drawn with JFreeChart and written as PNG or, through JFreeSVG, SVG.
+ * {@code --plot}: out-of-place bus bandwidth or time ({@link PlotStyle}) against size, on a log-2 size axis and a
+ * linear or log-10 y axis, one line per algorithm (and per type, reduction and root when the run swept several),
+ * drawn with JFreeChart and written as PNG or, through JFreeSVG, SVG.
  */
 public final class BandwidthPlot
 {
@@ -47,13 +50,18 @@ public final class BandwidthPlot
      *
      * @param file   a {@code .png} or {@code .svg} file, replaced if it exists; missing parent directories are created.
      * @param report the report.
+     * @param style  what the y axis shows, and on which scale.
+     * @param names  the legend name of each sweep by its label ({@link AlgorithmLegend}); a sweep not in it is named
+     *               by its label.
      * @throws IOException when the file cannot be written.
      * @throws IllegalArgumentException when the extension is neither.
      */
-    public static void write(final Path file, final BenchReport report) throws IOException
+    public static void write(
+        final Path file, final BenchReport report, final PlotStyle style, final Map<String, String> names)
+        throws IOException
     {
         final String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        final JFreeChart chart = chart(report);
+        final JFreeChart chart = chart(report, style, names);
         ReportFiles.createParent(file);
         if (name.endsWith(".png"))
         {
@@ -75,15 +83,18 @@ public final class BandwidthPlot
      * The chart of a report.
      *
      * @param report the report.
+     * @param style  the y axis.
+     * @param names  legend names by sweep label.
      * @return the chart, one series per line.
      */
-    public static JFreeChart chart(final BenchReport report)
+    public static JFreeChart chart(final BenchReport report, final PlotStyle style, final Map<String, String> names)
     {
         final XYSeriesCollection dataset = new XYSeriesCollection();
-        series(report).forEach((label, points) -> dataset.addSeries(points));
+        series(report, style, names).forEach((label, points) -> dataset.addSeries(points));
+        final String yLabel = style.y().axisLabel(style.logY());
         final JFreeChart chart = ChartFactory.createXYLineChart(
             "hccl-bench " + report.operation() + ": " + report.worldSize() + " ranks over " + report.transport(),
-            "size (bytes, log2)", "out-of-place busbw (GB/s)", dataset, PlotOrientation.VERTICAL, true, false, false);
+            "size (bytes, log2)", yLabel, dataset, PlotOrientation.VERTICAL, true, false, false);
         final XYPlot plot = chart.getXYPlot();
         final LogAxis sizeAxis = new LogAxis("size (bytes, log2)");
         sizeAxis.setBase(2);
@@ -92,6 +103,14 @@ public final class BandwidthPlot
         sizeAxis.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
         sizeAxis.setNumberFormatOverride(new SizeFormat());
         plot.setDomainAxis(sizeAxis);
+        if (style.logY())
+        {
+            final LogAxis yAxis = new LogAxis(yLabel);
+            yAxis.setBase(10);
+            // Powers of ten written out (0.01, 1, 1000) rather than as exponents.
+            yAxis.setNumberFormatOverride(new DecimalFormat("0.######", DecimalFormatSymbols.getInstance(Locale.ROOT)));
+            plot.setRangeAxis(yAxis);
+        }
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
@@ -102,9 +121,11 @@ public final class BandwidthPlot
 
     /**
      * The lines: one per algorithm, split further by type, reduction and root only where those vary, so that labels
-     * stay short. Zero sizes have no place on a log axis and are left out.
+     * stay short. Zero sizes have no place on a log axis and are left out, as are values of zero or less on a log y
+     * axis.
      */
-    static Map<String, XYSeries> series(final BenchReport report)
+    static Map<String, XYSeries> series(
+        final BenchReport report, final PlotStyle style, final Map<String, String> names)
     {
         final boolean byType = varies(report, BenchRow::type);
         final boolean byRedop = varies(report, BenchRow::redop);
@@ -114,7 +135,7 @@ public final class BandwidthPlot
         {
             for (final BenchRow row : sweep.rows())
             {
-                final StringBuilder label = new StringBuilder(sweep.algo());
+                final StringBuilder label = new StringBuilder(names.getOrDefault(sweep.algo(), sweep.algo()));
                 if (byType)
                 {
                     label.append(' ').append(row.type());
@@ -128,9 +149,10 @@ public final class BandwidthPlot
                     label.append(" root ").append(row.root());
                 }
                 final XYSeries points = series.computeIfAbsent(label.toString(), k -> new XYSeries(k, false, true));
-                if (row.size() > 0)
+                final double y = style.y().of(row.outOfPlace());
+                if (row.size() > 0 && (y > 0 || !style.logY()))
                 {
-                    points.add(row.size(), row.outOfPlace().busBw());
+                    points.add(row.size(), y);
                 }
             }
         }

@@ -31,6 +31,7 @@ import java.util.Locale;
  * @param json        {@code --json} file, or null.
  * @param csv         {@code --csv} file, or null.
  * @param plot        {@code --plot} file ({@code .png} or {@code .svg}), or null.
+ * @param plotStyle   {@code --plot-y} and {@code --plot-y-scale}.
  * @param minBw       {@code --min-bw} in GB/s, or null.
  */
 public record BenchOptions(
@@ -51,6 +52,7 @@ public record BenchOptions(
     Path json,
     Path csv,
     Path plot,
+    PlotStyle plotStyle,
     Double minBw)
 {
     /** Value of {@link #root()} that means every rank in turn, as nccl-tests' {@code -r -1}. */
@@ -82,6 +84,7 @@ public record BenchOptions(
      * @param json        JSON file or null.
      * @param csv         CSV file or null.
      * @param plot        plot file or null.
+     * @param plotStyle   the plot's y axis, not null.
      * @param minBw       bandwidth floor or null.
      * @throws IllegalArgumentException naming the flag at fault.
      */
@@ -110,6 +113,7 @@ public record BenchOptions(
         {
             require(!algo.isBlank(), "--algo must not name an empty algorithm");
         }
+        require(plotStyle != null, "--plot-y and --plot-y-scale must name a plot style");
         if (plot != null)
         {
             final String name = plot.getFileName().toString().toLowerCase(Locale.ROOT);
@@ -262,6 +266,7 @@ public record BenchOptions(
         private Path json;
         private Path csv;
         private Path plot;
+        private PlotStyle plotStyle = PlotStyle.DEFAULT;
         private Double minBw;
 
         private Builder(final BenchOp op)
@@ -398,6 +403,16 @@ public record BenchOptions(
         }
 
         /**
+         * @param style the plot's y axis
+         * @return this.
+         */
+        public Builder plotStyle(final PlotStyle style)
+        {
+            this.plotStyle = style;
+            return this;
+        }
+
+        /**
          * @param gbPerSecond bus bandwidth floor, or null
          * @return this.
          */
@@ -414,7 +429,7 @@ public record BenchOptions(
         public BenchOptions build()
         {
             return new BenchOptions(op, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, check, types,
-                ops, root, average, blocking, algos, json, csv, plot, minBw);
+                ops, root, average, blocking, algos, json, csv, plot, plotStyle, minBw);
         }
     }
 }

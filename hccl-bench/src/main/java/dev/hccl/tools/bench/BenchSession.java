@@ -8,8 +8,10 @@ import dev.hccl.tools.ToolCommand;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * One {@code hccl-bench} run on this rank: a communicator and a sweep per algorithm, rank 0's printing and files, and
@@ -44,6 +46,7 @@ final class BenchSession
     {
         final List<String> labels = options.algoLabels();
         final List<Sweep> sweeps = new ArrayList<>();
+        final Map<String, String> legend = new HashMap<>();
         List<RankInfo> ranks = List.of();
         String transport = "unknown";
         int status = OK;
@@ -91,7 +94,9 @@ final class BenchSession
                     {
                         table.println("# Algorithm: " + algo + " (CommConfig.algo)");
                     }
-                    choices(comm).forEach(table::println);
+                    final List<AlgorithmChoice> changes = changes(comm);
+                    choices(changes).forEach(table::println);
+                    legend.put(labels.get(i), AlgorithmLegend.name(labels.get(i), changes));
                     Table.header().forEach(table::println);
                     table.flush();
                 }
@@ -107,7 +112,7 @@ final class BenchSession
                 {
                     final BenchReport report = new BenchReport("hccl-bench", options.op().cliName(), comm.worldSize(),
                         transport, BenchReport.Settings.of(options), ranks, sweeps, status);
-                    status = worse(status, writeFiles(report));
+                    status = worse(status, writeFiles(report, legend));
                 }
                 // Rank 0 prints and writes before any rank leaves: a launcher stops the whole job as soon as one rank
                 // exits non-zero, which would cut rank 0's output short.
@@ -123,32 +128,47 @@ final class BenchSession
     }
 
     /**
-     * Which algorithm runs at each size of the sweep and why ({@link Communicator#algorithmFor}), as comment lines
-     * above the table: the cost model's layout and link figures once, then a line at each size where the choice
-     * changes, with every candidate's predicted time there.
+     * Which algorithm runs at each size of the sweep and why ({@link Communicator#algorithmFor}): the choice at the
+     * first size and at each size where the algorithm, or whether it was forced, changes.
+     *
+     * @return the choices, smallest size first; empty for an operation without algorithms (sendrecv, barrier).
      */
-    List<String> choices(final Communicator comm)
+    List<AlgorithmChoice> changes(final Communicator comm)
     {
-        final List<String> lines = new ArrayList<>();
+        final List<AlgorithmChoice> changes = new ArrayList<>();
         final Operation op = options.op().operation();
         if (op == null)
         {
-            return lines;
+            return changes;
         }
-        String previous = null;
+        AlgorithmChoice previous = null;
         for (final long size : options.sizes())
         {
             final AlgorithmChoice choice = comm.algorithmFor(op, size);
+            if (previous == null || previous.forced() != choice.forced() ||
+                !previous.algorithm().equals(choice.algorithm()))
+            {
+                changes.add(choice);
+                previous = choice;
+            }
+        }
+        return changes;
+    }
+
+    /**
+     * The {@link #changes} as comment lines above the table: the cost model's layout and link figures once, then a
+     * line at each size where the choice changes, with every candidate's predicted time there.
+     */
+    static List<String> choices(final List<AlgorithmChoice> changes)
+    {
+        final List<String> lines = new ArrayList<>();
+        for (final AlgorithmChoice choice : changes)
+        {
             if (lines.isEmpty())
             {
                 lines.add("# Cost model: " + choice.model());
             }
-            final String reason = (choice.forced() ? "forced " : "") + choice.algorithm();
-            if (!reason.equals(previous))
-            {
-                lines.add(String.format(Locale.ROOT, "# from %d B: %s", size, choice.describe()));
-                previous = reason;
-            }
+            lines.add(String.format(Locale.ROOT, "# from %d B: %s", choice.bytes(), choice.describe()));
         }
         return lines;
     }
@@ -194,7 +214,12 @@ final class BenchSession
         return a == FAILED || b == FAILED ? FAILED : Math.max(a, b);
     }
 
-    private int writeFiles(final BenchReport report)
+    /**
+     * Writes the {@code --json}, {@code --csv} and {@code --plot} files (rank 0 only), the plot's lines named by
+     * {@code legend}, and prints where the plot went: a relative {@code --plot} path is easily looked for in the
+     * wrong directory when a launcher starts ranks elsewhere.
+     */
+    private int writeFiles(final BenchReport report, final Map<String, String> legend)
     {
         int status = OK;
         try
@@ -209,7 +234,9 @@ final class BenchSession
             }
             if (options.plot() != null)
             {
-                BandwidthPlot.write(options.plot(), report);
+                BandwidthPlot.write(options.plot(), report, options.plotStyle(), legend);
+                out.println("# Plot written to " + options.plot().toAbsolutePath().normalize());
+                out.flush();
             }
         }
         catch (final Exception ex)

@@ -139,8 +139,19 @@ public final class HcclBench implements Callable<Integer>
     private Path csv;
 
     @Option(names = "--plot", paramLabel = "FILE",
-        description = "Also plot busbw against size to FILE (.png or .svg), one line per algorithm.")
+        description = "Also plot busbw (or --plot-y) against size to FILE (.png or .svg), one line per algorithm; "
+            + "without --algo the line is named by the algorithms the cost model chose, e.g. "
+            + "auto (fullmesh < 8 KiB, ring). Rank 0 prints where it wrote.")
     private Path plot;
+
+    @Option(names = "--plot-y", paramLabel = "busbw|time", defaultValue = "busbw",
+        description = "What --plot draws against size: out-of-place busbw in GB/s, or time in us "
+            + "(default: ${DEFAULT-VALUE}).")
+    private String plotY;
+
+    @Option(names = "--plot-y-scale", paramLabel = "linear|log",
+        description = "Scale of --plot's y axis (default: log for time, linear for busbw).")
+    private String plotYScale;
 
     @Option(names = "--min-bw", paramLabel = "GB/s",
         description = "Exit with 3 when a sweep's average bus bandwidth is below this.")
@@ -245,7 +256,7 @@ public final class HcclBench implements Callable<Integer>
         return BenchOptions.builder(operation).sizes(minBytes, maxBytes).stepBytes(stepBytes).stepFactor(stepFactor)
             .iterations(iters, warmupIters).check(check).types(BenchTypes.types(dataType))
             .ops(BenchTypes.ops(reduceOp)).root(parseRoot(root)).average(average).blocking(parseBlocking())
-            .algos(algos).outputs(json, csv, plot).minBw(minBw).build();
+            .algos(algos).outputs(json, csv, plot).plotStyle(PlotStyle.of(plotY, plotYScale)).minBw(minBw).build();
     }
 
     private boolean parseBlocking()

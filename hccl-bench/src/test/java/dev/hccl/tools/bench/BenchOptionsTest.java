@@ -43,6 +43,7 @@ class BenchOptionsTest
         assertEquals(List.of(), o.algos());
         assertEquals(List.of("default"), o.algoLabels());
         assertNull(o.minBw());
+        assertEquals(PlotStyle.DEFAULT, o.plotStyle());
         assertEquals(BenchOptions.builder(BenchOp.ALL_REDUCE).build(), o);
     }
 
@@ -51,16 +52,19 @@ class BenchOptionsTest
     {
         final BenchOptions o = HcclBench.parse("reduce", "-b", "8", "-e", "128M", "-f", "2", "-i", "4K", "-n", "7",
             "-w", "3", "-c", "2", "-o", "max", "-d", "bfloat16", "-r", "all", "-a", "3", "-z", "1",
-            "--algo", "ring,tree", "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--min-bw", "1.5");
+            "--algo", "ring,tree", "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--plot-y", "time",
+            "--plot-y-scale", "linear", "--min-bw", "1.5");
 
         assertEquals(BenchOptions.builder(BenchOp.REDUCE).sizes(8, 128L << 20).stepBytes(4096).stepFactor(2)
             .iterations(7, 3).check(2).types(List.of(DataType.BF16)).ops(List.of(ReduceOp.MAX))
             .root(BenchOptions.ALL_ROOTS).average(3).blocking(true).algos(List.of("ring", "tree"))
-            .outputs(Path.of("r.json"), Path.of("r.csv"), Path.of("r.svg")).minBw(1.5).build(), o);
+            .outputs(Path.of("r.json"), Path.of("r.csv"), Path.of("r.svg"))
+            .plotStyle(new PlotStyle(PlotStyle.Quantity.TIME, false)).minBw(1.5).build(), o);
         assertEquals(o, HcclBench.parse("reduce", "--minbytes", "8", "--maxbytes", "128m", "--stepfactor", "2",
             "--stepbytes", "4k", "--iters", "7", "--warmup_iters", "3", "--check", "2", "--op", "max", "--datatype",
             "bfloat16", "--root", "-1", "--average", "3", "--blocking", "1", "--algo", "ring", "--algo", "tree",
-            "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--min-bw", "1.5"));
+            "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--plot-y", "TIME", "--plot-y-scale", "LINEAR",
+            "--min-bw", "1.5"));
     }
 
     @Test
@@ -128,6 +132,8 @@ class BenchOptionsTest
             List.of("all_reduce", "-r", "first"),
             List.of("all_reduce", "-b", "1.5K"),
             List.of("all_reduce", "--plot", "bw.jpg"),
+            List.of("all_reduce", "--plot-y", "algbw"),
+            List.of("all_reduce", "--plot-y-scale", "ln"),
             List.of("all_reduce", "--min-bw", "-1"),
             List.of("all_reduce", "--no-such-flag"));
         for (final List<String> args : bad)
@@ -158,7 +164,7 @@ class BenchOptionsTest
         assertEquals(0, status);
         for (final String word : List.of("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
             "alltoall", "sendrecv", "barrier", "-b,", "-e,", "-f,", "-i,", "-n,", "-w,", "-c,", "-o,", "-d,", "-r,",
-            "-a,", "--algo", "--json", "--csv", "--plot", "--min-bw", "Exit status"))
+            "-a,", "--algo", "--json", "--csv", "--plot", "--plot-y", "--plot-y-scale", "--min-bw", "Exit status"))
         {
             assertTrue(help.contains(word), word + " missing from\n" + help);
         }

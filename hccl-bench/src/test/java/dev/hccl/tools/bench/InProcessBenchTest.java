@@ -226,7 +226,7 @@ class InProcessBenchTest
         assertTrue(table.contains("\n# Algorithm: tree (CommConfig.algo)\n"), table);
         assertEquals(12, rows(table).size(), table);
         assertEquals(2, table.lines().filter("# Out of bounds values : 0 OK"::equals).count(), table);
-        assertTrue(table.endsWith("\n#\n"), table);
+        assertTrue(table.endsWith("\n#\n# Plot written to " + png.toAbsolutePath().normalize() + "\n"), table);
 
         final JsonNode report = new ObjectMapper().readTree(json.toFile());
         assertEquals("hccl-bench", report.get("tool").asText());
@@ -289,8 +289,23 @@ class InProcessBenchTest
         final String image = Files.readString(svg, StandardCharsets.UTF_8);
         assertTrue(image.startsWith("<svg"), image.substring(0, Math.min(200, image.length())));
         assertTrue(image.endsWith("</svg>"));
-        for (final String line : List.of("default int8", "default half", "default bfloat16", "default f8e5m2"))
+        // Without --algo, the line is named by the algorithms the table's "# from N B: ALGO (" lines say were chosen.
+        final List<String[]> from = table.lines().filter(l -> l.startsWith("# from "))
+            .map(l -> l.substring("# from ".length()).split(" B: | \\(")).toList();
+        assertTrue(!from.isEmpty(), table);
+        final StringBuilder auto = new StringBuilder("auto (");
+        for (int i = 0; i < from.size(); i++)
         {
+            auto.append(i == 0 ? "" : ", ").append(from.get(i)[1]);
+            if (i + 1 < from.size())
+            {
+                auto.append(" &lt; ").append(new BandwidthPlot.SizeFormat().format(Long.parseLong(from.get(i + 1)[0])));
+            }
+        }
+        auto.append(')');
+        for (final String type : List.of("int8", "half", "bfloat16", "f8e5m2"))
+        {
+            final String line = auto + " " + type;
             assertTrue(image.contains(">" + line + "<"), "no legend entry " + line);
         }
         try (CSVParser parser = CSVParser.parse(csv, StandardCharsets.UTF_8,
