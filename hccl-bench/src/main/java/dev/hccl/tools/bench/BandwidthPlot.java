@@ -107,8 +107,12 @@ public final class BandwidthPlot
         {
             final LogAxis yAxis = new LogAxis(yLabel);
             yAxis.setBase(10);
-            // Powers of ten written out (0.01, 1, 1000) rather than as exponents.
+            // Ticks at whole powers of ten, written out (0.01, 1, 1000) rather than as exponents, over whole decades:
+            // left to itself the axis ticks fractional exponents (281.838293, 316.227766, ...).
+            yAxis.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
             yAxis.setNumberFormatOverride(new DecimalFormat("0.######", DecimalFormatSymbols.getInstance(Locale.ROOT)));
+            yAxis.setMinorTickMarksVisible(true);
+            decades(dataset, yAxis);
             plot.setRangeAxis(yAxis);
         }
         plot.setBackgroundPaint(Color.WHITE);
@@ -117,6 +121,31 @@ public final class BandwidthPlot
         final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
         plot.setRenderer(renderer);
         return chart;
+    }
+
+    /** Sets a log axis' range to the whole decades around the dataset's positive values, if it has any. */
+    private static void decades(final XYSeriesCollection dataset, final LogAxis axis)
+    {
+        double lowest = Double.POSITIVE_INFINITY;
+        double highest = 0;
+        for (int s = 0; s < dataset.getSeriesCount(); s++)
+        {
+            for (int i = 0; i < dataset.getItemCount(s); i++)
+            {
+                final double y = dataset.getYValue(s, i);
+                if (y > 0)
+                {
+                    lowest = Math.min(lowest, y);
+                    highest = Math.max(highest, y);
+                }
+            }
+        }
+        if (highest > 0)
+        {
+            final double from = Math.pow(10, Math.floor(Math.log10(lowest)));
+            final double to = Math.pow(10, Math.ceil(Math.log10(highest)));
+            axis.setRange(from, to > from ? to : from * 10);
+        }
     }
 
     /**

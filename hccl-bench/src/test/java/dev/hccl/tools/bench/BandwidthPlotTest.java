@@ -63,6 +63,12 @@ class BandwidthPlotTest
         final var axis = chart.getXYPlot().getRangeAxis();
         assertInstanceOf(LogAxis.class, axis);
         assertEquals("out-of-place time (us), log10", axis.getLabel());
+        // Whole decades around the times, so that the ticks fall on powers of ten, not on fractional exponents.
+        final double lower = Math.log10(axis.getLowerBound());
+        final double upper = Math.log10(axis.getUpperBound());
+        assertEquals(Math.rint(lower), lower, 1e-9, "lower bound " + axis.getLowerBound());
+        assertEquals(Math.rint(upper), upper, 1e-9, "upper bound " + axis.getUpperBound());
+        assertTrue(upper > lower);
     }
 
     @Test
