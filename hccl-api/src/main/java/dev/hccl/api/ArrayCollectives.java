@@ -28,15 +28,7 @@ final class ArrayCollectives
         final String call = "allGather(" + element + "[] send, " + element + "[] recv)";
         final int sendLength = checkedLength(comm, call, "send", send);
         final int recvLength = checkedLength(comm, call, "recv", recv);
-        final int n = comm.worldSize();
-        final long needed = (long)sendLength * n;
-        if (needed != recvLength)
-        {
-            throw new IllegalArgumentException(where(comm, call) + "recv.length is " + recvLength +
-                " and send.length " + sendLength + ", but recv must hold send.length x " + n + " ranks = " + needed +
-                " elements: pass a recv of " + needed + " elements" +
-                (recvLength % n == 0 ? " or a send of " + recvLength / n : ""));
-        }
+        checkOneBlockPerRank(comm, call, "recv", recvLength, "send", sendLength);
         final ByteBuffer staged = ArrayStaging.in(send);
         final ByteBuffer result = ArrayStaging.empty(recv);
         comm.allGather(staged, result, sendLength, ArrayStaging.type(send));
@@ -59,19 +51,26 @@ final class ArrayCollectives
         final String call = "reduceScatter(" + element + "[] send, " + element + "[] recv, " + op + ")";
         final int sendLength = checkedLength(comm, call, "send", send);
         final int recvLength = checkedLength(comm, call, "recv", recv);
-        final int n = comm.worldSize();
-        final long needed = (long)recvLength * n;
-        if (needed != sendLength)
-        {
-            throw new IllegalArgumentException(where(comm, call) + "send.length is " + sendLength +
-                " and recv.length " + recvLength + ", but send must hold recv.length x " + n + " ranks = " + needed +
-                " elements: pass a send of " + needed + " elements" +
-                (sendLength % n == 0 ? " or a recv of " + sendLength / n : ""));
-        }
+        checkOneBlockPerRank(comm, call, "send", sendLength, "recv", recvLength);
         final ByteBuffer staged = ArrayStaging.in(send);
         final ByteBuffer result = ArrayStaging.empty(recv);
         comm.reduceScatter(staged, result, recvLength, ArrayStaging.type(send), op);
         ArrayStaging.out(result, recv);
+    }
+
+    /** Checks that the array named {@code whole} holds one block the length of {@code block}'s per rank. */
+    private static void checkOneBlockPerRank(final Communicator comm, final String call, final String whole,
+        final int wholeLength, final String block, final int blockLength)
+    {
+        final int n = comm.worldSize();
+        final long needed = (long)blockLength * n;
+        if (needed != wholeLength)
+        {
+            throw new IllegalArgumentException(where(comm, call) + whole + ".length is " + wholeLength + " and " +
+                block + ".length " + blockLength + ", but " + whole + " must hold " + block + ".length x " + n +
+                " ranks = " + needed + " elements: pass a " + whole + " of " + needed + " elements" +
+                (wholeLength % n == 0 ? " or a " + block + " of " + wholeLength / n : ""));
+        }
     }
 
     private static int checkedLength(final Communicator comm, final String call, final String name, final Object array)
