@@ -106,6 +106,15 @@ public final class CommConfig
     public static final Setting<Boolean> DETERMINISTIC = Setting.flag("HCCL_DETERMINISTIC",
         "bitwise-reproducible results on every rank and in every run");
     /**
+     * Whether every message between ranks carries a CRC32C of its payload, which the receiver recomputes: a mismatch
+     * fails the link to the sender with an error naming it and this setting, where the job would otherwise go on with
+     * bytes changed on the way (in a shared-memory ring, say, by another process of the job's user). Off by default;
+     * when off, nothing is computed and nothing more is sent. Every rank must set it alike ({@code Hccl.init} fails
+     * otherwise). The in-JVM transport (ranks as threads) checks nothing: its receiver reads the sender's own buffer.
+     */
+    public static final Setting<Boolean> CHECKSUM = Setting.flag("HCCL_CHECKSUM",
+        "a CRC32C on every message between ranks, checked by the receiver");
+    /**
      * Whether the communicator measures its links at creation for the cost model ({@link TopoProbe}): {@code 0} (the
      * default) never, {@code auto} when it spans more than one node, {@code 1} always. Off by default: it costs a
      * fraction of a second at creation (docs/PERFORMANCE.md). Ignored under {@link #DETERMINISTIC}, whose choices
@@ -165,7 +174,7 @@ public final class CommConfig
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, RANK_TABLE_FILE, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
         TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
-        ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY, TLS_CA,
+        CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY, TLS_CA,
         NODE_ID);
 
     /** Where a setting's value came from. */

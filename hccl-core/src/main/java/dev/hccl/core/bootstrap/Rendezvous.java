@@ -130,6 +130,7 @@ public final class Rendezvous implements AutoCloseable
                 client.set("world_size", Integer.toString(config.worldSize()));
                 client.set("segment_size", Integer.toString(config.segmentBytes()));
                 client.set("algo", algoKey(config));
+                client.set("checksum", Boolean.toString(config.get(CommConfig.CHECKSUM)));
             }
             else
             {
@@ -146,6 +147,17 @@ public final class Rendezvous implements AutoCloseable
                     throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
                         CommConfig.SEGMENT_SIZE + " differs: rank 0 uses " + segmentBytes + ", this rank " +
                         config.segmentBytes() + "; every rank must cut messages the same way", null);
+                }
+                final boolean checksum = Boolean.parseBoolean(awaitKey(client, "checksum", rank, deadlineNanos));
+                if (checksum != config.get(CommConfig.CHECKSUM))
+                {
+                    // A receiver that expects a CRC the sender does not send would misread every frame: every rank
+                    // is told, not only this one.
+                    final String verdict = CommConfig.CHECKSUM + " differs: rank 0 has " + (checksum ? 1 : 0) +
+                        ", rank " + rank + " has " + (checksum ? 0 : 1) + "; set it alike on every rank";
+                    client.abort(ErrorCode.E_PARA, rank, verdict);
+                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                        verdict, null);
                 }
                 final String algo = awaitKey(client, "algo", rank, deadlineNanos);
                 if (!algo.equals(algoKey(config)))

@@ -18,6 +18,7 @@ import java.util.TreeSet;
 /**
  * The in-JVM transport, for ranks as threads: a send hands the payload to the receiver's mailbox on the sender's
  * thread, so a posted receive is filled (or reduced into) straight from the sender's buffer, with no copy between.
+ * It ignores {@code HCCL_CHECKSUM}: with no copy, a CRC would compare the sender's bytes with themselves.
  */
 public final class InProcessTransport implements Transport
 {

@@ -1,5 +1,6 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.MessageSink;
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
 
 /**
  * The receive side of a link: a state machine over the inbound byte stream that hands payloads to
@@ -33,6 +35,8 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private static final int ABORT_PAYLOAD = 2;
     /** After GOODBYE or a failure: everything that still arrives is dropped. */
     private static final int DRAINING = 3;
+    /** Under HCCL_CHECKSUM: the CRC32C that follows a DATA payload. */
+    private static final int DATA_CHECKSUM = 4;
 
 
     private final TcpConnection connection;
@@ -49,6 +53,14 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private int state = AWAIT_HEADER;
     private MessageSink sink;
     private int remaining;
+    /** The CRC32C of the current payload so far under HCCL_CHECKSUM, else null: nothing is computed. */
+    private final CRC32C crc;
+    /** The current message's sequence number and operation, for the error of a CRC that does not match. */
+    private long messageSeq;
+    private OpDescriptor messageDesc;
+    /** The trailer's bytes read so far, and their value. */
+    private int trailerFill;
+    private int trailer;
     private byte[] abortBytes;
     private int abortFill;
     private long abortCommId;
@@ -63,6 +75,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         this.rank = transport.rank();
         this.peer = link.peer();
         this.maxFrameBytes = transport.maxFrameBytes();
+        this.crc = transport.checksum() ? new CRC32C() : null;
     }
 
     @Override
@@ -95,7 +108,8 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(final ChannelHandlerContext ctx)
     {
-        final boolean midMessage = DATA_PAYLOAD == state || ABORT_PAYLOAD == state || headerFill > 0;
+        final boolean midMessage =
+            DATA_PAYLOAD == state || DATA_CHECKSUM == state || ABORT_PAYLOAD == state || headerFill > 0;
         state = DRAINING;
         sink = null;
         connection.onInactive(midMessage);
@@ -124,6 +138,10 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
 
                 case ABORT_PAYLOAD:
                     readAbortReason(in);
+                    break;
+
+                case DATA_CHECKSUM:
+                    readChecksum(in);
                     break;
 
                 default:
@@ -253,6 +271,8 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         }
         sink = s;
         remaining = length;
+        messageSeq = seq;
+        messageDesc = desc;
         state = DATA_PAYLOAD;
     }
 
@@ -267,12 +287,20 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
                 // internalNioBuffer: a view the buffer keeps for reuse, so a chunk costs no allocation; the sink
                 // consumes it before returning, as MessageSink's contract says.
                 final ByteBuffer chunk = in.internalNioBuffer(index, n);
+                if (null != crc)
+                {
+                    update(chunk);
+                }
                 sink.write(chunk.order(ByteOrder.LITTLE_ENDIAN));
             }
             else
             {
                 for (final ByteBuffer chunk : in.nioBuffers(index, n))
                 {
+                    if (null != crc)
+                    {
+                        update(chunk);
+                    }
                     sink.write(chunk.order(ByteOrder.LITTLE_ENDIAN));
                 }
             }
@@ -285,7 +313,14 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         }
         in.skipBytes(n);
         remaining -= n;
-        if (0 == remaining)
+        if (0 == remaining && null != crc)
+        {
+            // Completed only once the CRC that follows matches.
+            trailerFill = 0;
+            trailer = 0;
+            state = DATA_CHECKSUM;
+        }
+        else if (0 == remaining)
         {
             final MessageSink s = sink;
             sink = null;
@@ -298,6 +333,54 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
             {
                 deliveryFailed(t);
             }
+        }
+    }
+
+    /** Adds a chunk to the payload's CRC, leaving its position where it was for the sink. */
+    private void update(final ByteBuffer chunk)
+    {
+        final int position = chunk.position();
+        crc.update(chunk);
+        chunk.position(position);
+    }
+
+    /**
+     * Reads the CRC32C that follows a payload under HCCL_CHECKSUM, perhaps over several reads, and completes the
+     * message when it matches the payload's; a mismatch fails the link, and the message is never completed.
+     */
+    private void readChecksum(final ByteBuf in)
+    {
+        while (trailerFill < Frames.CHECKSUM_LENGTH && in.isReadable())
+        {
+            trailer = trailer << 8 | in.readUnsignedByte();
+            trailerFill++;
+        }
+        if (trailerFill < Frames.CHECKSUM_LENGTH)
+        {
+            return;
+        }
+        final int computed = (int)crc.getValue();
+        crc.reset();
+        final MessageSink s = sink;
+        sink = null;
+        if (computed != trailer)
+        {
+            state = DRAINING;
+            final String details = "a message of " + messageDesc.operation().displayName() + " (sequence " +
+                messageSeq + ") from rank " + peer + " does not match the CRC32C it was sent with (" +
+                CommConfig.CHECKSUM + "): its bytes were changed on the way, so it is dropped";
+            LOG.warn("rank {}: {}; closing the connection", rank, details);
+            link.fail(connection, details, null, false);
+            return;
+        }
+        state = AWAIT_HEADER;
+        try
+        {
+            s.complete();
+        }
+        catch (final Throwable t)
+        {
+            deliveryFailed(t);
         }
     }
 

@@ -6,6 +6,9 @@ import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.OpDescriptor;
 import io.netty.buffer.ByteBuf;
 
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
 /**
  * Layout of the frames that follow the handshake. Every frame is a fixed 48-byte header, in big-endian (network)
  * byte order, followed by {@code payloadLength} bytes of payload:
@@ -27,7 +30,9 @@ import io.netty.buffer.ByteBuf;
  * </pre>
  *
  * The payload bytes themselves are carried as they are: element data in the native (little-endian) order that
- * {@link DataType} prescribes.
+ * {@link DataType} prescribes. Under {@code HCCL_CHECKSUM}, which every rank sets alike, a DATA frame with a payload is
+ * followed by {@link #CHECKSUM_LENGTH} more bytes, not counted in {@code payloadLength}: the CRC32C of the payload
+ * (big-endian); without it nothing follows. Other frames never carry one.
  */
 final class Frames
 {
@@ -35,6 +40,8 @@ final class Frames
     static final int MAGIC = 0x48434346;
     /** Bytes in a frame header. */
     static final int HEADER_LENGTH = 48;
+    /** Bytes of the CRC32C after a DATA frame's payload, under {@code HCCL_CHECKSUM}. */
+    static final int CHECKSUM_LENGTH = 4;
 
     /** A message of an operation. */
     static final int TYPE_DATA = 1;
@@ -94,6 +101,19 @@ final class Frames
             seq,
             tag,
             desc.count());
+    }
+
+    /**
+     * The CRC32C of a payload, as a DATA frame's trailer carries it.
+     *
+     * @param payload the bytes from its position to its limit; its position is left as it is.
+     * @return the CRC, its 32 bits as an int.
+     */
+    static int checksum(final ByteBuffer payload)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(payload.duplicate());
+        return (int)crc.getValue();
     }
 
     /**

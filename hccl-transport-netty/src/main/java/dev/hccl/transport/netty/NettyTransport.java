@@ -105,6 +105,8 @@ public final class NettyTransport implements Transport
     private final int worldSize;
     private final long commId;
     private final int maxFrameBytes;
+    /** Whether DATA frames carry a CRC32C of their payload ({@code HCCL_CHECKSUM}). */
+    private final boolean checksum;
     private final long connectTimeoutNs;
     private final int connectionsPerPeer;
     private final int threadsPerPeer;
@@ -141,6 +143,7 @@ public final class NettyTransport implements Transport
         this.worldSize = ctx.worldSize();
         this.commId = ctx.commId();
         this.maxFrameBytes = ctx.maxFrameBytes();
+        this.checksum = ctx.checksum();
         this.connectTimeoutNs = ctx.connectTimeout().toNanos();
         this.connectionsPerPeer = ctx.connectionsPerPeer();
         this.threadsPerPeer = ctx.threadsPerPeer();
@@ -527,6 +530,16 @@ public final class NettyTransport implements Transport
     int maxFrameBytes()
     {
         return maxFrameBytes;
+    }
+
+    /**
+     * Whether DATA frames with a payload carry a CRC32C of it ({@link Frames#CHECKSUM_LENGTH} bytes after it).
+     *
+     * @return true when on.
+     */
+    boolean checksum()
+    {
+        return checksum;
     }
 
     long connectTimeoutNs()

@@ -61,6 +61,8 @@ final class TcpLink implements Link
     private final int rank;
     private final int peer;
     private final int maxFrameBytes;
+    /** Whether DATA frames with a payload carry its CRC32C ({@code HCCL_CHECKSUM}). */
+    private final boolean checksum;
     /** The connections by index; a slot is filled once, when that connection's handshake succeeds. */
     private final AtomicReferenceArray<TcpConnection> connections;
     private final AtomicInteger goodbyes = new AtomicInteger();
@@ -79,6 +81,7 @@ final class TcpLink implements Link
         this.rank = transport.rank();
         this.peer = peer;
         this.maxFrameBytes = transport.maxFrameBytes();
+        this.checksum = transport.checksum();
         this.connections = new AtomicReferenceArray<>(connectionCount);
         this.terminated = new CountDownLatch(connectionCount);
     }
@@ -126,17 +129,23 @@ final class TcpLink implements Link
 
         final TcpConnection connection = leastLoaded();
         final ByteBufAllocator alloc = connection.alloc();
+        // Under HCCL_CHECKSUM, a payload is followed by its CRC32C (Frames); else nothing is computed or added.
+        final int trailer = checksum && length > 0 ? Frames.CHECKSUM_LENGTH : 0;
         ByteBuf frame = null;
         try
         {
             if (length <= INLINE_PAYLOAD_MAX_BYTES)
             {
-                frame = alloc.directBuffer(Frames.HEADER_LENGTH + length);
+                frame = alloc.directBuffer(Frames.HEADER_LENGTH + length + trailer);
                 Frames.writeDataHeader(frame, commId, seq, tag, desc, length);
                 if (length > 0)
                 {
                     // duplicate(): writeBytes moves the source's position, and the caller's must not change.
                     frame.writeBytes(payload.duplicate());
+                }
+                if (0 != trailer)
+                {
+                    frame.writeInt(Frames.checksum(payload));
                 }
             }
             else
@@ -144,7 +153,9 @@ final class TcpLink implements Link
                 final ByteBuf header = alloc.directBuffer(Frames.HEADER_LENGTH);
                 Frames.writeDataHeader(header, commId, seq, tag, desc, length);
                 // The wrapper does not own the memory: releasing it after the write leaves the payload alone.
-                frame = Unpooled.wrappedUnmodifiableBuffer(header, Unpooled.wrappedBuffer(payload.duplicate()));
+                final ByteBuf body = Unpooled.wrappedBuffer(payload.duplicate());
+                frame = 0 == trailer ? Unpooled.wrappedUnmodifiableBuffer(header, body) :
+                    Unpooled.wrappedUnmodifiableBuffer(header, body, checksumTrailer(alloc, payload));
             }
             final ByteBuf queued = frame;
             frame = null; // owned by the connection's queue from here on
@@ -168,6 +179,14 @@ final class TcpLink implements Link
             }
             done.fail(sendFailure(t));
         }
+    }
+
+    /** The CRC32C trailer of a payload, in a buffer of its own. */
+    private static ByteBuf checksumTrailer(final ByteBufAllocator alloc, final ByteBuffer payload)
+    {
+        final ByteBuf trailer = alloc.directBuffer(Frames.CHECKSUM_LENGTH);
+        trailer.writeInt(Frames.checksum(payload));
+        return trailer;
     }
 
     /**

@@ -34,6 +34,7 @@ public final class TcpSettings
     private long commId;
     private InetAddress bindAddress = InetAddress.getLoopbackAddress();
     private int maxFrameBytes = MAX_FRAME_BYTES_DEFAULT;
+    private boolean checksum;
     private int ioThreads = IO_THREADS_DEFAULT;
     private int connectionsPerPeer = 1;
     private int threadsPerPeer = 1;
@@ -176,6 +177,29 @@ public final class TcpSettings
     public int maxFrameBytes()
     {
         return maxFrameBytes;
+    }
+
+    /**
+     * Whether every DATA frame with a payload carries a CRC32C of it after the payload, checked by the receiver
+     * ({@code HCCL_CHECKSUM}). Both ends of every link must agree. Off by default.
+     *
+     * @param checksum true to send and check the CRC.
+     * @return this.
+     */
+    public TcpSettings checksum(final boolean checksum)
+    {
+        this.checksum = checksum;
+        return this;
+    }
+
+    /**
+     * Whether DATA frames carry a CRC32C of their payload.
+     *
+     * @return true when on.
+     */
+    public boolean checksum()
+    {
+        return checksum;
     }
 
     /**

@@ -70,6 +70,7 @@ public final class TcpTransportProvider implements TransportProvider
             .commId(context.commId())
             .bindAddress(context.bindAddress())
             .maxFrameBytes(config.maxFrameBytes())
+            .checksum(config.get(CommConfig.CHECKSUM))
             .ioThreads(config.get(IO_THREADS))
             .connectionsPerPeer(connectionsPerPeer(config))
             .threadsPerPeer(config.get(SOCKET_NTHREADS))

@@ -1,8 +1,11 @@
 package dev.hccl.transport.netty;
 
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.spi.Bootstrap;
+import dev.hccl.api.spi.TransportContext;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,6 +37,39 @@ class TcpTransportProviderTest
         final CommConfig b = CommConfig.builder().environment(Map.of("HCCL_SOCKET_NSOCKS", "2"))
             .set(TcpTransportProvider.SOCKET_NSOCKS, 3).conclude();
         assertEquals(3, TcpTransportProvider.connectionsPerPeer(b), "the builder wins over the environment");
+    }
+
+    @Test
+    void hcclChecksumReachesTheTransport()
+    {
+        final Bootstrap unused = new Bootstrap()
+        {
+            @Override
+            public void put(final String key, final byte[] value)
+            {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public byte[] get(final String key, final long deadlineNanos)
+            {
+                throw new UnsupportedOperationException();
+            }
+        };
+        for (final String value : new String[] { "0", "1" })
+        {
+            final CommConfig c = config(Map.of("HCCL_CHECKSUM", value));
+            final NettyTransport t = (NettyTransport)new TcpTransportProvider().open(new TransportContext(0, 1, 1L,
+                "token", "node", InetAddress.getLoopbackAddress(), c, new RecordingInbound(), unused));
+            try
+            {
+                assertEquals("1".equals(value), t.checksum(), "HCCL_CHECKSUM=" + value);
+            }
+            finally
+            {
+                t.close();
+            }
+        }
     }
 
     @Test

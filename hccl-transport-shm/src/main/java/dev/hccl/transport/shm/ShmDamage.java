@@ -1,7 +1,9 @@
 package dev.hccl.transport.shm;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
 
 /**
  * The errors of a damaged segment, {@link ErrorCode#E_SHM_SEGMENT}, naming the peer and the segment's file (gone from
@@ -36,6 +38,27 @@ final class ShmDamage
             segment.file() + " " + truncation + ", so its memory faults (SIGBUS). Another process shrank it after " +
             "it was mapped: stop whatever cleans or truncates files in " + segment.file().getParent() + " (" +
             ShmTransportProvider.DIR.variable() + ") while jobs run", fault);
+    }
+
+    /**
+     * A chunk of a message does not match the CRC32C its sender wrote after it ({@code HCCL_CHECKSUM}).
+     *
+     * @param rank      this rank, the reader.
+     * @param peer      the pair's other rank, the writer.
+     * @param segment   the segment.
+     * @param operation the message's operation.
+     * @param seq       its sequence number.
+     * @return the error.
+     */
+    static HcclException checksumMismatch(
+        final int rank, final int peer, final ShmSegment segment, final Operation operation, final long seq)
+    {
+        return new HcclException(ErrorCode.E_SHM_SEGMENT, rank, peer, operation, seq,
+            "the shared memory with rank " + peer + " is corrupted: a chunk of a message from rank " + peer +
+            " does not match the CRC32C rank " + peer + " wrote after it in the ring of " + segment.file() + " (" +
+            CommConfig.CHECKSUM.variable() + "), so the bytes changed after rank " + peer + " wrote them; the " +
+            "message is dropped. Another process wrote into the segment: stop whatever writes into " +
+            segment.file().getParent() + " (" + ShmTransportProvider.DIR.variable() + ") while jobs run", null);
     }
 
     /**

@@ -48,6 +48,8 @@ final class ShmLink implements Link
     private final ShmSegment segment;
     private final OneToOneRingBuffer ring;
     private final int chunkBytes;
+    /** The CRC32C of each DATA chunk ({@code HCCL_CHECKSUM}), or null for none. */
+    private final ShmChecksum checksum;
     private final int abortReasonMaxBytes;
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
@@ -63,13 +65,25 @@ final class ShmLink implements Link
     /** The watch's finding that the peer is dead, until the engine has read what the peer wrote before it died. */
     private final AtomicReference<Throwable> deathNotice = new AtomicReference<>();
 
-    ShmLink(final int rank, final int peer, final ShmSegment segment, final OneToOneRingBuffer ring)
+    /**
+     * The link to a peer.
+     *
+     * @param rank     this rank.
+     * @param peer     the peer.
+     * @param segment  the pair's segment.
+     * @param ring     the ring this rank writes.
+     * @param checksum the CRC32C over that ring's memory that ends each DATA record, or null for none.
+     */
+    ShmLink(
+        final int rank, final int peer, final ShmSegment segment, final OneToOneRingBuffer ring,
+        final ShmChecksum checksum)
     {
         this.rank = rank;
         this.peer = peer;
         this.segment = segment;
         this.ring = ring;
-        this.chunkBytes = ShmRecords.chunkBytes(ring);
+        this.checksum = checksum;
+        this.chunkBytes = ShmRecords.chunkBytes(ring, null != checksum);
         this.abortReasonMaxBytes = ShmRecords.abortReasonMaxBytes(ring);
     }
 
@@ -223,7 +237,7 @@ final class ShmLink implements Link
         ShmOutgoing o;
         while (null != (o = queue.peekFirst()))
         {
-            records += o.writeTo(ring, chunkBytes);
+            records += o.writeTo(ring, chunkBytes, checksum);
             if (!o.finished())
             {
                 break;

@@ -76,9 +76,10 @@ final class ShmOutgoing
      *
      * @param ring       the link's ring.
      * @param chunkBytes the most payload bytes in one DATA record, a multiple of 8.
+     * @param checksum   the CRC32C that ends each DATA record ({@code HCCL_CHECKSUM}), or null for none.
      * @return the records written.
      */
-    int writeTo(final OneToOneRingBuffer ring, final int chunkBytes)
+    int writeTo(final OneToOneRingBuffer ring, final int chunkBytes, final ShmChecksum checksum)
     {
         final AtomicBuffer buffer = ring.buffer();
         if (ShmRecords.ABORT == type)
@@ -111,7 +112,7 @@ final class ShmOutgoing
         while (offset < length)
         {
             final int n = Math.min(chunkBytes, length - offset);
-            final int index = ring.tryClaim(ShmRecords.DATA, n);
+            final int index = ring.tryClaim(ShmRecords.DATA, null == checksum ? n : n + ShmRecords.CHECKSUM_BYTES);
             if (index < 0)
             {
                 break;
@@ -119,6 +120,11 @@ final class ShmOutgoing
             try
             {
                 buffer.putBytes(index, payload, start + offset, n);
+                if (null != checksum)
+                {
+                    // Of the bytes in the ring, as the receiver will read them.
+                    buffer.putInt(index + n, checksum.of(index, n));
+                }
             }
             catch (final RuntimeException | Error ex)
             {

@@ -32,13 +32,17 @@ final class ShmPeer
     /**
      * A connected peer.
      *
-     * @param rank    this rank.
-     * @param peer    the peer's rank.
-     * @param segment the pair's mapped segment.
-     * @param address what the peer published.
-     * @param inbound where its messages go.
+     * @param rank     this rank.
+     * @param peer     the peer's rank.
+     * @param segment  the pair's mapped segment.
+     * @param address  what the peer published.
+     * @param inbound  where its messages go.
+     * @param checksum whether each DATA record carries a CRC32C of its payload ({@code HCCL_CHECKSUM}), as both ranks
+     *                 agree.
      */
-    ShmPeer(final int rank, final int peer, final ShmSegment segment, final ShmAddress address, final Inbound inbound)
+    ShmPeer(
+        final int rank, final int peer, final ShmSegment segment, final ShmAddress address, final Inbound inbound,
+        final boolean checksum)
     {
         final boolean lo = rank < peer;
         this.rank = rank;
@@ -46,8 +50,10 @@ final class ShmPeer
         this.segment = segment;
         this.inbound = segment.inbound(lo);
         this.outbound = segment.outbound(lo);
-        this.link = new ShmLink(rank, peer, segment, outbound);
-        this.receiver = new ShmReceiver(rank, peer, segment, this.inbound, segment.inboundRegion(lo), link, inbound);
+        this.link = new ShmLink(rank, peer, segment, outbound,
+            checksum ? new ShmChecksum(segment.outboundRegion(lo)) : null);
+        this.receiver = new ShmReceiver(rank, peer, segment, this.inbound, segment.inboundRegion(lo), link, inbound,
+            checksum);
         this.pid = address.pid();
         this.startMillis = address.startMillis();
         this.process = visibleProcess(address);

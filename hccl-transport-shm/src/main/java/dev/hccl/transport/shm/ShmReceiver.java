@@ -44,10 +44,15 @@ final class ShmReceiver implements ControlledMessageHandler
     private final Inbound inbound;
     /** The one view of the ring's memory handed to sinks, moved to each chunk. */
     private final ByteBuffer view;
+    /** The CRC32C that ends each DATA record ({@code HCCL_CHECKSUM}), or null for none. */
+    private final ShmChecksum checksum;
 
     private int state = AWAIT_MESSAGE;
     private MessageSink sink;
     private int remaining;
+    /** The current message's sequence number and operation, for the error of a chunk whose CRC does not match. */
+    private long messageSeq;
+    private OpDescriptor messageDesc;
     private int emptyPolls;
     /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
     /** Decodes headers' fingerprints, one descriptor per run of equal ones; this receiver's alone. */
@@ -61,8 +66,9 @@ final class ShmReceiver implements ControlledMessageHandler
      * @param segment the pair's segment.
      * @param ring    the ring the peer writes.
      * @param region  the ring's memory, indexed as the ring's buffer is.
-     * @param link    the link to the same peer, whose state this follows.
-     * @param inbound where messages go.
+     * @param link     the link to the same peer, whose state this follows.
+     * @param inbound  where messages go.
+     * @param checksum whether each DATA record ends with a CRC32C of its payload ({@code HCCL_CHECKSUM}).
      */
     ShmReceiver(
         final int rank,
@@ -71,7 +77,8 @@ final class ShmReceiver implements ControlledMessageHandler
         final OneToOneRingBuffer ring,
         final ByteBuffer region,
         final ShmLink link,
-        final Inbound inbound)
+        final Inbound inbound,
+        final boolean checksum)
     {
         this.rank = rank;
         this.peer = peer;
@@ -81,6 +88,7 @@ final class ShmReceiver implements ControlledMessageHandler
         this.inbound = inbound;
         // duplicate() resets the byte order; element data travels in the little-endian order DataType prescribes.
         this.view = region.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        this.checksum = checksum ? new ShmChecksum(region) : null;
     }
 
     /**
@@ -139,7 +147,7 @@ final class ShmReceiver implements ControlledMessageHandler
             switch (type)
             {
                 case ShmRecords.DATA:
-                    onData(index, length);
+                    onData(buffer, index, length);
                     // Frees the chunk's space at once, for the peer's next write.
                     return Action.COMMIT;
 
@@ -219,19 +227,31 @@ final class ShmReceiver implements ControlledMessageHandler
         }
         sink = s;
         remaining = payloadLength;
+        messageSeq = seq;
+        messageDesc = desc;
         state = PAYLOAD;
     }
 
-    private void onData(final int index, final int length)
+    private void onData(final MutableDirectBuffer b, final int index, final int recordLength)
     {
         if (PAYLOAD != state)
         {
             protocolError("a data record outside a message");
             return;
         }
-        if (0 == length || length > remaining)
+        final int length = null == checksum ? recordLength : recordLength - ShmRecords.CHECKSUM_BYTES;
+        if (length <= 0 || length > remaining)
         {
             protocolError("a data record of " + length + " bytes where " + remaining + " remain");
+            return;
+        }
+        if (null != checksum && checksum.of(index, length) != b.getInt(index + length))
+        {
+            // Checked before the sink reads the chunk: the changed bytes never reach the destination.
+            final HcclException damage =
+                ShmDamage.checksumMismatch(rank, peer, segment, messageDesc.operation(), messageSeq);
+            LOG.warn("rank {}: {}", rank, damage.detail());
+            stop(damage);
             return;
         }
         final MessageSink s = sink;

@@ -27,7 +27,9 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
  *
  * A MESSAGE is followed by DATA records holding its payload in order, each at most {@link #DATA_CHUNK_MAX_BYTES}
  * and, but for the last, a multiple of 8 bytes, until the length is consumed; a zero-length message has none.
- * Nothing else comes between a MESSAGE and its last DATA record.
+ * Nothing else comes between a MESSAGE and its last DATA record. Under {@code HCCL_CHECKSUM}, which both ranks of a
+ * pair set alike, each DATA record ends with {@link #CHECKSUM_BYTES} more: the CRC32C of its payload bytes, which the
+ * receiver checks before its sink reads them; without it nothing follows the payload.
  */
 final class ShmRecords
 {
@@ -42,6 +44,8 @@ final class ShmRecords
 
     /** The largest DATA record: the receiver's sink sees chunks of this size at most. */
     static final int DATA_CHUNK_MAX_BYTES = 64 * 1024;
+    /** Bytes of the CRC32C that ends a DATA record under {@code HCCL_CHECKSUM}. */
+    static final int CHECKSUM_BYTES = 4;
     /** The longest ABORT reason (the ring may bound it further). */
     static final int ABORT_REASON_MAX_BYTES = 4096;
     /** The code of a data type or reduction an operation has not. */
@@ -70,12 +74,13 @@ final class ShmRecords
      * The DATA chunk size for a ring: {@link #DATA_CHUNK_MAX_BYTES}, or less where the ring's largest record is
      * smaller; a multiple of 8.
      *
-     * @param ring the ring.
+     * @param ring     the ring.
+     * @param checksum whether each DATA record also holds a CRC32C ({@link #CHECKSUM_BYTES}).
      * @return the chunk size.
      */
-    static int chunkBytes(final RingBuffer ring)
+    static int chunkBytes(final RingBuffer ring, final boolean checksum)
     {
-        return Math.min(DATA_CHUNK_MAX_BYTES, ring.maxMsgLength() & ~7);
+        return Math.min(DATA_CHUNK_MAX_BYTES, (ring.maxMsgLength() - (checksum ? CHECKSUM_BYTES : 0)) & ~7);
     }
 
     /**

@@ -313,6 +313,17 @@ final class ShmSegment
     }
 
     /**
+     * The memory of the ring a rank writes, as a buffer whose indexes are the ring buffer's.
+     *
+     * @param lo whether that rank is the pair's lower.
+     * @return the region; callers take duplicates.
+     */
+    ByteBuffer outboundRegion(final boolean lo)
+    {
+        return lo ? loToHiRegion : hiToLoRegion;
+    }
+
+    /**
      * Whether {@link #unmap()} ran.
      *
      * @return true once the mapping is released.

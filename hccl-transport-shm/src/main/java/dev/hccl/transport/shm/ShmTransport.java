@@ -1,5 +1,6 @@
 package dev.hccl.transport.shm;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
@@ -63,6 +64,8 @@ public final class ShmTransport implements Transport
     private final ShmAddress address;
     private final int ringBytes;
     private final long heartbeatTimeoutMillis;
+    /** Whether DATA records carry a CRC32C of their payload ({@code HCCL_CHECKSUM}), as every rank agrees. */
+    private final boolean checksum;
     private final ShmProgress progress;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean closing;
@@ -113,6 +116,7 @@ public final class ShmTransport implements Transport
         this.address = ShmAddress.ofThisProcess(this.dir);
         this.ringBytes = ShmSegment.checkRingBytes(ringBytes);
         this.heartbeatTimeoutMillis = heartbeatTimeoutMillis;
+        this.checksum = context.config().get(CommConfig.CHECKSUM);
         this.progress = new ShmProgress(inbound);
     }
 
@@ -206,7 +210,7 @@ public final class ShmTransport implements Transport
             for (final Map.Entry<Integer, ShmSegment> e : segments.entrySet())
             {
                 final int peer = e.getKey();
-                ps[i++] = table[peer] = new ShmPeer(rank, peer, e.getValue(), addresses.get(peer), inbound);
+                ps[i++] = table[peer] = new ShmPeer(rank, peer, e.getValue(), addresses.get(peer), inbound, checksum);
             }
             connected = ps;
             progress.peers(ps);

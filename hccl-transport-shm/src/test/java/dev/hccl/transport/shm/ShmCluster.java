@@ -51,6 +51,8 @@ final class ShmCluster implements AutoCloseable
     final MapBootstrap bootstrap = new MapBootstrap();
     final List<ShmTransport> transports = new ArrayList<>();
     private final boolean ownDir;
+    /** Whether the ranks opened from here on run under HCCL_CHECKSUM. */
+    private boolean checksum;
     private final ExecutorService executor = Executors.newCachedThreadPool(r ->
     {
         final Thread t = new Thread(r, "test-rank");
@@ -79,15 +81,33 @@ final class ShmCluster implements AutoCloseable
 
     static CommConfig config(final int rank, final int worldSize, final Path dir)
     {
+        return config(rank, worldSize, dir, false);
+    }
+
+    static CommConfig config(final int rank, final int worldSize, final Path dir, final boolean checksum)
+    {
         return CommConfig.builder().environment(Map.of()).worldSize(worldSize).rank(rank)
             .set(ShmTransportProvider.DIR, dir.toString())
+            .set(CommConfig.CHECKSUM, checksum)
             .conclude();
+    }
+
+    /**
+     * Opens the ranks from here on under HCCL_CHECKSUM, or not.
+     *
+     * @param on whether DATA records carry a CRC32C.
+     * @return this.
+     */
+    ShmCluster checksum(final boolean on)
+    {
+        this.checksum = on;
+        return this;
     }
 
     TransportContext context(final int rank, final int worldSize, final RecordingInbound inbound)
     {
         return new TransportContext(rank, worldSize, commId, TOKEN, NODE, InetAddress.getLoopbackAddress(),
-            config(rank, worldSize, dir), inbound, bootstrap);
+            config(rank, worldSize, dir, checksum), inbound, bootstrap);
     }
 
     ShmTransport open(final int rank, final int worldSize, final RecordingInbound inbound)

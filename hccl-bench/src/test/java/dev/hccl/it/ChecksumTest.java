@@ -1,0 +1,114 @@
+package dev.hccl.it;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.transport.shm.ShmTransportProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code HCCL_CHECKSUM=1} end to end, ranks as threads with a real rendezvous: an all-reduce of many segments
+ * computes right over shared memory and over TCP, and ranks that disagree on the setting all fail at init naming it.
+ */
+@Timeout(300)
+class ChecksumTest
+{
+    private static CommConfigBuilder config(final int rank, final int n, final int port, final boolean tcp)
+    {
+        return CommConfig.builder().environment(Map.of())
+            .set(ShmTransportProvider.DISABLE, tcp)
+            .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
+            .segmentBytes(64 * 1024)
+            .connectTimeout(Duration.ofSeconds(60))
+            .execTimeout(Duration.ofSeconds(120));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "shm", "tcp" })
+    void anAllReduceOfManySegmentsComputesRight(final String transport) throws Exception
+    {
+        final int n = 3;
+        final int count = (1 << 20) + 3;
+        final int port = TcpConformanceTest.freePort();
+        final List<Communicator> comms = Ranks.run(n, 120, rank -> Hccl.init(
+            config(rank, n, port, "tcp".equals(transport)).set(CommConfig.CHECKSUM, true).conclude()));
+        try
+        {
+            final List<String> errors = Ranks.onEach(comms, 120, comm ->
+            {
+                assertEquals(transport, comm.transports());
+                final ByteBuffer buf = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.nativeOrder());
+                final FloatBuffer f = buf.asFloatBuffer();
+                for (int i = 0; i < count; i++)
+                {
+                    f.put(i, comm.rank() + 1 + i % 7);
+                }
+                comm.allReduce(buf, buf, count, DataType.FP32, ReduceOp.SUM);
+                for (int i = 0; i < count; i++)
+                {
+                    final float expected = n * (n + 1) / 2 + n * (i % 7);
+                    if (f.get(i) != expected)
+                    {
+                        return "rank " + comm.rank() + ": element " + i + " is " + f.get(i) + ", not " + expected;
+                    }
+                }
+                return null;
+            });
+            for (final String error : errors)
+            {
+                assertNull(error);
+            }
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
+    }
+
+    @Test
+    void ranksThatDisagreeFailAtInitNamingTheSetting() throws Exception
+    {
+        // A receiver that expects a CRC its sender does not send would misread every frame: no rank may get that far.
+        final int port = TcpConformanceTest.freePort();
+        final List<Throwable> outcomes = Ranks.run(2, 120, rank ->
+        {
+            try (Communicator comm = Hccl.init(config(rank, 2, port, true).set(CommConfig.CHECKSUM, rank == 1)
+                .conclude()))
+            {
+                comm.barrier(); // only if init wrongly succeeded: the assertions below then fail
+                return null;
+            }
+            catch (final HcclException ex)
+            {
+                return ex;
+            }
+        });
+        for (int rank = 0; rank < 2; rank++)
+        {
+            final HcclException ex = assertInstanceOf(HcclException.class, outcomes.get(rank), "rank " + rank);
+            assertEquals(ErrorCode.E_PARA, ex.errorCode(), ex.getMessage());
+            assertTrue(ex.getMessage().contains("HCCL_CHECKSUM differs: rank 0 has 0, rank 1 has 1"),
+                "rank " + rank + ": " + ex.getMessage());
+        }
+    }
+}
