@@ -56,6 +56,24 @@ class LaunchMistakeTest
     }
 
     @Test
+    void ranksStartedWithDifferentWorldSizesFailEveryRankAtOnce() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final long start = System.nanoTime();
+        // Rank 0 and rank 1 think the world has 3 ranks, rank 2 that it has 4.
+        final List<HcclException> errors = Ranks.run(3, 100, rank -> assertThrows(HcclException.class,
+            () -> Hccl.init(config(rank, rank == 2 ? 4 : 3, port, CONNECT_TIMEOUT)).close()));
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        for (final HcclException e : errors)
+        {
+            assertEquals(ErrorCode.E_PARA, e.errorCode(), e.getMessage());
+            assertTrue(e.getMessage().contains("world size mismatch: rank 0 has WORLD_SIZE=3, rank 2 4; set the " +
+                "same WORLD_SIZE on every rank"), e.getMessage());
+        }
+        assertTrue(seconds < CONNECT_TIMEOUT.toSeconds() / 2.0, "took " + seconds + " s: waited for the timeout");
+    }
+
+    @Test
     void ranksThatNeverArriveAreReportedWithWhatToCheck() throws Exception
     {
         final int port = TcpConformanceTest.freePort();

@@ -144,37 +144,29 @@ public final class Rendezvous implements AutoCloseable
                 final int segmentBytes = Integer.parseInt(awaitKey(client, "segment_size", rank, deadlineNanos));
                 if (segmentBytes != config.segmentBytes())
                 {
-                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        CommConfig.SEGMENT_SIZE + " differs: rank 0 uses " + segmentBytes + ", this rank " +
-                        config.segmentBytes() + "; every rank must cut messages the same way", null);
+                    throw disagree(client, rank, CommConfig.SEGMENT_SIZE + " differs: rank 0 uses " + segmentBytes +
+                        ", rank " + rank + " " + config.segmentBytes() + "; every rank must cut messages the same way");
                 }
                 final boolean checksum = Boolean.parseBoolean(awaitKey(client, "checksum", rank, deadlineNanos));
                 if (checksum != config.get(CommConfig.CHECKSUM))
                 {
-                    // A receiver that expects a CRC the sender does not send would misread every frame: every rank
-                    // is told, not only this one.
-                    final String verdict = CommConfig.CHECKSUM + " differs: rank 0 has " + (checksum ? 1 : 0) +
-                        ", rank " + rank + " has " + (checksum ? 0 : 1) + "; set it alike on every rank";
-                    client.abort(ErrorCode.E_PARA, rank, verdict);
-                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        verdict, null);
+                    // A receiver that expects a CRC the sender does not send would misread every frame.
+                    throw disagree(client, rank, CommConfig.CHECKSUM + " differs: rank 0 has " + (checksum ? 1 : 0) +
+                        ", rank " + rank + " has " + (checksum ? 0 : 1) + "; set it alike on every rank");
                 }
                 final String algo = awaitKey(client, "algo", rank, deadlineNanos);
                 if (!algo.equals(algoKey(config)))
                 {
                     // Ranks that ran different algorithms would wait for messages that never come, until
                     // HCCL_EXEC_TIMEOUT: say so now.
-                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        CommConfig.ALGO + "/" + CommConfig.DETERMINISTIC + "/" + CommConfig.TOPO_PROBE +
-                        " differ: rank 0 uses '" + algo +
-                        "', this rank '" + algoKey(config) + "'; every rank must choose algorithms the same way",
-                        null);
+                    throw disagree(client, rank, CommConfig.ALGO + "/" + CommConfig.DETERMINISTIC + "/" +
+                        CommConfig.TOPO_PROBE + " differ: rank 0 uses '" + algo + "', rank " + rank + " '" +
+                        algoKey(config) + "'; every rank must choose algorithms the same way");
                 }
                 if (worldSize != config.worldSize())
                 {
-                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                        "world size mismatch: rank 0 has WORLD_SIZE=" + worldSize + ", this rank " +
-                        config.worldSize(), null);
+                    throw disagree(client, rank, "world size mismatch: rank 0 has WORLD_SIZE=" + worldSize + ", rank " +
+                        rank + " " + config.worldSize() + "; set the same WORLD_SIZE on every rank");
                 }
             }
             claim(client, rank, config.worldSize(), deadlineNanos);
@@ -192,6 +184,18 @@ public final class Rendezvous implements AutoCloseable
             }
             throw ex;
         }
+    }
+
+    /**
+     * A setting this rank does not share with rank 0: the rendezvous is given up for every rank, which would otherwise
+     * wait {@code HCCL_CONNECT_TIMEOUT} for this one.
+     *
+     * @return the error to throw here.
+     */
+    private static HcclException disagree(final StoreClient client, final int rank, final String verdict)
+    {
+        client.abort(ErrorCode.E_PARA, rank, verdict);
+        return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE, verdict, null);
     }
 
     /**
