@@ -42,21 +42,14 @@ public final class StoreClient implements AutoCloseable
     private final DataOutputStream out;
     private final int rank;
     private final long deadlineNanos;
-
-    private StoreClient(final Socket socket, final int rank, final long deadlineNanos, final JobKey key)
-        throws IOException
-    {
-        this(socket, rank, deadlineNanos, key, true);
-    }
+    /** The store requires TLS and this client came in the clear: it cannot join. */
+    private final boolean tlsRequired;
 
     /**
-     * Passes the store's challenge.
-     *
-     * @param joinTlsStore whether to prove the key to a store that requires TLS, which then gives the rendezvous up
-     *                     (a rank without the TLS settings); false only to learn whether the store speaks the clear.
+     * Passes the store's challenge. A store that requires TLS answers a client in the clear that proves the key with
+     * {@link #tlsRequired}; such a client may then only give the rendezvous up, with {@link #abort} or by closing.
      */
-    private StoreClient(
-        final Socket socket, final int rank, final long deadlineNanos, final JobKey key, final boolean joinTlsStore)
+    private StoreClient(final Socket socket, final int rank, final long deadlineNanos, final JobKey key)
         throws IOException
     {
         this.socket = socket;
@@ -70,21 +63,16 @@ public final class StoreClient implements AutoCloseable
         out.writeByte(StoreProtocol.VERSION);
         out.write(clientNonce);
         out.flush();
-        final byte mode = in.readByte();
-        if (mode == StoreProtocol.MODE_TLS_REQUIRED && !joinTlsStore)
-        {
-            throw new IOException("the store requires TLS");
-        }
+        in.readByte(); // the store's mode: whether it requires TLS, which its status says again after the proofs
         final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(serverNonce);
         out.write(key.prove(StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce));
         out.flush();
         final byte status = in.readByte();
-        if (status == StoreProtocol.TLS_REQUIRED)
+        tlsRequired = status == StoreProtocol.TLS_REQUIRED;
+        if (tlsRequired)
         {
-            throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                "rank 0's rendezvous store at " + socket.getRemoteSocketAddress() + " requires mutual TLS, and this " +
-                "rank has no " + TLS_SETTINGS + ": set them on every rank, or on none", null);
+            return;
         }
         if (status != StoreProtocol.OK)
         {
@@ -160,7 +148,15 @@ public final class StoreClient implements AutoCloseable
                 final long left = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000L);
                 socket.connect(address, (int)Math.min(left, 10_000));
                 socket.setTcpNoDelay(true);
-                return new StoreClient(socket, rank, deadlineNanos, key);
+                final StoreClient client = new StoreClient(socket, rank, deadlineNanos, key);
+                if (client.tlsRequired)
+                {
+                    client.close(); // the store gives the rendezvous up when this rank leaves
+                    throw new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
+                        "rank 0's rendezvous store at " + address + " requires mutual TLS, and this rank has no " +
+                        TLS_SETTINGS + ": set them on every rank, or on none", null);
+                }
+                return client;
             }
             catch (final HcclException ex)
             {
@@ -224,9 +220,9 @@ public final class StoreClient implements AutoCloseable
     }
 
     /**
-     * A TLS handshake with the store failed for good. If the store speaks the clear and proves the job key there, rank
-     * 0 does not use TLS: this rank gives the rendezvous up, so that every rank says so now, not at the connect
-     * timeout. Otherwise a certificate was refused on one side.
+     * A TLS handshake with the store failed for good. This rank tells the store in the clear, proving the job key, so
+     * that every rank fails now with the reason, not at the connect timeout: a store that speaks the clear means that
+     * rank 0 does not use TLS; one that requires TLS refused this rank's certificate, or this rank refused its.
      */
     private static HcclException tlsFailure(
         final InetSocketAddress address, final int rank, final long deadlineNanos, final JobKey key,
@@ -234,28 +230,28 @@ public final class StoreClient implements AutoCloseable
     {
         final String clearStore = "rank " + rank + " uses TLS (" + TLS_SETTINGS + "), but rank 0's rendezvous store " +
             "at " + address + " does not: set them on every rank, or on none";
+        final String refused = "rank " + rank + "'s TLS handshake with rank 0's rendezvous store at " + address +
+            " failed (" + ex.getMessage() + "): the store refused this rank's certificate, or this rank does not " +
+            "trust the store's. Check that every rank's HCCL_TLS_CERT is signed by the CA in every rank's " +
+            "HCCL_TLS_CA and has not expired";
         final Socket plain = new Socket();
         try
         {
             plain.connect(address, (int)Math.max(1, Math.min(10_000, (deadlineNanos - System.nanoTime()) / 1_000_000L)));
-            final StoreClient client = new StoreClient(plain, rank, deadlineNanos, key, false);
+            final StoreClient client = new StoreClient(plain, rank, deadlineNanos, key);
+            final String why = client.tlsRequired ? refused : clearStore;
             try (client)
             {
-                client.abort(ErrorCode.E_PARA, rank, clearStore);
+                client.abort(ErrorCode.E_PARA, rank, why);
             }
-            return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE, clearStore,
-                ex);
+            return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE, why, ex);
         }
-        catch (final IOException | HcclException notClear)
+        catch (final IOException | HcclException notOurs)
         {
             close(plain);
-            LOG.debug("rank {}: the store at {} does not speak the clear either: {}", rank, address,
-                notClear.toString());
+            LOG.debug("rank {}: could not tell the store at {} in the clear: {}", rank, address, notOurs.toString());
         }
-        return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-            "the TLS handshake with rank 0's rendezvous store at " + address + " failed (" + ex.getMessage() +
-            "): the store refused this rank's certificate, or this rank does not trust the store's. Check that every " +
-            "rank's HCCL_TLS_CERT is signed by the CA in every rank's HCCL_TLS_CA and has not expired", ex);
+        return new HcclException(ErrorCode.E_PARA, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE, refused, ex);
     }
 
     /**

@@ -7,7 +7,9 @@ package dev.hccl.core.bootstrap;
  * ({@link #CLIENT_ROLE}); the store answers {@link #OK} and its own proof ({@link #SERVER_ROLE}), which the client
  * checks, or {@link #REFUSED} and closes. The client proves first, so that a stranger gets no proof to test guessed
  * tokens against. A store under TLS tells a client that speaks this protocol in the clear {@link #TLS_REQUIRED} instead
- * of {@link #OK} once it has proven the key; a store without TLS answers a TLS ClientHello with a fatal TLS alert.
+ * of {@link #OK} once it has proven the key; that client may then send one {@link #ABORT} (its own TLS handshake
+ * failed: it says why) or close (it has no TLS settings), and the rendezvous is given up either way. A store without
+ * TLS answers a TLS ClientHello with a fatal TLS alert.
  * Then each request is a code byte, a UTF key and its arguments ({@link #ABORT}: an error code, the rank it concerns
  * and a UTF reason); every
  * length is checked against a bound before anything is allocated, so garbage input closes the connection instead of

@@ -45,9 +45,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * thread each), the time to pass the challenge, silence between requests, bytes stored.
  * <p>
  * Under mutual TLS the store listens in the clear and looks at each connection's first byte: a TLS handshake is
- * layered over it, while a client that speaks the store's protocol in the clear is a rank without the TLS settings.
- * Such a rank that proves the job key gives the rendezvous up at once (it cannot join, and every rank should say why
- * now rather than at the connect timeout); one that does not prove it is refused like any stranger. A store without
+ * layered over it, while a client that speaks the store's protocol in the clear is a rank without the TLS settings,
+ * or one whose TLS handshake failed (a certificate refused on either side). Such a rank that proves the job key gives
+ * the rendezvous up at once, saying why (it cannot join, and every rank should say why now rather than at the connect
+ * timeout); one that does not prove it is refused like any stranger, so a stranger cannot end a job. A store without
  * TLS answers a ClientHello with a fatal alert, so that the rank that sent it fails at once; it gives the rendezvous
  * up itself through {@link StoreProtocol#ABORT}, since it knows the key.
  */
@@ -457,20 +458,51 @@ public final class StoreServer implements AutoCloseable
         }
         if (clearAtTlsStore)
         {
-            // A rank of this job (it knows the key) without the TLS settings: it can never join.
-            final String why = "a rank at " + client.getInetAddress().getHostAddress() + " connected to rank 0's " +
-                "store without TLS, but the store requires mutual TLS: set HCCL_TLS_CERT, HCCL_TLS_KEY and " +
-                "HCCL_TLS_CA on every rank, or on none";
             tlsRefused(client, "it proved the job token without TLS");
-            abort(ErrorCode.E_PARA, HcclException.UNKNOWN_RANK, why);
             out.writeByte(StoreProtocol.TLS_REQUIRED);
             out.flush();
+            giveUpForClearRank(client, in, out);
             return false;
         }
         out.writeByte(StoreProtocol.OK);
         out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));
         out.flush();
         return true;
+    }
+
+    /**
+     * A rank of this job (it proved the key) came in the clear to a store that requires TLS: it can never join, so the
+     * rendezvous is given up. The rank may say why in one {@link StoreProtocol#ABORT} (its TLS handshake failed: a
+     * certificate was refused); if it closes instead, it has no TLS settings.
+     */
+    private void giveUpForClearRank(final Socket client, final DataInputStream in, final DataOutputStream out)
+        throws IOException
+    {
+        try
+        {
+            if (in.readByte() == StoreProtocol.ABORT)
+            {
+                in.readUTF(); // the request's key, unused
+                final ErrorCode error = Verdict.codeOf(in.readInt());
+                final int concerned = in.readInt();
+                abort(error, concerned, in.readUTF());
+                out.writeByte(StoreProtocol.OK);
+                out.flush();
+                return;
+            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("rendezvous store: {} left after TLS_REQUIRED: {}", client.getRemoteSocketAddress(),
+                ex.toString());
+        }
+        finally
+        {
+            // The first verdict stands: after the rank's own ABORT, this one changes nothing.
+            abort(ErrorCode.E_PARA, HcclException.UNKNOWN_RANK, "a rank at " +
+                client.getInetAddress().getHostAddress() + " connected to rank 0's store without TLS, but the store " +
+                "requires mutual TLS: set HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA on every rank, or on none");
+        }
     }
 
     /**
