@@ -23,4 +23,15 @@ public interface Bootstrap
      * @return the value, or null when the deadline passed first.
      */
     byte[] get(String key, long deadlineNanos);
+
+    /**
+     * Adds to a counter atomically, as torch.distributed's {@code Store.add}: a counter's keys are apart from the
+     * published values', and it starts at zero. The rank that sees its own delta came first, so that one rank of many
+     * acts once (one WARN for the whole job, say).
+     *
+     * @param key   the counter's key.
+     * @param delta what to add.
+     * @return the counter after the addition.
+     */
+    long add(String key, long delta);
 }

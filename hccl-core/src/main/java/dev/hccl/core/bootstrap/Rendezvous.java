@@ -364,6 +364,12 @@ public final class Rendezvous implements AutoCloseable
             {
                 return client.get(prefix + key, deadline);
             }
+
+            @Override
+            public long add(final String key, final long delta)
+            {
+                return client.add(prefix + "counter/" + key, delta);
+            }
         };
     }
 

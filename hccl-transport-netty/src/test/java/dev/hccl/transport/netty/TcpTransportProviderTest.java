@@ -55,6 +55,12 @@ class TcpTransportProviderTest
             {
                 throw new UnsupportedOperationException();
             }
+
+            @Override
+            public long add(final String key, final long delta)
+            {
+                throw new UnsupportedOperationException();
+            }
         };
         for (final String value : new String[] { "0", "1" })
         {

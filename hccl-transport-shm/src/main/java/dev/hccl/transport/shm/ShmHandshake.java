@@ -46,6 +46,8 @@ final class ShmHandshake
     private static final Logger LOG = LoggerFactory.getLogger(ShmHandshake.class);
     private static final String OK = "ok";
     private static final String FAIL = "fail";
+    /** The store's counter of ranks that met a name taken: the first of the job warns. */
+    private static final String NAME_TAKEN = "name-taken";
 
     private final int rank;
     private final ShmNames names;
@@ -57,8 +59,8 @@ final class ShmHandshake
     private final Map<Integer, ShmSegment> mapped = new TreeMap<>();
     /** The files this rank created and has not deleted yet. */
     private final Set<Path> ownFiles = new LinkedHashSet<>();
-    /** Whether a name found taken was warned about: once per rank, later ones at DEBUG. */
-    private boolean warnedNameTaken;
+    /** Whether this rank met a name taken already (and counted it in {@link #NAME_TAKEN}). */
+    private boolean metNameTaken;
 
     /**
      * A handshake.
@@ -160,22 +162,23 @@ final class ShmHandshake
 
     /**
      * Someone else holds a pair's name. The names are secret to the job, so the file was planted (or is left from a
-     * process that knew the token): never adopted, and loud once per rank, since whoever took one name usually took
-     * them all.
+     * process that knew the token): never adopted, and loud once per job (the first rank of the job to meet one, by a
+     * counter in the store), since whoever took one name usually took them all.
      */
     private void nameTaken(final int peer, final Path file)
     {
-        if (warnedNameTaken)
+        final boolean firstOfJob = !metNameTaken && bootstrap.add(NAME_TAKEN, 1) == 1;
+        metNameTaken = true;
+        if (!firstOfJob)
         {
             LOG.debug("rank {}: shared memory with rank {} falls back to TCP: {} exists already, owned by {}",
                 rank, peer, file, ownerOf(file));
             return;
         }
-        warnedNameTaken = true;
         LOG.warn("rank {}: shared memory with rank {} falls back to TCP: {} exists already, owned by {}, though this " +
             "job's segment names are secret: another process created it first. Remove it, or point {} to a " +
-            "directory only this user can write; other pairs of this rank that meet the same fall back too " +
-            "(logged at DEBUG)", rank, peer, file, ownerOf(file), ShmTransportProvider.DIR.variable());
+            "directory only this user can write; other pairs of the job that meet the same fall back too (logged " +
+            "at DEBUG)", rank, peer, file, ownerOf(file), ShmTransportProvider.DIR.variable());
     }
 
     private static String ownerOf(final Path file)

@@ -13,6 +13,7 @@ import java.util.function.BiConsumer;
 final class MapBootstrap implements Bootstrap
 {
     private final Map<String, byte[]> values = new HashMap<>();
+    private final Map<String, Long> counters = new HashMap<>();
     /** Called on the putting thread before each value is published. */
     volatile BiConsumer<String, byte[]> onPut = (k, v) -> { };
 
@@ -49,6 +50,12 @@ final class MapBootstrap implements Bootstrap
             }
         }
         return v.clone();
+    }
+
+    @Override
+    public synchronized long add(final String key, final long delta)
+    {
+        return counters.merge(key, delta, Long::sum);
     }
 
     synchronized Map<String, byte[]> snapshot()

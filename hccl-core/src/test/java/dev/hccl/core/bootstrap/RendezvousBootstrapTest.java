@@ -1,0 +1,62 @@
+package dev.hccl.core.bootstrap;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.spi.Bootstrap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The store as transports see it through a real rendezvous of two ranks: values and counters cross ranks, and each
+ * transport's keys are its own.
+ */
+@Timeout(60)
+class RendezvousBootstrapTest
+{
+    @Test
+    void countersAndValuesCrossRanksAndEachTransportHasItsOwnKeys() throws Exception
+    {
+        final int port;
+        try (ServerSocket s = new ServerSocket(0))
+        {
+            port = s.getLocalPort();
+        }
+        final ExecutorService ranks = Executors.newFixedThreadPool(2); // both join at once, whatever the cores
+        final List<CompletableFuture<Rendezvous>> joins = List.of(join(0, port, ranks), join(1, port, ranks));
+        ranks.shutdown();
+        try (Rendezvous r0 = joins.get(0).get(30, TimeUnit.SECONDS);
+            Rendezvous r1 = joins.get(1).get(30, TimeUnit.SECONDS))
+        {
+            final Bootstrap shm0 = r0.bootstrap("shm");
+            final Bootstrap shm1 = r1.bootstrap("shm");
+            assertEquals(Set.of(1L, 2L), Set.of(shm0.add("name-taken", 1), shm1.add("name-taken", 1)),
+                "one rank comes first");
+            assertEquals(1L, r1.bootstrap("tcp").add("name-taken", 1), "another transport's counter");
+            shm0.put("created", "ok".getBytes(StandardCharsets.UTF_8));
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            assertArrayEquals("ok".getBytes(StandardCharsets.UTF_8), shm1.get("created", deadline));
+            assertEquals(null, r1.bootstrap("tcp").get("created", System.nanoTime() + 50_000_000L),
+                "another transport's value");
+        }
+    }
+
+    private static CompletableFuture<Rendezvous> join(final int rank, final int port, final ExecutorService ranks)
+    {
+        final CommConfig config = CommConfig.builder().rank(rank).worldSize(2).masterAddr("127.0.0.1")
+            .masterPort(port).connectTimeout(Duration.ofSeconds(30)).conclude();
+        return CompletableFuture.supplyAsync(() -> Rendezvous.join(config, System.nanoTime() +
+            TimeUnit.SECONDS.toNanos(30)), ranks);
+    }
+}
