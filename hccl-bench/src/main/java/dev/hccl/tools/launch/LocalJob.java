@@ -122,6 +122,7 @@ final class LocalJob
             ProcessBuilder pb = new ProcessBuilder(plan.commandOf(rank));
             RankEnvironment.apply(pb.environment(), rank, plan.ranks(), plan.localRank(rank), plan.localSize(rank),
                     plan.masterAddr(), port, token);
+            pb.command(RankEnvironment.command(pb.command(), pb.environment()));
             // Like mpirun: rank 0 gets the launcher's stdin, the others end-of-file, so that
             // several ranks never compete for one terminal.
             if (rank == 0)

@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -120,6 +123,47 @@ final class RankEnvironment
         {
             env.put(ADDED_VARIABLE, added);
         }
+    }
+
+    /**
+     * The command of a rank that {@link #apply} prepared. A rank started as {@code java ...} gets the flags the
+     * launcher appended to {@code JDK_JAVA_OPTIONS} on its command line instead, right after {@code java}, and the
+     * variable goes back to the user's value: the JVM prints "NOTE: Picked up JDK_JAVA_OPTIONS" whenever that
+     * variable is set. Any other command (a script that starts java) keeps them in the variable.
+     *
+     * @param command the rank's command.
+     * @param env     the rank's environment after {@link #apply}, modified in place.
+     * @return the command to start.
+     */
+    static List<String> command(final List<String> command, final Map<String, String> env)
+    {
+        final String added = env.get(ADDED_VARIABLE);
+        if (command.isEmpty() || added == null || !isJava(command.get(0)))
+        {
+            return command;
+        }
+        final String options = env.get("JDK_JAVA_OPTIONS");
+        final String users = options.substring(0, options.length() - added.length());
+        if (users.isBlank())
+        {
+            env.remove("JDK_JAVA_OPTIONS");
+        }
+        else
+        {
+            env.put("JDK_JAVA_OPTIONS", users);
+        }
+        env.remove(ADDED_VARIABLE);
+        final List<String> withFlags = new ArrayList<>();
+        withFlags.add(command.get(0));
+        withFlags.addAll(List.of(added.trim().split("\\s+")));
+        withFlags.addAll(command.subList(1, command.size()));
+        return withFlags;
+    }
+
+    private static boolean isJava(final String program)
+    {
+        final Path name = Path.of(program).getFileName();
+        return name != null && (name.toString().equals("java") || name.toString().equals("java.exe"));
     }
 
     /**

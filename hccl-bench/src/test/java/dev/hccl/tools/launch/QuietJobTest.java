@@ -1,9 +1,10 @@
 package dev.hccl.tools.launch;
 
 import dev.hccl.tools.ScriptCheckout;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * real scripts and with the library's default logging (INFO), prints on stderr the one line of rank 0 that sums up
  * the job, and per rank only the JVM's own "WARNING: Using incubator modules", which no flag turns off while the
  * reduction kernels use the Vector API. No "NOTE: Picked up JDK_JAVA_OPTIONS": the script gives the flags on the
- * command line and takes off what the launcher put in that variable. A new INFO line, or a new warning, fails this.
+ * command line and takes off what the launcher put in that variable, and a rank started as {@code java} gets them on
+ * its command line from the launcher. A new INFO line, or a new warning, fails this.
  */
 @Timeout(120)
 class QuietJobTest
@@ -29,11 +31,16 @@ class QuietJobTest
     @TempDir
     Path tmp;
 
-    @Test
-    void theReadmesJobPrintsOneLineOfOursOnStderr() throws Exception
+    /**
+     * Through {@code bin/hccl-java}, as the README's "Try it", and as {@code java} itself, as a user's own program
+     * (the launcher gives it the flags on its command line).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "hccl-java", "java" })
+    void theReadmesJobPrintsOneLineOfOursOnStderr(final String rankCommand) throws Exception
     {
         final ScriptCheckout.Run run = ScriptCheckout.hcclrun(tmp, "hccl-java", "-np", Integer.toString(RANKS),
-            "hccl-java", "dev.hccl.examples.AllReduceExample");
+            rankCommand, "dev.hccl.examples.AllReduceExample");
         assertEquals(0, run.status(), () -> run.stdout() + "\nstderr:\n" + run.stderr());
         assertEquals(RANKS, run.stdout().lines().filter(l -> l.endsWith(": OK")).count(), run.stdout());
 

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,6 +67,35 @@ class RankEnvironmentTest
         RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
         assertEquals(flagsOfThisJdk(), env.get("JDK_JAVA_OPTIONS"));
         assertFalse(env.containsKey(RankEnvironment.ADDED_VARIABLE), env::toString);
+    }
+
+    @Test
+    @Timeout(10)
+    void aRankStartedAsJavaGetsTheFlagsOnItsCommandLineAndTheUsersOptionsBack()
+    {
+        final List<String> flags = List.of(flagsOfThisJdk().split(" "));
+        Map<String, String> env = new HashMap<>(Map.of("JDK_JAVA_OPTIONS", "-Xmx1g"));
+        RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
+        final List<String> command = RankEnvironment.command(List.of("/opt/jdk/bin/java", "-cp", "app.jar", "Main"),
+            env);
+        final List<String> expected = new ArrayList<>(List.of("/opt/jdk/bin/java"));
+        expected.addAll(flags);
+        expected.addAll(List.of("-cp", "app.jar", "Main"));
+        assertEquals(expected, command);
+        assertEquals("-Xmx1g", env.get("JDK_JAVA_OPTIONS"));
+        assertFalse(env.containsKey(RankEnvironment.ADDED_VARIABLE), env::toString);
+
+        // Without options of the user's, the variable goes.
+        env = new HashMap<>();
+        RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
+        assertEquals(flags.size() + 2, RankEnvironment.command(List.of("java", "Main"), env).size());
+        assertFalse(env.containsKey("JDK_JAVA_OPTIONS"), env::toString);
+
+        // A script keeps the flags in the variable, for the java it starts.
+        env = new HashMap<>();
+        RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
+        assertEquals(List.of("bin/hccl-java", "Main"), RankEnvironment.command(List.of("bin/hccl-java", "Main"), env));
+        assertEquals(flagsOfThisJdk(), env.get("JDK_JAVA_OPTIONS"));
     }
 
     @Test
