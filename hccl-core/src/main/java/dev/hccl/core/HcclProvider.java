@@ -295,7 +295,8 @@ public final class HcclProvider implements CommunicatorProvider
     {
         if (LOG.isInfoEnabled())
         {
-            LOG.info(JobSummary.line(layout, 0, transportTo, config));
+            LOG.info(JobSummary.line(HcclProvider.class.getPackage().getImplementationVersion(), layout, 0,
+                transportTo, config));
         }
     }
 

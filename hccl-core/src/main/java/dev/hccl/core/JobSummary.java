@@ -10,7 +10,8 @@ import java.util.function.IntFunction;
 /**
  * The one line a job logs at INFO, from rank 0 once its communicator is ready: how many ranks on how many nodes, the
  * transports between them and how the algorithms are chosen, such as
- * {@code hccl-java: 8 ranks on 2 nodes (4 per node); shm within nodes, tcp between nodes; algorithms: cost model}.
+ * {@code hccl-java 0.1.0: 8 ranks on 2 nodes (4 per node); shm within nodes, tcp between nodes; algorithms: cost
+ * model}, the version being that of the jar's manifest (none when run from classes).
  * Everything else that creation logs is at DEBUG, so that a working job prints this line and nothing more.
  * <p>
  * The transports are those rank 0 reaches its peers with: within its node and to the other nodes. A pair elsewhere
@@ -25,18 +26,19 @@ final class JobSummary
     /**
      * The line.
      *
+     * @param version     hccl-java's version, or null when unknown.
      * @param layout      the job's ranks by node.
      * @param rank        the rank whose links are described (rank 0).
      * @param transportTo the name of the transport ({@code shm}, {@code tcp}) that serves a peer of {@code rank}.
      * @param config      the configuration: {@code HCCL_ALGO}, {@code HCCL_DETERMINISTIC} and whether TLS is on.
      * @return the line, without a trailing newline.
      */
-    static String line(final RankLayout layout, final int rank, final IntFunction<String> transportTo,
-        final CommConfig config)
+    static String line(final String version, final RankLayout layout, final int rank,
+        final IntFunction<String> transportTo, final CommConfig config)
     {
         final int ranks = layout.worldSize();
         final int nodes = layout.nodeCount();
-        final StringBuilder sb = new StringBuilder("hccl-java: ").append(count(ranks, "rank")).append(" on ")
+        final StringBuilder sb = new StringBuilder(version == null ? "hccl-java: " : "hccl-java " + version + ": ").append(count(ranks, "rank")).append(" on ")
             .append(count(nodes, "node"));
         if (nodes > 1)
         {

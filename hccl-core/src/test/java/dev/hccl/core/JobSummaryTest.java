@@ -24,7 +24,14 @@ class JobSummaryTest
     void oneNodeOverSharedMemoryWithTheCostModel()
     {
         assertEquals("hccl-java: 3 ranks on 1 node; shm within the node; algorithms: cost model",
-            JobSummary.line(RankLayout.singleNode(3), 0, peer -> "shm", config(Map.of()).conclude()));
+            JobSummary.line(null, RankLayout.singleNode(3), 0, peer -> "shm", config(Map.of()).conclude()));
+    }
+
+    @Test
+    void theVersionComesFirstWhenKnown()
+    {
+        assertEquals("hccl-java 0.1.0: 3 ranks on 1 node; shm within the node; algorithms: cost model",
+            JobSummary.line("0.1.0", RankLayout.singleNode(3), 0, peer -> "shm", config(Map.of()).conclude()));
     }
 
     @Test
@@ -33,7 +40,8 @@ class JobSummaryTest
         // Ranks 0-3 on node 0, 4-7 on node 1: rank 0 reaches 1-3 over shm, 4-7 over tcp.
         final RankLayout layout = RankLayout.blocks(2, 4);
         assertEquals("hccl-java: 8 ranks on 2 nodes (4 per node); shm within nodes, tcp between nodes; algorithms: " +
-            "cost model", JobSummary.line(layout, 0, peer -> peer < 4 ? "shm" : "tcp", config(Map.of()).conclude()));
+            "cost model",
+            JobSummary.line(null, layout, 0, peer -> peer < 4 ? "shm" : "tcp", config(Map.of()).conclude()));
     }
 
     @Test
@@ -42,31 +50,31 @@ class JobSummaryTest
         final RankLayout layout = RankLayout.ofNodes(0, 0, 0, 1, 1);
         assertEquals("hccl-java: 5 ranks on 2 nodes (2 to 3 per node); shm+tcp within nodes, tcp between nodes; " +
             "algorithms: cost model",
-            JobSummary.line(layout, 0, peer -> peer == 1 ? "shm" : "tcp", config(Map.of()).conclude()));
+            JobSummary.line(null, layout, 0, peer -> peer == 1 ? "shm" : "tcp", config(Map.of()).conclude()));
     }
 
     @Test
     void oneRankPerNodeHasNothingWithinNodes()
     {
         assertEquals("hccl-java: 2 ranks on 2 nodes (1 per node); tcp between nodes; algorithms: cost model",
-            JobSummary.line(RankLayout.blocks(2, 1), 0, peer -> "tcp", config(Map.of()).conclude()));
+            JobSummary.line(null, RankLayout.blocks(2, 1), 0, peer -> "tcp", config(Map.of()).conclude()));
     }
 
     @Test
     void aJobOfOneRankHasNoTransport()
     {
         assertEquals("hccl-java: 1 rank on 1 node; algorithms: cost model",
-            JobSummary.line(RankLayout.singleNode(1), 0, peer -> null, config(Map.of()).conclude()));
+            JobSummary.line(null, RankLayout.singleNode(1), 0, peer -> null, config(Map.of()).conclude()));
     }
 
     @Test
     void aForcedAlgorithmAndDeterminismAreNamed()
     {
         assertEquals("hccl-java: 2 ranks on 1 node; tcp within the node; algorithms: HCCL_ALGO=ring (the cost model " +
-            "for the rest, deterministic)", JobSummary.line(RankLayout.singleNode(2), 0, peer -> "tcp",
+            "for the rest, deterministic)", JobSummary.line(null, RankLayout.singleNode(2), 0, peer -> "tcp",
             config(Map.of("HCCL_ALGO", " ring ")).deterministic(true).conclude()));
         assertEquals("hccl-java: 2 ranks on 1 node; tcp within the node; algorithms: cost model, deterministic",
-            JobSummary.line(RankLayout.singleNode(2), 0, peer -> "tcp",
+            JobSummary.line(null, RankLayout.singleNode(2), 0, peer -> "tcp",
                 config(Map.of()).deterministic(true).conclude()));
     }
 
@@ -77,6 +85,6 @@ class JobSummaryTest
             "/ca.pem")).conclude();
         assertEquals("hccl-java: 2 ranks on 2 nodes (1 per node); tcp between nodes; mutual TLS; algorithms: " +
             "cost model",
-            JobSummary.line(RankLayout.blocks(2, 1), 0, peer -> "tcp", tls));
+            JobSummary.line(null, RankLayout.blocks(2, 1), 0, peer -> "tcp", tls));
     }
 }
