@@ -6,21 +6,14 @@ import dev.hccl.api.spi.JobKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.PushbackInputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLSocket;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
@@ -34,29 +27,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The key-value rendezvous store that rank 0 serves over TCP, as torchrun's TCPStore: {@code set}, blocking
- * {@code get} with a timeout, atomic {@code add}, and {@code check} of which keys exist.
+ * {@code get} with a timeout, atomic {@code add}, {@code check} of which keys exist, and {@code abort}, which gives the
+ * rendezvous up for every rank with a verdict.
  * <p>
- * Only clients that prove the job key, in a challenge with fresh nonces from both sides ({@link StoreProtocol}), are
- * served; nothing secret is stored. Everything a client drives is bounded ({@link StoreLimits}): clients at once (a
+ * Only clients that prove the job key are served ({@link StoreGate}, which also layers TLS when the store requires
+ * it); nothing secret is stored. Everything a client drives is bounded ({@link StoreLimits}): clients at once (a
  * thread each), the time to pass the challenge, silence between requests, bytes stored.
- * <p>
- * Under mutual TLS the store listens in the clear and looks at each connection's first byte: a TLS handshake is
- * layered over it, while a client that speaks the store's protocol in the clear is a rank without the TLS settings,
- * or one whose TLS handshake failed (a certificate refused on either side). Such a rank that proves the job key gives
- * the rendezvous up at once, saying why (it cannot join, and every rank should say why now rather than at the connect
- * timeout); one that does not prove it is refused like any stranger, so a stranger cannot end a job. A store without
- * TLS answers a ClientHello with a fatal alert, so that the rank that sent it fails at once; it gives the rendezvous
- * up itself through {@link StoreProtocol#ABORT}, since it knows the key.
  */
 public final class StoreServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(StoreServer.class);
-    /** At most one WARN a second about clients turned away. */
-    private static final long REFUSAL_LOG_NANOS = 1_000_000_000L;
 
     /**
      * Connections from one address that may be in the challenge at once: a job's ranks on one host connect together,
@@ -65,9 +48,8 @@ public final class StoreServer implements AutoCloseable
     static final int MAX_UNPROVEN_PER_ADDRESS = 64;
 
     private final ServerSocket server;
-    private final JobKey key;
-    /** Mutual TLS for every client, or null for the clear. */
-    private final SSLContext tls;
+    private final RefusalLog refusals = new RefusalLog();
+    private final StoreGate gate;
     private volatile StoreLimits limits;
     /** Closes a connection whose challenge overruns; one daemon thread per store. */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task ->
@@ -81,20 +63,16 @@ public final class StoreServer implements AutoCloseable
     private final Map<String, byte[]> values = new HashMap<>();
     /** Bytes of the keys and values held; guarded by this. */
     private long storedBytes;
-    private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_NANOS);
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
     /** Why the rendezvous was given up, or null; guarded by this. */
     private Verdict aborted;
-    /** The last TLS handshake turned away, in words, for the message of ranks that did not arrive; or null. */
-    private volatile String lastTlsRefusal;
 
     private StoreServer(final ServerSocket server, final JobKey key, final StoreLimits limits, final SSLContext tls)
     {
         this.server = server;
-        this.key = key;
-        this.tls = tls;
+        gate = new StoreGate(key, tls, refusals, this::abort);
         this.limits = limits;
         acceptor = new Thread(this::acceptLoop, "hccl-store-accept");
         acceptor.setDaemon(true);
@@ -211,35 +189,25 @@ public final class StoreServer implements AutoCloseable
             client.setSoTimeout(limits.handshakeMillis());
             final ScheduledFuture<?> deadline = timer.schedule(() -> closeQuietly(client), limits.handshakeMillis(),
                 TimeUnit.MILLISECONDS);
-            final Socket secured;
-            boolean proven = false;
-            DataInputStream in = null;
-            DataOutputStream out = null;
+            final StoreGate.Admitted admitted;
             try
             {
-                secured = open(client);
-                if (secured != null)
-                {
-                    in = new DataInputStream(secured == client ? clearStream(client) :
-                        new BufferedInputStream(secured.getInputStream()));
-                    out = new DataOutputStream(new BufferedOutputStream(secured.getOutputStream()));
-                    proven = challenge(client, in, out, tls != null && secured == client);
-                }
+                admitted = gate.admit(client);
             }
             finally
             {
                 deadline.cancel(false);
                 unproven(client, -1);
             }
-            if (proven)
+            if (admitted != null)
             {
                 try
                 {
-                    serveRequests(client, in, out);
+                    serveRequests(client, admitted.in(), admitted.out());
                 }
                 finally
                 {
-                    out.flush(); // what was answered before a failure, such as part of a CHECK, still goes out
+                    admitted.out().flush(); // what was answered before a failure, such as part of a CHECK, still goes out
                 }
             }
         }
@@ -262,79 +230,6 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
-     * Reads a connection's first byte and decides how to speak with it: a TLS handshake under TLS gets TLS layered
-     * over the socket; the first byte of the store's magic gets the clear (which a store under TLS refuses after the
-     * challenge); anything else, or a ClientHello at a store without TLS, is turned away.
-     *
-     * @return the socket to speak through ({@code client} itself for the clear, whose first byte was the magic's), or
-     * null when the client was turned away.
-     */
-    private Socket open(final Socket client) throws IOException
-    {
-        final int first = client.getInputStream().read(); // one byte, unbuffered: the rest stays in the socket
-        if (first == StoreProtocol.MAGIC >>> 24)
-        {
-            return client;
-        }
-        if (first != StoreProtocol.TLS_HANDSHAKE_RECORD)
-        {
-            if (first >= 0)
-            {
-                warnSometimes("rendezvous store: {} is not an hccl client (first byte 0x{}); closing",
-                    client.getRemoteSocketAddress(), Integer.toHexString(first));
-            }
-            return null;
-        }
-        if (tls == null)
-        {
-            tlsRefused(client, "it opened a TLS handshake, but this store does not use TLS (rank 0 has no " +
-                "HCCL_TLS_CERT/HCCL_TLS_KEY/HCCL_TLS_CA)");
-            // Read the whole record first: closing with the client's bytes unread would send a reset, which may
-            // destroy the alert before the client reads it.
-            final DataInputStream record = new DataInputStream(client.getInputStream());
-            record.readUnsignedShort(); // the record's version
-            final int length = record.readUnsignedShort();
-            if (length <= StoreProtocol.TLS_RECORD_MAX_BYTES)
-            {
-                record.skipNBytes(length);
-                client.getOutputStream().write(StoreProtocol.TLS_PROTOCOL_VERSION_ALERT);
-            }
-            return null;
-        }
-        final SSLSocket secured = (SSLSocket)tls.getSocketFactory().createSocket(client,
-            new ByteArrayInputStream(new byte[]{ (byte)first }), true);
-        secured.setUseClientMode(false);
-        secured.setNeedClientAuth(true);
-        try
-        {
-            secured.startHandshake();
-            return secured;
-        }
-        catch (final SSLException ex)
-        {
-            tlsRefused(client, "its TLS handshake failed: " + ex.getMessage());
-            return null;
-        }
-    }
-
-    /** The clear stream of a client whose first byte, the magic's, {@link #open} has read. */
-    private static InputStream clearStream(final Socket client) throws IOException
-    {
-        // Not a SequenceInputStream: it closes each stream it ends, and closing the socket's would close the socket
-        // before the answers to a request cut short are flushed.
-        final PushbackInputStream in = new PushbackInputStream(new BufferedInputStream(client.getInputStream()), 1);
-        in.unread(StoreProtocol.MAGIC >>> 24);
-        return in;
-    }
-
-    private void tlsRefused(final Socket client, final String why)
-    {
-        final String said = client.getRemoteSocketAddress() + ": " + why;
-        lastTlsRefusal = said;
-        warnSometimes("rendezvous store: turned away {}", said);
-    }
-
-    /**
      * The last TLS handshake this store turned away, for the message of the ranks that did not arrive: the rank
      * behind it cannot join.
      *
@@ -342,7 +237,7 @@ public final class StoreServer implements AutoCloseable
      */
     public String lastTlsRefusal()
     {
-        return lastTlsRefusal;
+        return refusals.lastTls();
     }
 
     private void serveRequests(final Socket client, final DataInputStream in, final DataOutputStream out)
@@ -423,89 +318,6 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
-     * The challenge: the client's nonce, this store's nonce and proof, the client's proof.
-     *
-     * @return whether the client proved the job key; it has been told either way.
-     */
-    private boolean challenge(
-        final Socket client, final DataInputStream in, final DataOutputStream out, final boolean clearAtTlsStore)
-        throws IOException
-    {
-        final int magic = in.readInt();
-        final byte version = in.readByte();
-        if (magic != StoreProtocol.MAGIC || version != StoreProtocol.VERSION)
-        {
-            warnSometimes("rendezvous store: {} is not an hccl client of this version (magic {}, version {}); closing",
-                client.getRemoteSocketAddress(), Integer.toHexString(magic), version);
-            return false;
-        }
-        final byte[] clientNonce = new byte[JobKey.NONCE_BYTES];
-        in.readFully(clientNonce);
-        // The client proves first: a stranger gets no proof to guess the token from offline.
-        final byte[] serverNonce = JobKey.nonce();
-        out.writeByte(clearAtTlsStore ? StoreProtocol.MODE_TLS_REQUIRED : StoreProtocol.MODE_CLEAR);
-        out.write(serverNonce);
-        out.flush();
-        final byte[] proof = new byte[JobKey.PROOF_BYTES];
-        in.readFully(proof);
-        if (!key.verify(proof, StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce))
-        {
-            warnSometimes("rendezvous store: {} does not know the job token; closing (a rank with another " +
-                "HCCL_JOB_TOKEN, or a process that is not part of this job)", client.getRemoteSocketAddress());
-            out.writeByte(StoreProtocol.REFUSED);
-            out.flush();
-            return false;
-        }
-        if (clearAtTlsStore)
-        {
-            tlsRefused(client, "it proved the job token without TLS");
-            out.writeByte(StoreProtocol.TLS_REQUIRED);
-            out.flush();
-            giveUpForClearRank(client, in, out);
-            return false;
-        }
-        out.writeByte(StoreProtocol.OK);
-        out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));
-        out.flush();
-        return true;
-    }
-
-    /**
-     * A rank of this job (it proved the key) came in the clear to a store that requires TLS: it can never join, so the
-     * rendezvous is given up. The rank may say why in one {@link StoreProtocol#ABORT} (its TLS handshake failed: a
-     * certificate was refused); if it closes instead, it has no TLS settings.
-     */
-    private void giveUpForClearRank(final Socket client, final DataInputStream in, final DataOutputStream out)
-        throws IOException
-    {
-        try
-        {
-            if (in.readByte() == StoreProtocol.ABORT)
-            {
-                in.readUTF(); // the request's key, unused
-                final ErrorCode error = Verdict.codeOf(in.readInt());
-                final int concerned = in.readInt();
-                abort(error, concerned, in.readUTF());
-                out.writeByte(StoreProtocol.OK);
-                out.flush();
-                return;
-            }
-        }
-        catch (final IOException ex)
-        {
-            LOG.debug("rendezvous store: {} left after TLS_REQUIRED: {}", client.getRemoteSocketAddress(),
-                ex.toString());
-        }
-        finally
-        {
-            // The first verdict stands: after the rank's own ABORT, this one changes nothing.
-            abort(ErrorCode.E_PARA, HcclException.UNKNOWN_RANK, "a rank at " +
-                client.getInetAddress().getHostAddress() + " connected to rank 0's store without TLS, but the store " +
-                "requires mutual TLS: set HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA on every rank, or on none");
-        }
-    }
-
-    /**
      * Counts a connection into or out of the challenge.
      *
      * @return the count for its address now.
@@ -545,18 +357,7 @@ public final class StoreServer implements AutoCloseable
     private void refuse(final Socket client, final String why)
     {
         closeQuietly(client);
-        warnSometimes("rendezvous store: turned away {}: {}", client.getRemoteSocketAddress(), why);
-    }
-
-    /** A WARN about a client turned away, at most one a second: a flood of them must not flood the log. */
-    private void warnSometimes(final String format, final Object... args)
-    {
-        final long now = System.nanoTime();
-        final long last = lastRefusalLog.get();
-        if (now - last >= REFUSAL_LOG_NANOS && lastRefusalLog.compareAndSet(last, now))
-        {
-            LOG.warn(format, args);
-        }
+        refusals.warn("rendezvous store: turned away {}: {}", client.getRemoteSocketAddress(), why);
     }
 
     /**
@@ -609,7 +410,7 @@ public final class StoreServer implements AutoCloseable
         final long after = storedBytes + value.length + (old == null ? 2L * key.length() : -old.length);
         if (after > limits.maxStoredBytes() || (old == null && values.size() >= StoreProtocol.MAX_KEYS))
         {
-            warnSometimes("rendezvous store: full ({} bytes in {} keys at most); refusing key {}",
+            refusals.warn("rendezvous store: full ({} bytes in {} keys at most); refusing key {}",
                 limits.maxStoredBytes(), StoreProtocol.MAX_KEYS, key);
             return false;
         }
