@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
 
 /**
  * A rank of a job that all-reduces forever: prints READY after its first all-reduce, and on failure prints FAILED with
- * the error and exits 3. The process tests kill one of these and watch the others.
+ * the error, then CAUSE and each of its causes, and exits 3. The process tests kill one of these and watch the others.
  */
 public final class AllReduceLoopWorker
 {
@@ -43,6 +43,10 @@ public final class AllReduceLoopWorker
         catch (final HcclException ex)
         {
             System.out.println("FAILED " + ex.getMessage());
+            for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause())
+            {
+                System.out.println("CAUSE " + cause);
+            }
             System.out.flush();
             System.exit(3);
         }

@@ -203,8 +203,8 @@ class RealProcessTest
 
     /**
      * A rank killed with SIGKILL in the middle of all-reducing 4 MiB: every survivor fails within seconds naming it,
-     * over shared memory (where no socket closes: the peer's liveness is watched) as over TCP; nothing of the job is
-     * left in the segment directory.
+     * over shared memory (where no socket closes: the peer's liveness is watched) as over TCP, with the transport's
+     * report as its exception's cause; nothing of the job is left in the segment directory.
      */
     @ParameterizedTest(name = "over {0}")
     @ValueSource(strings = {"shm", "tcp"})
@@ -235,6 +235,8 @@ class RealProcessTest
                 assertTrue(output.contains("FAILED") && output.contains("rank " + victim) &&
                     output.contains("allReduce"), "rank " + r + " must name rank " + victim + " and the operation:\n" +
                     output);
+                assertTrue(output.contains("CAUSE dev.hccl.api.HcclException"),
+                    "rank " + r + "'s exception must carry the transport's report as its cause:\n" + output);
             }
             assertEquals(List.of(), leftIn(shmDir), "segments left behind");
         }

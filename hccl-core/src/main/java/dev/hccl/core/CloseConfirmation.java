@@ -3,6 +3,7 @@ package dev.hccl.core;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.core.mailbox.ClosingRecords;
 import dev.hccl.core.mailbox.Mailbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,13 +61,13 @@ final class CloseConfirmation
             descs[i] = last[i].desc();
         }
         final Mailbox mailbox = comm.mailbox();
-        mailbox.tellClosing(peers, count, hash, seqs, descs);
+        mailbox.closings().tell(peers, count, hash, seqs, descs);
         final long deadline = System.nanoTime() + (comm.inProcess() ? 0 : comm.closeWaitNanos());
-        final Mailbox.ClosingRecord[] records = mailbox.awaitClosing(peers, deadline);
+        final ClosingRecords.Record[] records = mailbox.closings().await(peers, deadline);
         final List<Integer> unconfirmed = new ArrayList<>();
         for (int i = 0; i < records.length; i++)
         {
-            final Mailbox.ClosingRecord theirs = records[i];
+            final ClosingRecords.Record theirs = records[i];
             if (theirs == null)
             {
                 unconfirmed.add(peerRanks[i]);
@@ -95,7 +96,7 @@ final class CloseConfirmation
 
     /** Names the first collective that differs, or else how the counts do. */
     private static String difference(
-        final int peer, final Mailbox.ClosingRecord theirs, final long count, final OpHistory.Entry[] last)
+        final int peer, final ClosingRecords.Record theirs, final long count, final OpHistory.Entry[] last)
     {
         for (final OpHistory.Entry mine : last)
         {

@@ -24,6 +24,8 @@ final class CommFailure
     private final IntFunction<Link> links;
     private final Mailbox mailbox;
     private volatile HcclException failure;
+    /** Whether the failure passes a peer's own on; set with it. */
+    private volatile boolean relayed;
     /** Whether an operation has carried the failure to the caller; close() reports it otherwise. */
     private volatile boolean reported;
     /** Open until the peers have been told. */
@@ -54,12 +56,21 @@ final class CommFailure
     }
 
     /**
+     * @return whether the failure passes a peer's own on (its ABORT): the peer's is the root cause.
+     */
+    boolean relayed()
+    {
+        return relayed;
+    }
+
+    /**
      * Fails the communicator, once: the peers are told, then the mailbox fails every posted receive.
      *
-     * @param cause the failure.
+     * @param cause   the failure.
+     * @param relayed whether it passes a peer's own failure on.
      * @return the communicator's failure: {@code cause}, or the earlier one.
      */
-    HcclException fail(final HcclException cause)
+    HcclException fail(final HcclException cause, final boolean relayed)
     {
         synchronized (this)
         {
@@ -67,6 +78,7 @@ final class CommFailure
             {
                 return failure;
             }
+            this.relayed = relayed;
             failure = cause;
         }
         LOG.error("communicator failed: {}", cause.getMessage());

@@ -22,6 +22,7 @@ import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.WaitPolicy;
+import dev.hccl.core.mailbox.Fault;
 import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.FlowControl;
 import dev.hccl.core.mailbox.Mailbox;
@@ -135,7 +136,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
         this.issuer = new OpIssuer(this, executor, stream, globalRanks.length);
         this.ops = new Operations(this, issuer, algorithms);
         mailbox.attach(globalRanks, this);
-        mailbox.answerPositionsFrom(whereabouts::now);
+        mailbox.positions().answerFrom(whereabouts::now);
         this.stallWatch = Watchdog.watch(this, config.stallCheckTime());
     }
 
@@ -663,7 +664,19 @@ final class CommunicatorImpl implements Communicator, FaultListener
      */
     HcclException fail(final HcclException cause)
     {
-        final HcclException f = failure.fail(cause);
+        return fail(cause, false);
+    }
+
+    /**
+     * Fails the communicator, once.
+     *
+     * @param cause   the failure.
+     * @param relayed whether it passes a peer's own failure on (the peer is the root cause).
+     * @return the communicator's failure: {@code cause}, or the earlier one.
+     */
+    private HcclException fail(final HcclException cause, final boolean relayed)
+    {
+        final HcclException f = failure.fail(cause, relayed);
         whereabouts.failWaits(f);
         if (config.dumpDir() != null && recorder.firstFailure())
         {
@@ -693,14 +706,26 @@ final class CommunicatorImpl implements Communicator, FaultListener
     }
 
     @Override
-    public void onFault(final ErrorCode code, final int globalPeer, final String message)
+    public void onFault(final Fault fault)
     {
+        final int globalPeer = fault.globalPeer();
         final int peer = globalPeer >= 0 && globalPeer < localOfGlobal.length ? localOfGlobal[globalPeer] : -1;
         final OpExecutor.RunningOp op = executor.running();
-        final String text = message.replace("{peer}", peer >= 0 ? "rank " + peer :
+        final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
             globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
-        fail(new HcclException(code, rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
-            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text, null));
+        fail(new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
+            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text,
+            fault.cause()), fault.relayed());
+    }
+
+    /**
+     * Whether the communicator's failure passes on a peer's own (its ABORT), rather than one found here.
+     *
+     * @return true when relayed; false while the communicator works.
+     */
+    boolean failureRelayed()
+    {
+        return failure.relayed();
     }
 
     @Override

@@ -35,6 +35,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class FlightRecorder
 {
+    /**
+     * The dump's format: 2 gives the failure as an object (message, code, peer, operation, seq, whether it was relayed
+     * from a peer's own failure, and its causes), where 1 gave its message alone.
+     */
+    static final String FORMAT = "hccl-trace/2";
     /** The file whose modification asks every communicator of the process to dump. */
     static final String TRIGGER_FILE = "hccl-dump-now";
     /** The default directory's name, before the user's: {@code hccl-dumps-<user>} under the temporary directory. */
@@ -256,14 +261,31 @@ final class FlightRecorder
     private String json(final CommunicatorImpl comm, final String reason)
     {
         final Json j = new Json();
-        j.open().field("format", "hccl-trace/1").field("commId", Long.toHexString(comm.commId()))
+        j.open().field("format", FORMAT).field("commId", Long.toHexString(comm.commId()))
             .field("rank", comm.rank()).field("worldSize", comm.worldSize())
             .field("host", comm.topology().hostName(comm.topology().layout().nodeOf(comm.rank())))
             .field("pid", ProcessHandle.current().pid())
             .field("jvm", ManagementFactory.getRuntimeMXBean().getName())
             .field("reason", reason).field("dumpedAtMicros", nowMicros());
         final HcclException failure = comm.failure();
-        j.field("failure", failure == null ? null : failure.getMessage());
+        if (failure == null)
+        {
+            j.field("failure", null);
+        }
+        else
+        {
+            // As values, so that hccl-trace tells the root cause from failures passed on without reading the text.
+            j.key("failure").open().field("message", failure.getMessage()).field("code", failure.errorCode().name())
+                .field("peer", failure.peer()).field("operation", failure.operation() == null ? null :
+                    failure.operation().displayName()).field("seq", failure.sequence())
+                .field("relayed", comm.failureRelayed());
+            j.key("causes").array();
+            for (Throwable t = failure.getCause(); t != null && t != t.getCause(); t = t.getCause())
+            {
+                j.value(t.toString());
+            }
+            j.end().close();
+        }
         final Position p = comm.whereabouts().now();
         j.key("position").open().field("idle", p.idle()).field("seq", p.seq())
             .field("operation", p.desc() == null ? null : p.desc().toString()).field("waitingFor", p.waitingFor())

@@ -53,7 +53,7 @@ final class PositionSurvey
             {
                 answered[r] = new Request(r, false, 0);
             }
-            comm.mailbox().surveyWith((global, position) ->
+            comm.mailbox().positions().surveyWith((global, position) ->
             {
                 final int r = comm.rankOfGlobal(global);
                 if (r >= 0 && got[r] == null)
@@ -68,7 +68,7 @@ final class PositionSurvey
                 {
                     if (r != me)
                     {
-                        comm.mailbox().askPosition(comm.globalRank(r));
+                        comm.mailbox().positions().ask(comm.globalRank(r));
                     }
                 }
                 final long deadline = System.nanoTime() + ANSWER_NANOS;
@@ -89,7 +89,7 @@ final class PositionSurvey
             }
             finally
             {
-                comm.mailbox().surveyWith(null);
+                comm.mailbox().positions().surveyWith(null);
             }
         }
         synchronized (got)

@@ -45,8 +45,19 @@ final class TraceAnalysis
         }
     }
 
+    /**
+     * A rank's failure.
+     *
+     * @param message what the rank's exception says.
+     * @param relayed whether it passed a peer's own failure on, so that the peer's is the root cause (unknown, and
+     *                false, in a dump of format 1).
+     */
+    record Failure(String message, boolean relayed)
+    {
+    }
+
     /** One rank's dump. */
-    record Dump(String commId, int rank, int worldSize, String host, String reason, String failure, List<Op> ops)
+    record Dump(String commId, int rank, int worldSize, String host, String reason, Failure failure, List<Op> ops)
     {
         List<Op> collectives()
         {
@@ -68,9 +79,10 @@ final class TraceAnalysis
     static Dump read(final Path file) throws IOException
     {
         final JsonNode root = new ObjectMapper().readTree(file.toFile());
-        if (root == null || !"hccl-trace/1".equals(root.path("format").asText()))
+        final String format = root == null ? null : root.path("format").asText();
+        if (!"hccl-trace/1".equals(format) && !"hccl-trace/2".equals(format))
         {
-            throw new IOException(file + " is not an hccl-trace/1 dump");
+            throw new IOException(file + " is not an hccl-trace dump (format hccl-trace/1 or /2)");
         }
         final List<Op> ops = new ArrayList<>();
         for (final JsonNode e : root.path("entries"))
@@ -81,7 +93,18 @@ final class TraceAnalysis
                 e.path("startedMicros").asLong(-1), text(e, "error")));
         }
         return new Dump(root.path("commId").asText(), root.path("rank").asInt(), root.path("worldSize").asInt(),
-            root.path("host").asText(), root.path("reason").asText(), text(root, "failure"), ops);
+            root.path("host").asText(), root.path("reason").asText(), failure(root.get("failure")), ops);
+    }
+
+    /** A dump's failure: an object from format 2, its message alone from format 1, or null. */
+    private static Failure failure(final JsonNode node)
+    {
+        if (node == null || node.isNull())
+        {
+            return null;
+        }
+        return node.isObject() ? new Failure(text(node, "message"), node.path("relayed").asBoolean()) :
+            new Failure(node.asText(), false);
     }
 
     private static String text(final JsonNode node, final String field)
@@ -197,9 +220,9 @@ final class TraceAnalysis
     private static void failure(final List<Dump> dumps, final StringBuilder out)
     {
         dumps.stream().filter(d -> d.failure() != null)
-            .min(Comparator.comparingInt(d -> d.failure().contains(" failed: ") ? 1 : 0))
-            .ifPresent(d -> out.append(" Rank ").append(d.rank()).append(" failed: ").append(d.failure())
-                .append(d.failure().endsWith(".") ? "" : "."));
+            .min(Comparator.comparingInt(d -> d.failure().relayed() ? 1 : 0))
+            .map(d -> " Rank " + d.rank() + " failed: " + d.failure().message())
+            .ifPresent(said -> out.append(said).append(said.endsWith(".") ? "" : "."));
     }
 
     /** The rank that started last most often among the collectives every rank completed. */

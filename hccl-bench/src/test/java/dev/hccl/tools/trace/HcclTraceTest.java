@@ -65,7 +65,7 @@ class HcclTraceTest
     {
         final Path other = Files.writeString(tmp.resolve("other.json"), "{\"format\": \"something else\"}");
         assertOneLineError(run(other.toString()),
-            "cannot read " + other + ": " + other + " is not an hccl-trace/1 dump");
+            "cannot read " + other + ": " + other + " is not an hccl-trace dump (format hccl-trace/1 or /2)");
     }
 
     @Test

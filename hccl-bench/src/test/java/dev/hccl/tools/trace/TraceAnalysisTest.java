@@ -22,7 +22,8 @@ class TraceAnalysisTest
     @Test
     void ranksThatIssuedDifferentOperationsAtOneSequenceNumberAreNamed()
     {
-        final TraceAnalysis.Dump r0 = new TraceAnalysis.Dump("c1", 0, 2, "h", "failure", "E_MISMATCH ...",
+        final TraceAnalysis.Dump r0 = new TraceAnalysis.Dump("c1", 0, 2, "h", "failure",
+            new TraceAnalysis.Failure("E_MISMATCH ...", false),
             List.of(collective(0, "allReduce", -1, "a", "completed", 10), collective(1, "broadcast", 0, "b0",
                 "completed", 20)));
         final TraceAnalysis.Dump r1 = new TraceAnalysis.Dump("c1", 1, 2, "h", "failure", null,
@@ -32,6 +33,23 @@ class TraceAnalysisTest
         assertTrue(report.contains("At collective #1 the ranks issued different operations: rank 0 " +
             "broadcast(count=64, FP32, root=0), rank 1 broadcast(count=64, FP32, root=1)."), report);
         assertTrue(report.contains("Rank 0 failed: E_MISMATCH"), report);
+    }
+
+    @Test
+    void theRootCauseIsTheFailureNotRelayedFromAPeerWhateverItsText()
+    {
+        // Rank 0's own failure quotes a peer's words; rank 1 only passed rank 0's failure on. The fields decide.
+        final TraceAnalysis.Dump r0 = new TraceAnalysis.Dump("c1", 0, 2, "h", "failure",
+            new TraceAnalysis.Failure("E_TCP_TRANSFER: rank 1 lost its connection to this rank (write failed: " +
+                "Broken pipe)", false), List.of());
+        final TraceAnalysis.Dump r1 = new TraceAnalysis.Dump("c1", 1, 2, "h", "failure",
+            new TraceAnalysis.Failure("E_REMOTE: rank 0 gave up", true), List.of());
+        for (final List<TraceAnalysis.Dump> order : List.of(List.of(r0, r1), List.of(r1, r0)))
+        {
+            final String report = TraceAnalysis.explain(order);
+            assertTrue(report.contains("Rank 0 failed: E_TCP_TRANSFER"), report);
+            assertTrue(!report.contains("Rank 1 failed"), report);
+        }
     }
 
     @Test

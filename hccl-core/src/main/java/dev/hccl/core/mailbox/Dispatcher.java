@@ -39,8 +39,8 @@ public final class Dispatcher implements Inbound
     private final ConcurrentHashMap<Long, Mailbox> mailboxes = new ConcurrentHashMap<>();
     /** Guarded by this: communicators closed here, whose late messages are dropped. */
     private final Set<Long> closed = new HashSet<>();
-    /** Guarded by this: peers whose link is gone, replayed to every mailbox created later. */
-    private final List<GonePeer> gonePeers = new ArrayList<>();
+    /** Which peers are gone, read by every mailbox, including those created later. */
+    private final PeerStates peers;
     /** Guarded by this: mailboxes made for a peer's message during a split, not yet claimed by a communicator. */
     private final Set<Long> early = new HashSet<>();
     /** Guarded by this: splits under way in this process. */
@@ -68,6 +68,7 @@ public final class Dispatcher implements Inbound
     {
         this.rootWorldSize = rootWorldSize;
         this.flow = new FlowControl(rootWorldSize, eagerBudget);
+        this.peers = new PeerStates(rootWorldSize);
     }
 
     /**
@@ -85,9 +86,9 @@ public final class Dispatcher implements Inbound
      *
      * @return ranks of the root communicator, in increasing order.
      */
-    public synchronized int[] lostPeers()
+    public int[] lostPeers()
     {
-        return gonePeers.stream().filter(g -> !g.orderly).mapToInt(g -> g.peer).distinct().sorted().toArray();
+        return peers.lost();
     }
 
     /**
@@ -148,12 +149,7 @@ public final class Dispatcher implements Inbound
         Mailbox m = mailboxes.get(commId);
         if (m == null)
         {
-            // Created and told of gone peers under the same lock as gone() records them: none is missed.
-            m = new Mailbox(commId, rootWorldSize, flow);
-            for (final GonePeer g : gonePeers)
-            {
-                m.peerGone(g.peer, g.code, g.reason, g.orderly);
-            }
+            m = new Mailbox(commId, rootWorldSize, flow, peers); // it reads the peers gone already from peers
             mailboxes.put(commId, m);
         }
         return m;
@@ -181,7 +177,7 @@ public final class Dispatcher implements Inbound
             // lost or a communicator here has failed (the survivors may shrink it; a survivor's abort reaches this
             // rank before its first message for the new communicator, while this rank may not have noticed the lost
             // peer itself yet), such ids get a mailbox early.
-            final boolean expecting = splitsUnderWay > 0 || gonePeers.stream().anyMatch(g -> !g.orderly) ||
+            final boolean expecting = splitsUnderWay > 0 || peers.anyLost() ||
                 mailboxes.values().stream().anyMatch(Mailbox::hasFailed);
             if (expecting && early.size() < MAX_EARLY_COMMUNICATORS)
             {
@@ -272,9 +268,10 @@ public final class Dispatcher implements Inbound
             switch (kind)
             {
                 case FlowControl.CTS -> m.onClearToSend(fromRank, seq, messageTag);
-                case FlowControl.POSITION_QUERY -> m.onPositionQuery(fromRank);
+                case FlowControl.POSITION_QUERY -> m.positions().onQuery(fromRank);
                 case FlowControl.CLOSING -> m.onClosing(fromRank, seq, desc, messageTag, value);
-                default -> m.onPosition(fromRank, new Position(seq, value < 0 ? null : desc, (int)messageTag, value));
+                default -> m.positions().onAnswer(fromRank,
+                    new Position(seq, value < 0 ? null : desc, (int)messageTag, value));
             }
         });
     }
@@ -284,14 +281,14 @@ public final class Dispatcher implements Inbound
     {
         final String reason = "lost its connection to this rank (" +
             (cause instanceof HcclException ? ((HcclException)cause).detail() : String.valueOf(cause)) + ")";
-        gone(peer, cause instanceof HcclException ? ((HcclException)cause).errorCode() : ErrorCode.E_TCP_TRANSFER,
-            reason, false);
+        gone(peer, new PeerStates.Departure(cause instanceof HcclException ?
+            ((HcclException)cause).errorCode() : ErrorCode.E_TCP_TRANSFER, reason, false, cause));
     }
 
     @Override
     public void onPeerClosed(final int peer)
     {
-        gone(peer, ErrorCode.E_REMOTE, "closed its communicator", true);
+        gone(peer, new PeerStates.Departure(ErrorCode.E_REMOTE, "closed its communicator", true, null));
     }
 
     @Override
@@ -304,35 +301,15 @@ public final class Dispatcher implements Inbound
         }
     }
 
-    private void gone(final int peer, final ErrorCode code, final String reason, final boolean orderly)
+    private void gone(final int peer, final PeerStates.Departure departure)
     {
-        if (peer < 0 || peer >= rootWorldSize)
+        if (peer < 0 || peer >= rootWorldSize || !peers.depart(peer, departure))
         {
-            return;
-        }
-        synchronized (this)
-        {
-            gonePeers.add(new GonePeer(peer, code, reason, orderly));
+            return; // its first departure is the one the mailboxes know
         }
         for (final Mailbox m : mailboxes.values())
         {
-            m.peerGone(peer, code, reason, orderly);
-        }
-    }
-
-    private static final class GonePeer
-    {
-        final int peer;
-        final ErrorCode code;
-        final String reason;
-        final boolean orderly;
-
-        GonePeer(final int peer, final ErrorCode code, final String reason, final boolean orderly)
-        {
-            this.peer = peer;
-            this.code = code;
-            this.reason = reason;
-            this.orderly = orderly;
+            m.peerGone(peer);
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.hccl.core.mailbox;
 
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
-import dev.hccl.api.Operation;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Reducer;
@@ -11,26 +10,24 @@ import dev.hccl.api.spi.Tags;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
-import java.util.function.BiConsumer;
-import java.util.function.Supplier;
 
 /**
  * Matches incoming messages with posted receives for one communicator, by sender, sequence number and tag.
  * <p>
  * A message whose receive is already posted is written straight into its destination by the transport thread; one
- * that comes first waits in a buffer of its own. The mailbox also checks every collective message's fingerprint
- * against the operation this rank runs at that sequence number, so that ranks that issue different collectives fail
- * at once, naming both, instead of hanging or mixing data.
+ * that comes first waits in a buffer of its own. Every message is checked against the operation this rank runs at
+ * its sequence number ({@link OpFingerprints}), so that ranks that issue different collectives fail at once, naming
+ * both, instead of hanging or mixing data.
  * <p>
  * Peers are indexed by their rank in the root communicator, so that a mailbox can take messages before its
  * communicator exists (a peer may finish {@code split} first). Thread-safe: one lock guards the queues; payload
  * bytes are moved, and messages sent, outside it.
  * <p>
- * The mailbox also sends its communicator's messages, eagerly or by rendezvous ({@link FlowControl}): a message
- * waiting for its receiver's clear to send is held here, and fails with the communicator.
+ * Beside the matching, a mailbox holds its communicator's other ends of the wire, each a class of its own: the
+ * sending side ({@link Outbox}), the close-time confirmation ({@link ClosingRecords}), position queries
+ * ({@link PositionDesk}) and the faults it reports to its communicator ({@link FaultFanout}). Which peers are gone
+ * it reads from the process's {@link PeerStates}.
  */
 public final class Mailbox
 {
@@ -49,47 +46,34 @@ public final class Mailbox
         }
     };
 
-    private static final int RECENT_OPS = 64;
-
     private final long commId;
     private final FlowControl flow;
+    private final PeerStates peers;
     private final ArrayList<PostedRecv>[] posted;
     private final ArrayList<Unexpected>[] unexpected;
     /** Receives matched with a message whose bytes are still arriving: failed too if the communicator fails. */
     private final ArrayList<PostedRecv> inflight = new ArrayList<>();
-    private final boolean[] peerGone;
-    private final boolean[] peerGoneOrderly;
-    private final ErrorCode[] peerGoneCode;
-    private final String[] peerGoneReason;
-    private long expectedSeq = -1;
-    private OpDescriptor expectedDesc;
-    /** The last operations, by sequence number modulo the length: a late peer's message names what ran here. */
-    private final OpDescriptor[] recent = new OpDescriptor[RECENT_OPS];
-    private boolean[] members;
-    private FaultListener listener;
+    private final OpFingerprints fingerprints = new OpFingerprints();
     private HcclException failure;
-    private final ArrayList<Fault> earlyFaults = new ArrayList<>();
     private final Outbox outbox;
-    /** Guarded by this: what each peer said of its collectives when it closed; null until it did. */
-    private final ClosingRecord[] closing;
-    /** Where this rank is in the communicator, for a peer that asks; set by the communicator. */
-    private volatile Supplier<Position> whereabouts;
-    /** Told of each peer's answer while this rank asks where its peers are; else null. */
-    private volatile BiConsumer<Integer, Position> survey;
+    private final ClosingRecords closings;
+    private final PositionDesk positions;
+    private final FaultFanout faults;
     /** Requests to send from each peer that no receive has taken yet. */
     private final int[] unexpectedRts;
     /** After a failure: rendezvous messages cleared to come, which carry no credit to give back. */
     private final HashSet<MessageKey> clearedBeforeFailure = new HashSet<>();
 
     /**
-     * A mailbox for a communicator of the process whose root communicator has {@code rootWorldSize} ranks.
+     * A mailbox for a communicator of the process whose root communicator has {@code rootWorldSize} ranks, alone in
+     * its process: for tests of matching.
      *
      * @param commId        the communicator.
      * @param rootWorldSize ranks in the root communicator.
      */
     public Mailbox(final long commId, final int rootWorldSize)
     {
-        this(commId, rootWorldSize, new FlowControl(rootWorldSize, Integer.MAX_VALUE));
+        this(commId, rootWorldSize, new FlowControl(rootWorldSize, Integer.MAX_VALUE), new PeerStates(rootWorldSize));
     }
 
     /**
@@ -98,21 +82,21 @@ public final class Mailbox
      * @param commId        the communicator.
      * @param rootWorldSize ranks in the root communicator.
      * @param flow          the process's flow control for the root communicator.
+     * @param peers         the process's record of the peers that are gone.
      */
     @SuppressWarnings("unchecked")
-    public Mailbox(final long commId, final int rootWorldSize, final FlowControl flow)
+    Mailbox(final long commId, final int rootWorldSize, final FlowControl flow, final PeerStates peers)
     {
         this.commId = commId;
         this.flow = flow;
+        this.peers = peers;
         posted = new ArrayList[rootWorldSize];
         unexpected = new ArrayList[rootWorldSize];
-        outbox = new Outbox(commId, rootWorldSize, flow);
-        closing = new ClosingRecord[rootWorldSize];
+        outbox = new Outbox(commId, rootWorldSize, flow, peers);
+        closings = new ClosingRecords(commId, flow, peers, rootWorldSize);
+        positions = new PositionDesk(commId, flow);
+        faults = new FaultFanout(peers);
         unexpectedRts = new int[rootWorldSize];
-        peerGone = new boolean[rootWorldSize];
-        peerGoneOrderly = new boolean[rootWorldSize];
-        peerGoneCode = new ErrorCode[rootWorldSize];
-        peerGoneReason = new String[rootWorldSize];
         for (int i = 0; i < rootWorldSize; i++)
         {
             posted[i] = new ArrayList<>();
@@ -139,32 +123,27 @@ public final class Mailbox
      */
     public void attach(final int[] memberGlobalRanks, final FaultListener listener)
     {
-        final ArrayList<Fault> replay;
-        synchronized (this)
-        {
-            members = new boolean[posted.length];
-            for (final int g : memberGlobalRanks)
-            {
-                members[g] = true;
-            }
-            this.listener = listener;
-            replay = new ArrayList<>(earlyFaults);
-            earlyFaults.clear();
-            for (int g = 0; g < peerGone.length; g++)
-            {
-                if (peerGone[g] && members[g] && !peerGoneOrderly[g])
-                {
-                    replay.add(new Fault(peerGoneCode[g], g, "{peer} " + peerGoneReason[g]));
-                }
-            }
-        }
-        for (final Fault fault : replay)
-        {
-            if (fault.globalPeer() < 0 || members[fault.globalPeer()])
-            {
-                listener.onFault(fault.code(), fault.globalPeer(), fault.message());
-            }
-        }
+        faults.attach(memberGlobalRanks, posted.length, listener);
+    }
+
+    /**
+     * Where this rank is, for peers that ask, and where they are.
+     *
+     * @return the communicator's position queries.
+     */
+    public PositionDesk positions()
+    {
+        return positions;
+    }
+
+    /**
+     * The close-time confirmation of the collectives each rank issued.
+     *
+     * @return the communicator's closing records.
+     */
+    public ClosingRecords closings()
+    {
+        return closings;
     }
 
     /**
@@ -175,46 +154,27 @@ public final class Mailbox
      */
     public void beginOp(final long seq, final OpDescriptor desc)
     {
-        Unexpected mismatched = null;
-        Unexpected leftOver = null;
+        Unexpected culprit = null;
+        String problem = null;
         synchronized (this)
         {
-            expectedSeq = seq;
-            expectedDesc = desc;
-            recent[(int)(seq % RECENT_OPS)] = desc;
-            for (int g = 0; g < unexpected.length && mismatched == null && leftOver == null; g++)
+            fingerprints.begin(seq, desc);
+            for (int g = 0; g < unexpected.length && problem == null; g++)
             {
                 for (final Unexpected u : unexpected[g])
                 {
-                    if (Tags.phase(u.tag) == Tags.P2P_PHASE)
+                    problem = Tags.phase(u.tag) == Tags.P2P_PHASE ? null : OpFingerprints.heldProblem(u, seq, desc);
+                    if (problem != null)
                     {
-                        continue;
-                    }
-                    if (u.seq == seq && !desc.equals(u.desc))
-                    {
-                        mismatched = u;
-                        break;
-                    }
-                    if (u.seq < seq)
-                    {
-                        // It came after this rank had finished that operation and before this one began: no
-                        // receive will ever take it, so the ranks disagreed on how much to send.
-                        leftOver = u;
+                        culprit = u;
                         break;
                     }
                 }
             }
         }
-        if (mismatched != null)
+        if (problem != null)
         {
-            fault(ErrorCode.E_MISMATCH, mismatched.from, mismatchMessage(mismatched.desc, seq, desc));
-        }
-        else if (leftOver != null)
-        {
-            fault(ErrorCode.E_MISMATCH, leftOver.from, "{peer} sent " + leftOver.length +
-                " bytes for operation #" + leftOver.seq + " (" + leftOver.desc + ", tag " +
-                Tags.describe(leftOver.tag) + ") that no receive took: it came after this rank had finished that " +
-                "operation, so the ranks disagreed on how much to send (the counts of a V collective, say)");
+            faults.report(Fault.of(ErrorCode.E_MISMATCH, culprit.from, problem));
         }
     }
 
@@ -286,6 +246,7 @@ public final class Mailbox
         Unexpected early = null;
         String problem = null;
         ErrorCode problemCode = ErrorCode.E_MISMATCH;
+        Throwable problemCause = null;
         boolean clear = false;
         final ArrayList<Unexpected> dropped = new ArrayList<>();
         synchronized (this)
@@ -308,14 +269,17 @@ public final class Mailbox
             }
             if (early == null)
             {
-                if (peerGone[from])
+                final PeerStates.Departure gone = peers.departure(from);
+                final long issued = closings.issuedBy(from);
+                if (gone != null)
                 {
-                    problem = "{peer} is gone (" + peerGoneReason[from] + ") and this rank still waits for its data";
+                    problem = "{peer} is gone (" + gone.reason() + ") and this rank still waits for its data";
                     problemCode = ErrorCode.E_REMOTE;
+                    problemCause = gone.cause();
                 }
-                else if (closing[from] != null && neverSent(recv, closing[from].count))
+                else if (ClosingRecords.neverSent(recv, issued))
                 {
-                    problem = closedWhileWaiting(closing[from].count, seq);
+                    problem = ClosingRecords.closedWhileWaiting(issued, seq);
                     problemCode = ErrorCode.E_REMOTE;
                 }
                 else
@@ -325,7 +289,7 @@ public final class Mailbox
             }
             else
             {
-                problem = checkMatch(early.desc, early.length, recv);
+                problem = OpFingerprints.matchProblem(early.desc, early.length, recv);
                 if (problem != null)
                 {
                     forget(early, dropped);
@@ -355,7 +319,7 @@ public final class Mailbox
         }
         if (problem != null)
         {
-            fault(problemCode, from, problem);
+            faults.report(new Fault(problemCode, from, problem, problemCause, false));
             request.fail(failureOr(problem));
             return;
         }
@@ -417,7 +381,7 @@ public final class Mailbox
             }
             else
             {
-                problem = sequenceProblem(from, seq, tag, desc);
+                problem = fingerprints.arrivalProblem(seq, tag, desc);
             }
             if (sink == null && problem == null)
             {
@@ -439,7 +403,7 @@ public final class Mailbox
                 }
                 else if (p != null)
                 {
-                    problem = checkMatch(desc, length, p);
+                    problem = OpFingerprints.matchProblem(desc, length, p);
                     release = eager;
                     if (problem != null)
                     {
@@ -484,7 +448,7 @@ public final class Mailbox
         }
         if (problem != null)
         {
-            fault(code, from, problem);
+            faults.report(Fault.of(code, from, problem));
             if (refused != null)
             {
                 refused.request.fail(failureOr(problem));
@@ -496,26 +460,6 @@ public final class Mailbox
             flow.clearToSend(from, commId, seq, tag);
         }
         return sink;
-    }
-
-    /** Whether a message of {@code seq} cannot be for this rank's operation there; the problem, or null. */
-    private String sequenceProblem(final int from, final long seq, final long tag, final OpDescriptor desc)
-    {
-        final boolean collective = Tags.phase(tag) != Tags.P2P_PHASE;
-        if (collective && seq == expectedSeq && !desc.equals(expectedDesc))
-        {
-            return mismatchMessage(desc, seq, expectedDesc);
-        }
-        if (collective && seq < expectedSeq)
-        {
-            // This rank finished #seq without this message (a broadcast root only sends): if the peer ran
-            // another operation there, say so; the same operation arriving late would be a protocol bug.
-            final OpDescriptor ran = expectedSeq - seq < RECENT_OPS ? recent[(int)(seq % RECENT_OPS)] : null;
-            return ran != null && !ran.equals(desc) ? mismatchMessage(desc, seq, ran) :
-                "{peer} sent a message for operation #" + seq + " (" + desc + ", tag " + Tags.describe(tag) +
-                ") after this rank finished it";
-        }
-        return null;
     }
 
     /**
@@ -534,13 +478,10 @@ public final class Mailbox
     {
         if (!outbox.send(to, seq, tag, desc, payload, done))
         {
-            final String gone;
-            synchronized (this)
-            {
-                gone = "{peer} is gone (" + peerGoneReason[to] + ") and this rank still sends to it";
-            }
-            fault(ErrorCode.E_REMOTE, to, gone);
-            done.fail(failureOr(gone));
+            final PeerStates.Departure gone = peers.departure(to);
+            final String problem = "{peer} is gone (" + gone.reason() + ") and this rank still sends to it";
+            faults.report(new Fault(ErrorCode.E_REMOTE, to, problem, gone.cause(), false));
+            done.fail(failureOr(problem));
         }
     }
 
@@ -557,189 +498,32 @@ public final class Mailbox
     }
 
     /**
-     * Where this rank is, for peers that ask.
-     *
-     * @param whereabouts this rank's position in the communicator.
-     */
-    public void answerPositionsFrom(final Supplier<Position> whereabouts)
-    {
-        this.whereabouts = whereabouts;
-    }
-
-    /**
-     * Asks a peer where it is; its answer goes to the survey in place ({@link #surveyWith}).
-     *
-     * @param globalPeer the peer, in the root communicator.
-     */
-    public void askPosition(final int globalPeer)
-    {
-        flow.askPosition(globalPeer, commId);
-    }
-
-    /**
-     * Where the peers' answers go.
-     *
-     * @param listener told of each answer (the peer in the root communicator, its position), or null to stop.
-     */
-    public void surveyWith(final BiConsumer<Integer, Position> listener)
-    {
-        this.survey = listener;
-    }
-
-    void onPositionQuery(final int from)
-    {
-        final Supplier<Position> w = whereabouts;
-        if (w != null)
-        {
-            flow.tellPosition(from, commId, w.get());
-        }
-    }
-
-    void onPosition(final int from, final Position position)
-    {
-        final BiConsumer<Integer, Position> s = survey;
-        if (s != null)
-        {
-            s.accept(from, position);
-        }
-    }
-
-    /**
-     * Tells every peer, at close, the collectives this rank issued: their count, their hash, and the last
-     * {@link FlowControl#CLOSING_ENTRIES} one by one.
-     *
-     * @param globalPeers the peers, in the root communicator.
-     * @param count       collectives issued.
-     * @param hash        their hash, in order.
-     * @param lastSeqs    the last ones' sequence numbers, oldest first (at most {@link FlowControl#CLOSING_ENTRIES}).
-     * @param lastDescs   the last ones.
-     */
-    public void tellClosing(
-        final int[] globalPeers, final long count, final long hash, final long[] lastSeqs,
-        final OpDescriptor[] lastDescs)
-    {
-        for (final int peer : globalPeers)
-        {
-            if (lastSeqs.length == 0)
-            {
-                flow.tellClosing(peer, commId, -1, null, count, hash);
-            }
-            for (int i = 0; i < lastSeqs.length; i++)
-            {
-                flow.tellClosing(peer, commId, lastSeqs[i], lastDescs[i], count, hash);
-            }
-        }
-    }
-
-    /**
-     * A peer closed, naming how many collectives it issued. A receive of a later collective from it can never
-     * complete: this rank issued a collective the peer did not, and fails now rather than when the peer's close gives
-     * up waiting for this rank's record. Only later collectives: the peer's data for its own last ones may still be on
-     * its way, on another connection of the link than this message.
+     * One entry of a peer's closing record came (called by a transport thread): a receive of a later collective from
+     * it can never complete, since this rank issued a collective the peer did not, and fails now rather than when the
+     * peer's close gives up waiting for this rank's record. Only later collectives: the peer's data for its own last
+     * ones may still be on its way, on another connection of the link than this message.
      */
     void onClosing(final int from, final long seq, final OpDescriptor desc, final long count, final long hash)
     {
+        closings.onEntry(from, seq, desc, count, hash);
         long waitingFor = -1;
-        synchronized (this)
+        if (!faults.isOutsider(from))
         {
-            ClosingRecord r = closing[from];
-            if (r == null || r.count != count || r.hash != hash)
-            {
-                r = new ClosingRecord(count, hash);
-                closing[from] = r;
-            }
-            if (seq >= 0 && r.last.size() < FlowControl.CLOSING_ENTRIES)
-            {
-                r.last.put(seq, desc);
-            }
-            if (members == null || members[from])
+            synchronized (this)
             {
                 for (final PostedRecv p : posted[from])
                 {
-                    if (neverSent(p, count))
+                    if (ClosingRecords.neverSent(p, count))
                     {
                         waitingFor = p.seq;
                         break;
                     }
                 }
             }
-            notifyAll();
         }
         if (waitingFor >= 0)
         {
-            fault(ErrorCode.E_REMOTE, from, closedWhileWaiting(count, waitingFor));
-        }
-    }
-
-    /** Whether a receive is of a collective numbered beyond the {@code count} that its peer issued before closing. */
-    private static boolean neverSent(final PostedRecv recv, final long count)
-    {
-        final Operation op = recv.mine.operation();
-        return op != Operation.SEND && op != Operation.RECV && recv.seq >= count;
-    }
-
-    private static String closedWhileWaiting(final long count, final long seq)
-    {
-        return "{peer} closed its communicator after issuing " + count + " collectives, while this rank waits for " +
-            "its data in collective #" + seq + ": every rank must issue the same collectives (did {peer} fail, or " +
-            "leave a loop early?)";
-    }
-
-    /**
-     * Waits until every peer has said what it issued ({@link #tellClosing}), is gone, or the deadline passes.
-     *
-     * @param globalPeers   the peers, in the root communicator.
-     * @param deadlineNanos when to stop waiting, by {@link System#nanoTime()}.
-     * @return each peer's record, in the order given; null for a peer that is gone or did not say in time.
-     */
-    public synchronized ClosingRecord[] awaitClosing(final int[] globalPeers, final long deadlineNanos)
-    {
-        final ClosingRecord[] got = new ClosingRecord[globalPeers.length];
-        try
-        {
-            while (true)
-            {
-                boolean waiting = false;
-                for (int i = 0; i < globalPeers.length; i++)
-                {
-                    final ClosingRecord r = closing[globalPeers[i]];
-                    got[i] = r != null && r.complete() ? r : null;
-                    waiting |= got[i] == null && !peerGone[globalPeers[i]];
-                }
-                final long left = deadlineNanos - System.nanoTime();
-                if (!waiting || failure != null || left <= 0)
-                {
-                    return got;
-                }
-                wait(Math.max(1, Math.min(100, left / 1_000_000)));
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return got;
-        }
-    }
-
-    /** What a peer said of its collectives when it closed. */
-    public static final class ClosingRecord
-    {
-        /** Collectives it issued. */
-        public final long count;
-        /** Their hash, in order. */
-        public final long hash;
-        /** Its last collectives by sequence number. */
-        public final Map<Long, OpDescriptor> last = new HashMap<>();
-
-        ClosingRecord(final long count, final long hash)
-        {
-            this.count = count;
-            this.hash = hash;
-        }
-
-        boolean complete()
-        {
-            return last.size() >= Math.min(count, FlowControl.CLOSING_ENTRIES);
+            faults.report(Fault.of(ErrorCode.E_REMOTE, from, ClosingRecords.closedWhileWaiting(count, waitingFor)));
         }
     }
 
@@ -782,7 +566,6 @@ public final class Mailbox
                 return;
             }
             failure = cause;
-            notifyAll();
             for (final PostedRecv p : inflight)
             {
                 p.cancel(); // bytes still streaming in must not reach a buffer the user has been given back
@@ -808,6 +591,7 @@ public final class Mailbox
             }
         }
         releaseAll(dropped);
+        closings.wake(true);
         outbox.fail(cause);
         for (final PostedRecv p : failed)
         {
@@ -816,60 +600,46 @@ public final class Mailbox
     }
 
     /**
-     * A peer is gone: its connection failed, it aborted, or it closed. Receives posted from it fail the communicator;
-     * so will later ones that its buffered messages cannot satisfy.
+     * A peer is gone: its connection failed, it aborted, or it closed ({@link PeerStates} says how; called once per
+     * peer, after it was recorded there). Receives posted from it fail the communicator; so will later ones that its
+     * buffered messages cannot satisfy. A peer that closed in good order is a fault only if this rank still waits for
+     * it or still sends to it.
      *
      * @param globalPeer the peer, in the root communicator.
-     * @param code       the category of the fault it causes.
-     * @param reason     what happened.
-     * @param orderly    true when the peer closed in good order: a fault only if this rank still waits for it.
      */
-    public void peerGone(final int globalPeer, final ErrorCode code, final String reason, final boolean orderly)
+    void peerGone(final int globalPeer)
     {
+        final PeerStates.Departure gone = peers.departure(globalPeer);
         final boolean waiting;
-        final boolean member;
         synchronized (this)
         {
-            if (peerGone[globalPeer])
-            {
-                return;
-            }
-            peerGone[globalPeer] = true;
-            notifyAll(); // a close waiting for its record stops waiting
-            peerGoneOrderly[globalPeer] = orderly;
-            peerGoneCode[globalPeer] = code;
-            peerGoneReason[globalPeer] = reason;
-            member = members != null && members[globalPeer];
             waiting = !posted[globalPeer].isEmpty();
         }
-        final boolean sending = outbox.peerGone(globalPeer);
-        if (!member)
+        closings.wake(false); // a close waiting for its record stops waiting
+        final boolean sending = outbox.holdsFor(globalPeer);
+        if (!faults.isMember(globalPeer))
         {
             return; // attach() reports it if the peer turns out to be a member
         }
-        if (!orderly || waiting || sending)
+        if (!gone.orderly() || waiting || sending)
         {
-            fault(code, globalPeer, orderly ?
-                "{peer} " + reason + " while this rank still waits for its data" : "{peer} " + reason);
+            faults.report(new Fault(gone.code(), globalPeer, gone.orderly() ? "{peer} " + gone.reason() +
+                " while this rank still waits for its data" : "{peer} " + gone.reason(), gone.cause(), false));
         }
     }
 
     /**
-     * A peer's instance of this communicator failed, and it says why.
+     * A peer's instance of this communicator failed, and it says why: this rank's failure follows from it.
      *
      * @param globalPeer the peer, in the root communicator.
      * @param reason     its failure.
      */
     public void peerAborted(final int globalPeer, final String reason)
     {
-        synchronized (this)
+        if (!faults.isOutsider(globalPeer))
         {
-            if (members != null && !members[globalPeer])
-            {
-                return;
-            }
+            faults.report(new Fault(ErrorCode.E_REMOTE, globalPeer, "{peer} failed: " + reason, null, true));
         }
-        fault(ErrorCode.E_REMOTE, globalPeer, "{peer} failed: " + reason);
     }
 
     /** Unexpected delivered: its buffer is let go, so its credit goes back. */
@@ -917,75 +687,9 @@ public final class Mailbox
         return bytes;
     }
 
-    private String checkMatch(final OpDescriptor theirs, final int length, final PostedRecv recv)
-    {
-        final boolean p2p = Tags.phase(recv.tag) == Tags.P2P_PHASE;
-        if (p2p && (theirs.dataType() != recv.mine.dataType() || theirs.count() != recv.mine.count()))
-        {
-            return "{peer} issued " + theirs + " but this rank issued " + recv.mine;
-        }
-        if (length != recv.length)
-        {
-            if (!theirs.hasCount() && theirs.equals(recv.mine) && null != theirs.dataType())
-            {
-                return blockMismatch(theirs, length, recv);
-            }
-            return "{peer} sent " + length + " bytes for " + theirs + " (tag " + Tags.describe(recv.tag) +
-                ") but this rank expected " + recv.length + " for " + recv.mine;
-        }
-        return null;
-    }
-
-    /**
-     * A message of the same operation, one without a count in its fingerprint ({@code allToAllV}), has the wrong
-     * length: the sender's count for this rank and this rank's count for the sender differ, which only the pair's
-     * messages show. Says it in elements and in the arguments' names.
-     */
-    private static String blockMismatch(final OpDescriptor theirs, final int length, final PostedRecv recv)
-    {
-        final int size = theirs.dataType().size();
-        return "{peer} sent a message of " + length + " bytes (" + length / size + " " + theirs.dataType() +
-            " elements) in " + theirs + " (tag " + Tags.describe(recv.tag) + ") where this rank expected " +
-            recv.length + " bytes (" +
-            recv.length / size + " elements): {peer}'s sendCounts entry for this rank and this rank's recvCounts " +
-            "entry for {peer} differ, and must be equal";
-    }
-
-    private static String mismatchMessage(final OpDescriptor theirs, final long seq, final OpDescriptor mine)
-    {
-        return "operation mismatch at #" + seq + ": {peer} issued " + theirs + " while this rank issued " + mine +
-            "; every rank must issue the same collectives in the same order";
-    }
-
-    private void fault(final ErrorCode code, final int globalPeer, final String message)
-    {
-        final FaultListener l;
-        synchronized (this)
-        {
-            l = listener;
-            if (l == null)
-            {
-                earlyFaults.add(new Fault(code, globalPeer, message));
-                return;
-            }
-        }
-        l.onFault(code, globalPeer, message);
-    }
-
     private synchronized HcclException failureOr(final String message)
     {
         return failure != null ? failure : new HcclException(ErrorCode.E_INTERNAL, message.replace("{peer}", "peer"));
-    }
-
-    /**
-     * A fault kept until the communicator attaches.
-     *
-     * @param code       what kind.
-     * @param globalPeer the peer, in the root communicator, or negative for none.
-     * @param message    what happened; {@code {peer}} stands for the peer's rank.
-     */
-    private record Fault(ErrorCode code, int globalPeer, String message)
-    {
     }
 
     /** A message, by sender, sequence number and tag. */

@@ -21,17 +21,17 @@ final class Outbox
     private final ArrayList<PendingSend>[] awaitingCts;
     /** Sends whose request to send waits until fewer than {@link FlowControl#MAX_RTS_IN_FLIGHT} are out. */
     private final ArrayDeque<PendingSend>[] heldBack;
-    private final boolean[] peerGone;
+    private final PeerStates peers;
     private HcclException failure;
 
     @SuppressWarnings("unchecked")
-    Outbox(final long commId, final int rootWorldSize, final FlowControl flow)
+    Outbox(final long commId, final int rootWorldSize, final FlowControl flow, final PeerStates peers)
     {
         this.commId = commId;
         this.flow = flow;
         awaitingCts = new ArrayList[rootWorldSize];
         heldBack = new ArrayDeque[rootWorldSize];
-        peerGone = new boolean[rootWorldSize];
+        this.peers = peers;
         for (int i = 0; i < rootWorldSize; i++)
         {
             awaitingCts[i] = new ArrayList<>();
@@ -68,7 +68,7 @@ final class Outbox
                 done.fail(failure);
                 return true;
             }
-            if (peerGone[to])
+            if (peers.isGone(to))
             {
                 return false;
             }
@@ -131,14 +131,14 @@ final class Outbox
     }
 
     /**
-     * A receiver is gone: later messages to it cannot go.
+     * Whether messages to a peer wait here: once the peer is gone ({@link PeerStates}, which {@link #send} reads under
+     * this lock), they never go.
      *
      * @param peer the peer, in the root communicator.
-     * @return whether messages to it wait here, which then never go.
+     * @return whether any wait for it.
      */
-    synchronized boolean peerGone(final int peer)
+    synchronized boolean holdsFor(final int peer)
     {
-        peerGone[peer] = true;
         return !awaitingCts[peer].isEmpty() || !heldBack[peer].isEmpty();
     }
 

@@ -59,7 +59,7 @@ class LeftoverMessageTest
     private static List<String> attach(final Mailbox mailbox)
     {
         final List<String> faults = new ArrayList<>();
-        mailbox.attach(new int[]{0, 1}, (code, peer, message) -> faults.add(code + " from " + peer + ": " + message));
+        mailbox.attach(new int[]{0, 1}, f -> faults.add(f.code() + " from " + f.globalPeer() + ": " + f.message()));
         return faults;
     }
 

@@ -91,7 +91,7 @@ class UnknownCommunicatorTest
         final Dispatcher dispatcher = dispatcher(1000);
         final Mailbox mailbox = dispatcher.mailbox(7);
         final List<String> faults = new ArrayList<>();
-        mailbox.attach(new int[]{0, 1}, (code, peer, message) -> faults.add(code + " " + peer + " " + message));
+        mailbox.attach(new int[]{0, 1}, f -> faults.add(f.code() + " " + f.globalPeer() + " " + f.message()));
         assertNotSame(Mailbox.DISCARD, dispatcher.onMessage(1, 7, 0, TAG, DESC, 900), "within the budget: kept");
         assertSame(Mailbox.DISCARD, dispatcher.onMessage(1, 7, 1, TAG, DESC, 900));
         assertEquals(1, faults.size(), faults.toString());
