@@ -85,7 +85,7 @@ final class CloseConfirmation
             LOG.error("rank {}: {}", comm.rank(), ex.getMessage());
             return ex;
         }
-        if (!unconfirmed.isEmpty() && !comm.inProcess() && comm.failure() == null)
+        if (!unconfirmed.isEmpty() && !comm.inProcess() && comm.failures().get() == null)
         {
             LOG.warn("rank {}: ranks {} did not confirm their collectives at close() within HCCL_CONNECT_TIMEOUT " +
                 "({} s): they are gone, or do not close this communicator", comm.rank(), unconfirmed,

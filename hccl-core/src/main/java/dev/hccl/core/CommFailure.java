@@ -2,19 +2,26 @@ package dev.hccl.core;
 
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Link;
+import dev.hccl.core.mailbox.Fault;
+import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.Mailbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
+import java.util.function.Supplier;
 
 /**
- * A communicator's failure: set once, told to every peer before anything here wakes, then given to every posted
- * receive; {@code close} waits until the peers have been told.
+ * A communicator's failure state: set once, told to every peer before anything here wakes, then given to every posted
+ * receive and every wait in progress; {@code close} waits until the peers have been told. It is also where the
+ * mailbox's faults become the user's {@link HcclException}: the peer in this communicator's numbering, the operation
+ * running and its sequence number, the transport's exception as cause.
  */
-final class CommFailure
+final class CommFailure implements FaultListener
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommFailure.class);
 
@@ -23,6 +30,10 @@ final class CommFailure
     private final long commId;
     private final IntFunction<Link> links;
     private final Mailbox mailbox;
+    private final Whereabouts whereabouts;
+    private final IntUnaryOperator rankOfGlobal;
+    private final Supplier<OpExecutor.RunningOp> running;
+    private final Consumer<HcclException> afterFailure;
     private volatile HcclException failure;
     /** Whether the failure passes a peer's own on; set with it. */
     private volatile boolean relayed;
@@ -32,19 +43,30 @@ final class CommFailure
     private final CountDownLatch peersTold = new CountDownLatch(1);
 
     /**
-     * @param rank    this rank.
-     * @param size    the communicator's size.
-     * @param commId  the communicator's id, which the ABORT names.
-     * @param links   the link to each rank of the communicator.
-     * @param mailbox the communicator's receives.
+     * @param rank         this rank.
+     * @param size         the communicator's size.
+     * @param commId       the communicator's id, which the ABORT names.
+     * @param links        the link to each rank of the communicator.
+     * @param mailbox      the communicator's receives.
+     * @param whereabouts  the waits in progress, failed with the communicator.
+     * @param rankOfGlobal this communicator's rank of a rank of the root communicator, or -1.
+     * @param running      the operation running now, or null.
+     * @param afterFailure told of each failure, once the peers and the waits have been (the flight recorder's dump).
      */
-    CommFailure(final int rank, final int size, final long commId, final IntFunction<Link> links, final Mailbox mailbox)
+    CommFailure(
+        final int rank, final int size, final long commId, final IntFunction<Link> links, final Mailbox mailbox,
+        final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal, final Supplier<OpExecutor.RunningOp> running,
+        final Consumer<HcclException> afterFailure)
     {
         this.rank = rank;
         this.size = size;
         this.commId = commId;
         this.links = links;
         this.mailbox = mailbox;
+        this.whereabouts = whereabouts;
+        this.rankOfGlobal = rankOfGlobal;
+        this.running = running;
+        this.afterFailure = afterFailure;
     }
 
     /**
@@ -64,13 +86,52 @@ final class CommFailure
     }
 
     /**
-     * Fails the communicator, once: the peers are told, then the mailbox fails every posted receive.
+     * Fails the communicator, once: the peers are told, then the mailbox fails every posted receive, then every wait.
      *
-     * @param cause   the failure.
-     * @param relayed whether it passes a peer's own failure on.
+     * @param cause the failure.
      * @return the communicator's failure: {@code cause}, or the earlier one.
      */
-    HcclException fail(final HcclException cause, final boolean relayed)
+    HcclException fail(final HcclException cause)
+    {
+        return fail(cause, false);
+    }
+
+    /**
+     * Fails the communicator from within an operation, which carries the failure to its caller.
+     *
+     * @param cause the failure.
+     * @return the communicator's failure: {@code cause}, or the earlier one.
+     */
+    HcclException failInOperation(final HcclException cause)
+    {
+        final HcclException f = fail(cause);
+        reported = true;
+        return f;
+    }
+
+    @Override
+    public void onFault(final Fault fault)
+    {
+        final int globalPeer = fault.globalPeer();
+        final int peer = globalPeer >= 0 ? rankOfGlobal.applyAsInt(globalPeer) : -1;
+        final OpExecutor.RunningOp op = running.get();
+        final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
+            globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
+        fail(new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
+            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text,
+            fault.cause()), fault.relayed());
+    }
+
+    private HcclException fail(final HcclException cause, final boolean relayed)
+    {
+        final HcclException f = failOnce(cause, relayed);
+        whereabouts.failWaits(f);
+        afterFailure.accept(f);
+        return f;
+    }
+
+    /** Sets the failure, tells the peers and fails the receives; the first cause stands. */
+    private HcclException failOnce(final HcclException cause, final boolean relayed)
     {
         synchronized (this)
         {
@@ -107,14 +168,6 @@ final class CommFailure
         }
         mailbox.fail(cause);
         return cause;
-    }
-
-    /**
-     * An operation carries the failure to its caller.
-     */
-    void reported()
-    {
-        reported = true;
     }
 
     /**

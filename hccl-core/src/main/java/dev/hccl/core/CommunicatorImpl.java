@@ -1,18 +1,14 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.LinkCosts;
-import dev.hccl.algorithms.RingAlgorithm;
 import dev.hccl.algorithms.ScratchBuffers;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.CommConfig;
-import dev.hccl.api.CommFuture;
 import dev.hccl.api.Communicator;
-import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
-import dev.hccl.api.ReduceOp;
 import dev.hccl.api.TopoProbe;
 import dev.hccl.api.Topology;
 import dev.hccl.api.spi.BackoffWait;
@@ -20,10 +16,7 @@ import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
-import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.WaitPolicy;
-import dev.hccl.core.mailbox.Fault;
-import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.FlowControl;
 import dev.hccl.core.mailbox.Mailbox;
 import dev.hccl.core.topology.LinkProbe;
@@ -32,17 +25,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The communicator: checks arguments on the caller's thread, numbers each operation, and runs it on its execution
  * stream against the point-to-point primitives of {@link OpContext}. A failure on the wire fails the communicator:
  * the operation, every queued one and every later one complete with an {@link HcclException}, and the peers are told.
  */
-final class CommunicatorImpl implements Communicator, FaultListener
+final class CommunicatorImpl extends CommunicatorCalls
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
@@ -60,6 +51,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
     private final int localSize;
     private final WaitPolicy waitPolicy;
     private final Mailbox mailbox;
+    private final Wire wire;
     /** Where this rank is, for peers that ask and for the stall watch. */
     private final Whereabouts whereabouts = new Whereabouts();
     /** The collectives issued, which close() confirms with the peers. */
@@ -67,7 +59,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
     /** The last operations, dumped on failure and on demand. */
     private final FlightRecorder recorder;
     /** Shrinks made: the survivors number them alike, so that each shrink's communicator id is new. */
-    private final AtomicInteger shrinks = new AtomicInteger();
     private final Watchdog.Registration stallWatch;
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
@@ -76,13 +67,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
 
     private final AlgorithmSelector algorithms;
     /** The exchange of (color, key) in split(): fixed, whatever HCCL_ALGO says. */
-    private final RingAlgorithm splitExchange = new RingAlgorithm();
 
     private final OpExecutor executor;
     private final OpIssuer issuer;
     private final Operations ops;
+    private final Children children;
     /** Split calls so far: each gets an index, alike on every rank. Touched only while issuing a collective. */
-    private int splits;
     private final CommFailure failure;
     /** The algorithms' slots ({@link PeerGroup#scratch}), then {@link #STAGING_SLOT}; the operation's thread's. */
     private final ScratchBuffers scratch = new ScratchBuffers(STAGING_SLOT + 1);
@@ -130,12 +120,15 @@ final class CommunicatorImpl implements Communicator, FaultListener
         }
         this.recorder = new FlightRecorder(config.traceBufferSize());
         this.mailbox = fabric.dispatcher().mailbox(commId);
-        this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox);
+        this.wire = new Wire(mailbox, this.globalRanks);
+        this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox, whereabouts,
+            this::rankOfGlobal, this::runningOp, this::dumpOnFailure);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
         this.executor = new OpExecutor(this, mailbox, fabric);
         this.issuer = new OpIssuer(this, executor, stream, globalRanks.length);
         this.ops = new Operations(this, issuer, algorithms);
-        mailbox.attach(globalRanks, this);
+        this.children = new Children(this, issuer, fabric.dispatcher());
+        mailbox.attach(globalRanks, failure);
         mailbox.positions().answerFrom(whereabouts::now);
         this.stallWatch = Watchdog.watch(this, config.stallCheckTime());
     }
@@ -313,12 +306,10 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return fabric.link(globalRanks[peer]);
     }
 
-    /** Sends one message of an operation to {@code peer}, eagerly or by rendezvous as its budget allows. */
-    void send(
-        final int peer, final long seq, final long tag, final OpDescriptor desc, final ByteBuffer payload,
-        final Request done)
+    /** The communicator's messages both ways, in its own numbering. */
+    Wire wire()
     {
-        mailbox.send(globalRanks[peer], seq, tag, desc, payload, done);
+        return wire;
     }
 
     long execTimeoutNanos()
@@ -342,210 +333,12 @@ final class CommunicatorImpl implements Communicator, FaultListener
         return scratch.get(slot, bytes);
     }
 
-    // ---------------------------------------------------------------- collectives
-
-    @Override
-    public void allReduce(
-        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op)
-    {
-        ops.allReduce(send, recv, count, type, op, true).join();
-    }
-
-    @Override
-    public CommFuture allReduceAsync(
-        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op)
-    {
-        return ops.allReduce(send, recv, count, type, op, false);
-    }
-
-    @Override
-    public void allGather(final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type)
-    {
-        ops.allGather(send, recv, sendCount, type, true).join();
-    }
-
-    @Override
-    public CommFuture allGatherAsync(
-        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type)
-    {
-        return ops.allGather(send, recv, sendCount, type, false);
-    }
-
-    @Override
-    public void reduceScatter(
-        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final ReduceOp op)
-    {
-        ops.reduceScatter(send, recv, recvCount, type, op, true).join();
-    }
-
-    @Override
-    public CommFuture reduceScatterAsync(
-        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final ReduceOp op)
-    {
-        return ops.reduceScatter(send, recv, recvCount, type, op, false);
-    }
-
-    @Override
-    public void broadcast(final ByteBuffer buf, final long count, final DataType type, final int root)
-    {
-        ops.broadcast(buf, count, type, root, true).join();
-    }
-
-    @Override
-    public CommFuture broadcastAsync(final ByteBuffer buf, final long count, final DataType type, final int root)
-    {
-        return ops.broadcast(buf, count, type, root, false);
-    }
-
-    @Override
-    public void reduce(
-        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
-        final int root)
-    {
-        ops.reduce(send, recv, count, type, op, root, true).join();
-    }
-
-    @Override
-    public CommFuture reduceAsync(
-        final ByteBuffer send, final ByteBuffer recv, final long count, final DataType type, final ReduceOp op,
-        final int root)
-    {
-        return ops.reduce(send, recv, count, type, op, root, false);
-    }
-
-    @Override
-    public void allToAll(final ByteBuffer send, final ByteBuffer recv, final long countPerRank, final DataType type)
-    {
-        ops.allToAll(send, recv, countPerRank, type, true).join();
-    }
-
-    @Override
-    public CommFuture allToAllAsync(
-        final ByteBuffer send, final ByteBuffer recv, final long countPerRank, final DataType type)
-    {
-        return ops.allToAll(send, recv, countPerRank, type, false);
-    }
-
-    @Override
-    public void send(final ByteBuffer buf, final long count, final DataType type, final int peer)
-    {
-        ops.send(buf, count, type, peer, true).join();
-    }
-
-    @Override
-    public CommFuture sendAsync(final ByteBuffer buf, final long count, final DataType type, final int peer)
-    {
-        return ops.send(buf, count, type, peer, false);
-    }
-
-    @Override
-    public void recv(final ByteBuffer buf, final long count, final DataType type, final int peer)
-    {
-        ops.recv(buf, count, type, peer, true).join();
-    }
-
-    @Override
-    public CommFuture recvAsync(final ByteBuffer buf, final long count, final DataType type, final int peer)
-    {
-        return ops.recv(buf, count, type, peer, false);
-    }
-
-    @Override
-    public void barrier()
-    {
-        ops.barrier(true).join();
-    }
-
-    @Override
-    public CommFuture barrierAsync()
-    {
-        return ops.barrier(false);
-    }
-
-    // ---------------------------------------------------------------- V collectives, scatter, gather
-
-    @Override
-    public void allGatherV(
-        final ByteBuffer send, final long sendCount, final ByteBuffer recv, final long[] recvCounts,
-        final long[] recvDispls, final DataType type)
-    {
-        ops.allGatherV(send, sendCount, recv, recvCounts, recvDispls, type, true).join();
-    }
-
-    @Override
-    public CommFuture allGatherVAsync(
-        final ByteBuffer send, final long sendCount, final ByteBuffer recv, final long[] recvCounts,
-        final long[] recvDispls, final DataType type)
-    {
-        return ops.allGatherV(send, sendCount, recv, recvCounts, recvDispls, type, false);
-    }
-
-    @Override
-    public void reduceScatterV(
-        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
-        final long recvCount, final DataType type, final ReduceOp op)
-    {
-        ops.reduceScatterV(send, sendCounts, sendDispls, recv, recvCount, type, op, true).join();
-    }
-
-    @Override
-    public CommFuture reduceScatterVAsync(
-        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
-        final long recvCount, final DataType type, final ReduceOp op)
-    {
-        return ops.reduceScatterV(send, sendCounts, sendDispls, recv, recvCount, type, op, false);
-    }
-
-    @Override
-    public void allToAllV(
-        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
-        final long[] recvCounts, final long[] recvDispls, final DataType type)
-    {
-        ops.allToAllV(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type, true).join();
-    }
-
-    @Override
-    public CommFuture allToAllVAsync(
-        final ByteBuffer send, final long[] sendCounts, final long[] sendDispls, final ByteBuffer recv,
-        final long[] recvCounts, final long[] recvDispls, final DataType type)
-    {
-        return ops.allToAllV(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type, false);
-    }
-
-    @Override
-    public void scatter(
-        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final int root)
-    {
-        ops.scatter(send, recv, recvCount, type, root, true).join();
-    }
-
-    @Override
-    public CommFuture scatterAsync(
-        final ByteBuffer send, final ByteBuffer recv, final long recvCount, final DataType type, final int root)
-    {
-        return ops.scatter(send, recv, recvCount, type, root, false);
-    }
-
-    @Override
-    public void gather(
-        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type, final int root)
-    {
-        ops.gather(send, recv, sendCount, type, root, true).join();
-    }
-
-    @Override
-    public CommFuture gatherAsync(
-        final ByteBuffer send, final ByteBuffer recv, final long sendCount, final DataType type, final int root)
-    {
-        return ops.gather(send, recv, sendCount, type, root, false);
-    }
-
     // ---------------------------------------------------------------- split
 
     @Override
     public void abort()
     {
-        fail(new HcclException(ErrorCode.E_UNAVAIL, rank, HcclException.UNKNOWN_RANK, null,
+        failure.fail(new HcclException(ErrorCode.E_UNAVAIL, rank, HcclException.UNKNOWN_RANK, null,
             HcclException.NO_SEQUENCE, "aborted by the application (Communicator.abort) on rank " + rank, null));
     }
 
@@ -557,21 +350,32 @@ final class CommunicatorImpl implements Communicator, FaultListener
     }
 
     @Override
+    Operations ops()
+    {
+        return ops;
+    }
+
+    @Override
     public Communicator shrink(final int... excludedRanks)
     {
-        final ShrinkPlan plan = ShrinkPlan.of(worldSize(), rank, excludedRanks, commId, shrinks.getAndIncrement());
-        return child(plan.members(), plan.rank(), plan.commId());
+        return children.shrink(excludedRanks);
+    }
+
+    @Override
+    public Communicator split(final int color, final int key)
+    {
+        return children.split(color, key);
     }
 
     /**
-     * A communicator of some of this one's ranks over the same links (split, shrink).
+     * A communicator of some of this one's ranks over the same links (split, shrink), with this one's link costs.
      *
      * @param members its ranks, as ranks of this communicator, in their new order.
      * @param newRank this rank's place among them.
      * @param newId   its id, derived alike on every member.
      * @return the new communicator.
      */
-    private CommunicatorImpl child(final int[] members, final int newRank, final long newId)
+    CommunicatorImpl child(final int[] members, final int newRank, final long newId)
     {
         final int[] subGlobal = new int[members.length];
         for (int i = 0; i < subGlobal.length; i++)
@@ -594,42 +398,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
         }
     }
 
-    @Override
-    public Communicator split(final int color, final int key)
-    {
-        fabric.dispatcher().splitBegins();
-        try
-        {
-            return splitUnderWay(color, key);
-        }
-        finally
-        {
-            fabric.dispatcher().splitEnds();
-        }
-    }
-
-    private Communicator splitUnderWay(final int color, final int key)
-    {
-        final int n = worldSize();
-        final ByteBuffer mine = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
-        mine.putInt(0, color).putInt(4, key);
-        final ByteBuffer all = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
-        final OpDescriptor desc = new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2);
-        final int splitIndex;
-        issuer.enter(IssueGuard.COLLECTIVES, desc); // the index and the sequence number pair up alike on every rank
-        try
-        {
-            splitIndex = splits++;
-            issuer.collective(true, desc, ctx -> splitExchange.allGather(ctx, mine, all, 2, DataType.INT32));
-        }
-        finally
-        {
-            issuer.exit(IssueGuard.COLLECTIVES);
-        }
-        final SplitPlan plan = SplitPlan.of(all, rank, commId, splitIndex);
-        return plan == null ? null : child(plan.members(), plan.rank(), plan.commId());
-    }
-
     ProgressEngine progressEngine()
     {
         return fabric.progressEngine();
@@ -647,37 +415,23 @@ final class CommunicatorImpl implements Communicator, FaultListener
     }
 
     /**
-     * The communicator's failure.
+     * The communicator's failure state.
      *
-     * @return it, or null while the communicator works.
+     * @return it.
      */
-    HcclException failure()
+    CommFailure failures()
     {
-        return failure.get();
+        return failure;
     }
 
-    /**
-     * Fails the communicator, once ({@link CommFailure#fail}).
-     *
-     * @param cause the failure.
-     * @return the communicator's failure: {@code cause}, or the earlier one.
-     */
-    HcclException fail(final HcclException cause)
+    private OpExecutor.RunningOp runningOp()
     {
-        return fail(cause, false);
+        return executor.running();
     }
 
-    /**
-     * Fails the communicator, once.
-     *
-     * @param cause   the failure.
-     * @param relayed whether it passes a peer's own failure on (the peer is the root cause).
-     * @return the communicator's failure: {@code cause}, or the earlier one.
-     */
-    private HcclException fail(final HcclException cause, final boolean relayed)
+    /** After each failure: the flight recorder's dump, the first time, when {@code HCCL_DUMP_DIR} is set. */
+    private void dumpOnFailure(final HcclException f)
     {
-        final HcclException f = failure.fail(cause, relayed);
-        whereabouts.failWaits(f);
         if (config.dumpDir() != null && recorder.firstFailure())
         {
             try
@@ -689,43 +443,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
                 LOG.warn("rank {}: could not write the flight recorder: {}", rank, ex.toString());
             }
         }
-        return f;
-    }
-
-    /**
-     * Fails the communicator from within an operation, which carries the failure to its caller.
-     *
-     * @param cause the failure.
-     * @return the communicator's failure: {@code cause}, or the earlier one.
-     */
-    HcclException failInOperation(final HcclException cause)
-    {
-        final HcclException f = fail(cause);
-        failure.reported();
-        return f;
-    }
-
-    @Override
-    public void onFault(final Fault fault)
-    {
-        final int globalPeer = fault.globalPeer();
-        final int peer = globalPeer >= 0 && globalPeer < localOfGlobal.length ? localOfGlobal[globalPeer] : -1;
-        final OpExecutor.RunningOp op = executor.running();
-        final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
-            globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
-        fail(new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
-            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text,
-            fault.cause()), fault.relayed());
-    }
-
-    /**
-     * Whether the communicator's failure passes on a peer's own (its ABORT), rather than one found here.
-     *
-     * @return true when relayed; false while the communicator works.
-     */
-    boolean failureRelayed()
-    {
-        return failure.relayed();
     }
 
     @Override

@@ -267,7 +267,7 @@ final class FlightRecorder
             .field("pid", ProcessHandle.current().pid())
             .field("jvm", ManagementFactory.getRuntimeMXBean().getName())
             .field("reason", reason).field("dumpedAtMicros", nowMicros());
-        final HcclException failure = comm.failure();
+        final HcclException failure = comm.failures().get();
         if (failure == null)
         {
             j.field("failure", null);
@@ -278,7 +278,7 @@ final class FlightRecorder
             j.key("failure").open().field("message", failure.getMessage()).field("code", failure.errorCode().name())
                 .field("peer", failure.peer()).field("operation", failure.operation() == null ? null :
                     failure.operation().displayName()).field("seq", failure.sequence())
-                .field("relayed", comm.failureRelayed());
+                .field("relayed", comm.failures().relayed());
             j.key("causes").array();
             for (Throwable t = failure.getCause(); t != null && t != t.getCause(); t = t.getCause())
             {

@@ -47,7 +47,7 @@ final class OpContext implements PeerGroup
         final Request request = new Request(peer, true, tag);
         final ByteBuffer payload = src.duplicate();
         payload.clear().position(offset).limit(offset + length);
-        comm.send(peer, seq, tag, desc, payload, request);
+        comm.wire().send(peer, seq, tag, desc, payload, request);
         return request;
     }
 
@@ -70,8 +70,7 @@ final class OpContext implements PeerGroup
         final ByteBuffer left, final int leftOffset)
     {
         final Request request = new Request(peer, false, tag);
-        comm.mailbox().post(
-            comm.globalRank(peer), seq, tag, desc, dst, offset, length, reducer, left, leftOffset, request);
+        comm.wire().post(peer, seq, tag, desc, dst, offset, length, reducer, left, leftOffset, request);
         return request;
     }
 
@@ -82,7 +81,7 @@ final class OpContext implements PeerGroup
         {
             final Whereabouts whereabouts = comm.whereabouts();
             whereabouts.waiting(desc, seq, request.peer(), request);
-            final HcclException failed = comm.failure();
+            final HcclException failed = comm.failures().get();
             if (failed != null)
             {
                 request.fail(failed); // failed meanwhile: the wait must not begin
@@ -104,8 +103,8 @@ final class OpContext implements PeerGroup
         if (failure != null)
         {
             // The communicator's own failure passes as it is; a transport's is restated in this operation's terms.
-            final HcclException known = comm.failure();
-            throw comm.failInOperation(failure == known ? known : new HcclException(
+            final HcclException known = comm.failures().get();
+            throw comm.failures().failInOperation(failure == known ? known : new HcclException(
                 failure instanceof HcclException ? ((HcclException)failure).errorCode() : ErrorCode.E_TCP_TRANSFER,
                 comm.rank(), request.peer(), desc.operation(), seq, request + " failed: " +
                 (failure instanceof HcclException ? ((HcclException)failure).detail() : failure.toString()), failure));
@@ -116,7 +115,7 @@ final class OpContext implements PeerGroup
     private HcclException timedOut(final Request request, final PositionSurvey.Finding finding)
     {
         final int culprit = finding.culprit() >= 0 ? finding.culprit() : request.peer();
-        return comm.failInOperation(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit, desc.operation(), seq,
+        return comm.failures().failInOperation(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit, desc.operation(), seq,
             "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +
             "; " + (finding.culprit() >= 0 ? "" : "rank " + request.peer() + " may be hung, dead without closing " +
             "its connection, or not issuing the same operations; ") + finding.account(), null));

@@ -72,7 +72,7 @@ final class OpExecutor
     void execute(final OpDescriptor desc, final long seq, final OpBody body, final OpFuture future)
     {
         completePointToPoint();
-        final HcclException failed = comm.failure();
+        final HcclException failed = comm.failures().get();
         if (failed != null)
         {
             future.fail(failedEarlier(desc, seq, failed));
@@ -115,7 +115,7 @@ final class OpExecutor
     /** Posts a send's or a receive's transfers; the operation completes when they have. */
     void post(final OpDescriptor desc, final long seq, final PointToPointBody body, final PointToPointOp op)
     {
-        final HcclException failed = comm.failure();
+        final HcclException failed = comm.failures().get();
         if (failed != null)
         {
             op.fail(failedEarlier(desc, seq, failed));
@@ -171,7 +171,7 @@ final class OpExecutor
 
     private HcclException failedEarlier(final OpDescriptor desc, final long seq, final HcclException failed)
     {
-        comm.failInOperation(failed); // carried to this operation's caller
+        comm.failures().failInOperation(failed); // carried to this operation's caller
         return new HcclException(failed.errorCode(), comm.rank(), failed.peer(), desc.operation(), seq,
             "the communicator failed earlier: " + failed.getMessage(), failed);
     }
@@ -179,7 +179,7 @@ final class OpExecutor
     /** Fails the communicator with what an operation threw: a wire failure as it is, anything else as a bug. */
     private HcclException failOn(final OpDescriptor desc, final long seq, final Throwable thrown)
     {
-        return comm.failInOperation(thrown instanceof HcclException ? (HcclException)thrown : new HcclException(
+        return comm.failures().failInOperation(thrown instanceof HcclException ? (HcclException)thrown : new HcclException(
             ErrorCode.E_INTERNAL, comm.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
             "internal error in " + desc + ": " + thrown, thrown));
     }

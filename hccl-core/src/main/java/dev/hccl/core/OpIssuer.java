@@ -82,7 +82,7 @@ final class OpIssuer
         final IssueGuard.Holder other = issueGuard.enter(lane, desc);
         if (other != null)
         {
-            throw comm.failInOperation(new HcclException(ErrorCode.E_CONCURRENT, comm.rank(), HcclException.UNKNOWN_RANK,
+            throw comm.failures().failInOperation(new HcclException(ErrorCode.E_CONCURRENT, comm.rank(), HcclException.UNKNOWN_RANK,
                 desc.operation(), HcclException.NO_SEQUENCE, IssueGuard.Holder.name(Thread.currentThread()) +
                 " issued " + desc + " while " + IssueGuard.Holder.name(other.thread) + " was issuing " + other.desc +
                 " on the same communicator: the order of two threads' operations is decided by a race, differently " +

@@ -158,7 +158,7 @@ final class Watchdog
             final Position mine = comm.whereabouts().now();
             final String awaited = comm.whereabouts().awaited();
             if (mine.idle() || mine.waitingFor() < 0 || mine.waitedMillis() < periodMillis || awaited == null ||
-                comm.failure() != null)
+                comm.failures().get() != null)
             {
                 return;
             }

@@ -267,7 +267,7 @@ public final class Dispatcher implements Inbound
             }
             switch (kind)
             {
-                case FlowControl.CTS -> m.onClearToSend(fromRank, seq, messageTag);
+                case FlowControl.CTS -> m.outbox().onClearToSend(fromRank, seq, messageTag);
                 case FlowControl.POSITION_QUERY -> m.positions().onQuery(fromRank);
                 case FlowControl.CLOSING -> m.onClosing(fromRank, seq, desc, messageTag, value);
                 default -> m.positions().onAnswer(fromRank,

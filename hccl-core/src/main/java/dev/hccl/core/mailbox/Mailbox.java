@@ -92,10 +92,10 @@ public final class Mailbox
         this.peers = peers;
         posted = new ArrayList[rootWorldSize];
         unexpected = new ArrayList[rootWorldSize];
-        outbox = new Outbox(commId, rootWorldSize, flow, peers);
+        faults = new FaultFanout(peers);
+        outbox = new Outbox(commId, rootWorldSize, flow, peers, faults);
         closings = new ClosingRecords(commId, flow, peers, rootWorldSize);
         positions = new PositionDesk(commId, flow);
-        faults = new FaultFanout(peers);
         unexpectedRts = new int[rootWorldSize];
         for (int i = 0; i < rootWorldSize; i++)
         {
@@ -463,38 +463,13 @@ public final class Mailbox
     }
 
     /**
-     * Sends a message of this communicator, eagerly or by rendezvous ({@link Outbox}).
+     * The sending side of the communicator.
      *
-     * @param to      the receiver, in the root communicator.
-     * @param seq     the sequence number.
-     * @param tag     the tag.
-     * @param desc    this rank's operation.
-     * @param payload the bytes, from position to limit; not modified, and not to be reused until {@code done}.
-     * @param done    completes when the payload may be reused.
+     * @return its outbox.
      */
-    public void send(
-        final int to, final long seq, final long tag, final OpDescriptor desc, final ByteBuffer payload,
-        final Request done)
+    public Outbox outbox()
     {
-        if (!outbox.send(to, seq, tag, desc, payload, done))
-        {
-            final PeerStates.Departure gone = peers.departure(to);
-            final String problem = "{peer} is gone (" + gone.reason() + ") and this rank still sends to it";
-            faults.report(new Fault(ErrorCode.E_REMOTE, to, problem, gone.cause(), false));
-            done.fail(failureOr(problem));
-        }
-    }
-
-    /**
-     * The receiver of a message sent by rendezvous has posted its receive (called by a transport thread).
-     *
-     * @param from the receiver, in the root communicator.
-     * @param seq  the message's sequence number.
-     * @param tag  the message's tag.
-     */
-    void onClearToSend(final int from, final long seq, final long tag)
-    {
-        outbox.onClearToSend(from, seq, tag);
+        return outbox;
     }
 
     /**

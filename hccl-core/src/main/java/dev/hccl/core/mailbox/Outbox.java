@@ -1,5 +1,6 @@
 package dev.hccl.core.mailbox;
 
+import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
@@ -11,9 +12,10 @@ import java.util.ArrayList;
 /**
  * The sending side of one communicator: each message goes eagerly when its receiver's budget has room for it, else
  * by rendezvous ({@link FlowControl}), held here until the receiver's clear to send comes. Held messages fail with
- * the communicator. Thread-safe; messages are sent outside the lock, since an in-JVM peer answers on this thread.
+ * the communicator; a message to a peer that is gone fails, and fails the communicator naming the peer.
+ * Thread-safe; messages are sent outside the lock, since an in-JVM peer answers on this thread.
  */
-final class Outbox
+public final class Outbox
 {
     private final long commId;
     private final FlowControl flow;
@@ -22,16 +24,19 @@ final class Outbox
     /** Sends whose request to send waits until fewer than {@link FlowControl#MAX_RTS_IN_FLIGHT} are out. */
     private final ArrayDeque<PendingSend>[] heldBack;
     private final PeerStates peers;
+    private final FaultFanout faults;
     private HcclException failure;
 
     @SuppressWarnings("unchecked")
-    Outbox(final long commId, final int rootWorldSize, final FlowControl flow, final PeerStates peers)
+    Outbox(final long commId, final int rootWorldSize, final FlowControl flow, final PeerStates peers,
+        final FaultFanout faults)
     {
         this.commId = commId;
         this.flow = flow;
         awaitingCts = new ArrayList[rootWorldSize];
         heldBack = new ArrayDeque[rootWorldSize];
         this.peers = peers;
+        this.faults = faults;
         for (int i = 0; i < rootWorldSize; i++)
         {
             awaitingCts[i] = new ArrayList<>();
@@ -47,10 +52,10 @@ final class Outbox
      * @param tag     the tag.
      * @param desc    this rank's operation.
      * @param payload the bytes, from position to limit; not modified, and not to be reused until {@code done}.
-     * @param done    completes when the payload may be reused; fails at once if the communicator has failed.
-     * @return false when the receiver is gone and the message cannot go: {@code done} is left for the caller to fail.
+     * @param done    completes when the payload may be reused; fails at once if the communicator has failed or the
+     *                receiver is gone.
      */
-    boolean send(
+    public void send(
         final int to, final long seq, final long tag, final OpDescriptor desc, final ByteBuffer payload,
         final Request done)
     {
@@ -58,36 +63,46 @@ final class Outbox
         if (flow.tryAcquire(to, FlowControl.cost(length)))
         {
             flow.send(to, commId, seq, tag, desc, payload, done);
-            return true;
+            return;
         }
         final boolean ask;
+        final PeerStates.Departure gone;
         synchronized (this)
         {
             if (failure != null)
             {
                 done.fail(failure);
-                return true;
+                return;
             }
-            if (peers.isGone(to))
+            gone = peers.departure(to);
+            if (gone == null)
             {
-                return false;
-            }
-            final PendingSend p = new PendingSend(seq, tag, desc, payload, done);
-            ask = awaitingCts[to].size() < FlowControl.MAX_RTS_IN_FLIGHT;
-            if (ask)
-            {
-                awaitingCts[to].add(p);
+                final PendingSend p = new PendingSend(seq, tag, desc, payload, done);
+                ask = awaitingCts[to].size() < FlowControl.MAX_RTS_IN_FLIGHT;
+                if (ask)
+                {
+                    awaitingCts[to].add(p);
+                }
+                else
+                {
+                    heldBack[to].addLast(p);
+                }
             }
             else
             {
-                heldBack[to].addLast(p);
+                ask = false;
             }
         }
-        if (ask)
+        if (gone != null)
+        {
+            final String problem = "{peer} is gone (" + gone.reason() + ") and this rank still sends to it";
+            faults.report(new Fault(ErrorCode.E_REMOTE, to, problem, gone.cause(), false));
+            done.fail(failed(problem));
+        }
+        else if (ask)
         {
             flow.requestToSend(to, commId, seq, tag, desc, length);
         }
-        return true;
     }
 
     /**
@@ -169,6 +184,12 @@ final class Outbox
         {
             p.done.fail(cause);
         }
+    }
+
+    /** The communicator's failure, which the fault just reported has set; or, should it not have, one of its own. */
+    private synchronized HcclException failed(final String problem)
+    {
+        return failure != null ? failure : new HcclException(ErrorCode.E_INTERNAL, problem.replace("{peer}", "peer"));
     }
 
     /** A message sent by rendezvous, waiting for its clear to send. */
