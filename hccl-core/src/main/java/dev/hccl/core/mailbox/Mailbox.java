@@ -6,11 +6,11 @@ import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
-import dev.hccl.api.spi.Tags;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.function.Predicate;
 
 /**
  * Matches incoming messages with posted receives for one communicator, by sender, sequence number and tag.
@@ -32,25 +32,14 @@ import java.util.HashSet;
 public final class Mailbox
 {
     /** Drops a payload: for messages of closed or failed communicators. */
-    static final MessageSink DISCARD = new MessageSink()
-    {
-        @Override
-        public void write(final ByteBuffer chunk)
-        {
-            chunk.position(chunk.limit());
-        }
-
-        @Override
-        public void complete()
-        {
-        }
-    };
+    static final MessageSink DISCARD = DiscardSink.INSTANCE;
 
     private final long commId;
     private final FlowControl flow;
     private final PeerStates peers;
     private final ArrayList<PostedRecv>[] posted;
-    private final ArrayList<Unexpected>[] unexpected;
+    /** Messages that came before their receive. */
+    private final HeldMessages held;
     /** Receives matched with a message whose bytes are still arriving: failed too if the communicator fails. */
     private final ArrayList<PostedRecv> inflight = new ArrayList<>();
     private final OpFingerprints fingerprints = new OpFingerprints();
@@ -59,8 +48,6 @@ public final class Mailbox
     private final ClosingRecords closings;
     private final PositionDesk positions;
     private final FaultFanout faults;
-    /** Requests to send from each peer that no receive has taken yet. */
-    private final int[] unexpectedRts;
     /** After a failure: rendezvous messages cleared to come, which carry no credit to give back. */
     private final HashSet<MessageKey> clearedBeforeFailure = new HashSet<>();
 
@@ -91,16 +78,14 @@ public final class Mailbox
         this.flow = flow;
         this.peers = peers;
         posted = new ArrayList[rootWorldSize];
-        unexpected = new ArrayList[rootWorldSize];
+        held = new HeldMessages(rootWorldSize);
         faults = new FaultFanout(peers);
         outbox = new Outbox(commId, rootWorldSize, flow, peers, faults);
         closings = new ClosingRecords(commId, flow, peers, rootWorldSize);
         positions = new PositionDesk(commId, flow);
-        unexpectedRts = new int[rootWorldSize];
         for (int i = 0; i < rootWorldSize; i++)
         {
             posted[i] = new ArrayList<>();
-            unexpected[i] = new ArrayList<>();
         }
     }
 
@@ -154,27 +139,15 @@ public final class Mailbox
      */
     public void beginOp(final long seq, final OpDescriptor desc)
     {
-        Unexpected culprit = null;
-        String problem = null;
+        final HeldMessages.Problem found;
         synchronized (this)
         {
             fingerprints.begin(seq, desc);
-            for (int g = 0; g < unexpected.length && problem == null; g++)
-            {
-                for (final Unexpected u : unexpected[g])
-                {
-                    problem = Tags.phase(u.tag) == Tags.P2P_PHASE ? null : OpFingerprints.heldProblem(u, seq, desc);
-                    if (problem != null)
-                    {
-                        culprit = u;
-                        break;
-                    }
-                }
-            }
+            found = held.firstProblem(seq, desc);
         }
-        if (problem != null)
+        if (found != null)
         {
-            faults.report(Fault.of(ErrorCode.E_MISMATCH, culprit.from, problem));
+            faults.report(Fault.of(ErrorCode.E_MISMATCH, found.message().from, found.problem()));
         }
     }
 
@@ -188,28 +161,14 @@ public final class Mailbox
      */
     public String endOp(final long seq)
     {
-        final StringBuilder left = new StringBuilder();
         final ArrayList<Unexpected> dropped = new ArrayList<>();
+        final String left;
         synchronized (this)
         {
-            for (int g = 0; g < unexpected.length; g++)
-            {
-                for (final java.util.Iterator<Unexpected> it = unexpected[g].iterator(); it.hasNext(); )
-                {
-                    final Unexpected u = it.next();
-                    if (u.seq == seq && Tags.phase(u.tag) != Tags.P2P_PHASE)
-                    {
-                        it.remove();
-                        forget(u, dropped);
-                        left.append(left.length() == 0 ? "" : "; ").append("rank ").append(u.from).append(" sent ")
-                            .append(u.length).append(" bytes with tag ").append(Tags.describe(u.tag))
-                            .append(" that no receive took");
-                    }
-                }
-            }
+            left = held.dropLeftovers(seq, dropped);
         }
         releaseAll(dropped);
-        return left.length() == 0 ? null : left.toString();
+        return left;
     }
 
     /**
@@ -256,17 +215,7 @@ public final class Mailbox
                 request.fail(failure);
                 return;
             }
-            final ArrayList<Unexpected> waiting = unexpected[from];
-            for (int i = 0, n = waiting.size(); i < n; i++)
-            {
-                final Unexpected u = waiting.get(i);
-                if (u.matches(seq, tag))
-                {
-                    waiting.remove(i);
-                    early = u;
-                    break;
-                }
-            }
+            early = held.take(from, seq, tag);
             if (early == null)
             {
                 final PeerStates.Departure gone = peers.departure(from);
@@ -292,12 +241,11 @@ public final class Mailbox
                 problem = OpFingerprints.matchProblem(early.desc, early.length, recv);
                 if (problem != null)
                 {
-                    forget(early, dropped);
+                    HeldMessages.discard(early, dropped);
                     early = null;
                 }
                 else if (early.rendezvous)
                 {
-                    unexpectedRts[from]--;
                     recv.rendezvous = true; // its payload comes once the sender hears the clear to send
                     posted[from].add(recv);
                     clear = true;
@@ -423,18 +371,25 @@ public final class Mailbox
                         inflight.add(p);
                     }
                 }
-                else if (rendezvous && ++unexpectedRts[from] > FlowControl.MAX_RTS_IN_FLIGHT)
+                else if (rendezvous)
                 {
-                    unexpectedRts[from]--;
-                    code = ErrorCode.E_INTERNAL;
-                    problem = "{peer} has more than " + FlowControl.MAX_RTS_IN_FLIGHT + " requests to send " +
-                        "unanswered here, above the flow-control protocol's bound";
+                    final Unexpected u = new Unexpected(this, from, seq, tag, desc, length, true);
+                    if (held.holdRequest(u))
+                    {
+                        sink = u;
+                    }
+                    else
+                    {
+                        code = ErrorCode.E_INTERNAL;
+                        problem = "{peer} has more than " + FlowControl.MAX_RTS_IN_FLIGHT + " requests to send " +
+                            "unanswered here, above the flow-control protocol's bound";
+                    }
                 }
                 else
                 {
-                    final Unexpected u = new Unexpected(this, from, seq, tag, desc, length, rendezvous);
-                    unexpected[from].add(u);
-                    sink = u; // an eager one is released when a receive takes it, or when it is dropped
+                    final Unexpected u = new Unexpected(this, from, seq, tag, desc, length, false);
+                    held.holdMessage(u);
+                    sink = u; // released when a receive takes it, or when it is dropped
                 }
             }
             else if (problem != null && !rendezvous)
@@ -481,25 +436,17 @@ public final class Mailbox
     void onClosing(final int from, final long seq, final OpDescriptor desc, final long count, final long hash)
     {
         closings.onEntry(from, seq, desc, count, hash);
-        long waitingFor = -1;
-        if (!faults.isOutsider(from))
+        final PostedRecv never = faults.isOutsider(from) ? null :
+            firstPosted(from, p -> ClosingRecords.neverSent(p, count));
+        if (never != null)
         {
-            synchronized (this)
-            {
-                for (final PostedRecv p : posted[from])
-                {
-                    if (ClosingRecords.neverSent(p, count))
-                    {
-                        waitingFor = p.seq;
-                        break;
-                    }
-                }
-            }
+            faults.report(Fault.of(ErrorCode.E_REMOTE, from, ClosingRecords.closedWhileWaiting(count, never.seq)));
         }
-        if (waitingFor >= 0)
-        {
-            faults.report(Fault.of(ErrorCode.E_REMOTE, from, ClosingRecords.closedWhileWaiting(count, waitingFor)));
-        }
+    }
+
+    private synchronized PostedRecv firstPosted(final int from, final Predicate<PostedRecv> which)
+    {
+        return posted[from].stream().filter(which).findFirst().orElse(null);
     }
 
     /**
@@ -558,12 +505,8 @@ public final class Mailbox
                 }
                 failed.addAll(posted[g]);
                 posted[g].clear();
-                for (final Unexpected u : unexpected[g])
-                {
-                    forget(u, dropped);
-                }
-                unexpected[g].clear();
             }
+            held.dropAll(dropped);
         }
         releaseAll(dropped);
         closings.wake(true);
@@ -623,19 +566,6 @@ public final class Mailbox
         flow.released(u.from, FlowControl.cost(u.length));
     }
 
-    /** Under the lock: a record dropped from the queues; what it buffered is added to {@code dropped}. */
-    private void forget(final Unexpected u, final ArrayList<Unexpected> dropped)
-    {
-        if (u.rendezvous)
-        {
-            unexpectedRts[u.from]--;
-        }
-        else
-        {
-            dropped.add(u);
-        }
-    }
-
     private void releaseAll(final ArrayList<Unexpected> dropped)
     {
         for (final Unexpected u : dropped)
@@ -651,15 +581,7 @@ public final class Mailbox
      */
     public synchronized long bufferedBytes()
     {
-        long bytes = 0;
-        for (final ArrayList<Unexpected> list : unexpected)
-        {
-            for (final Unexpected u : list)
-            {
-                bytes += u.rendezvous ? 0 : u.length;
-            }
-        }
-        return bytes;
+        return held.bufferedBytes();
     }
 
     private synchronized HcclException failureOr(final String message)
