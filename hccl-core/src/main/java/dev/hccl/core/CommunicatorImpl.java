@@ -292,8 +292,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
     {
         if (peer < 0 || peer >= globalRanks.length || peer == rank)
         {
-            throw new IllegalArgumentException("peer: must be in [0, " + globalRanks.length + ") and not this rank, got " +
-                peer + " (rank " + rank + ")");
+            throw new IllegalArgumentException("peer: must be in [0, " + globalRanks.length + ") and not this rank, " +
+                "got " + peer + " (rank " + rank + ")");
         }
         return fabric.transportKindTo(globalRanks[peer]);
     }

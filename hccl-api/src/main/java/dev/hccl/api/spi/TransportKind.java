@@ -4,8 +4,8 @@ import java.util.Objects;
 
 /**
  * What a transport is, as values the library decides from: where its bytes travel and what its links cost. A
- * transport's {@link TransportProvider#name() name} is for display only, so a new transport is priced and treated right by
- * declaring its kind, with no change to the core.
+ * transport's {@link TransportProvider#name() name} is for display only, so a new transport is priced and treated
+ * right by declaring its kind, with no change to the core.
  * <p>
  * Providers make one with {@link #inProcess()}, {@link #sharedMemory} or {@link #network}, so that the kind can grow
  * (a capability such as collectives on a node's shared memory) without breaking the transports that declare one.
@@ -65,7 +65,8 @@ public record TransportKind(Medium medium, LinkFigures withinNode, LinkFigures b
          */
         public LinkFigures
         {
-            if (!(secondsPerMessage >= 0 && secondsPerByte >= 0) || !Double.isFinite(secondsPerMessage + secondsPerByte))
+            if (!(secondsPerMessage >= 0 && secondsPerByte >= 0) ||
+                !Double.isFinite(secondsPerMessage + secondsPerByte))
             {
                 throw new IllegalArgumentException("link figures must be finite and not negative, got " +
                     secondsPerMessage + " s per message, " + secondsPerByte + " s per byte");

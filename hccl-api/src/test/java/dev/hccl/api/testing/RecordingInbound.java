@@ -82,7 +82,8 @@ public final class RecordingInbound implements Inbound
 
     @Override
     public MessageSink onMessage(
-        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc, final int length)
+        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc,
+        final int length)
     {
         final String thread = Thread.currentThread().getName();
         onMessageHook.run();

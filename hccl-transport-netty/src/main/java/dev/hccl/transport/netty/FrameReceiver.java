@@ -19,8 +19,9 @@ import java.util.zip.CRC32C;
 
 /**
  * The receive side of a link: a state machine over the inbound byte stream that hands payloads to
- * {@link dev.hccl.api.spi.MessageSink}s as they arrive ({@link IncomingMessage}). Only a frame header (48 bytes) is ever accumulated; payload bytes go from the
- * read buffer to the sink without an intermediate copy, so a message of any size needs no buffer of its size here.
+ * {@link dev.hccl.api.spi.MessageSink}s as they arrive ({@link IncomingMessage}). Only a frame header (48 bytes) is
+ * ever accumulated; payload bytes go from the read buffer to the sink without an intermediate copy, so a message of
+ * any size needs no buffer of its size here.
  * One inbound buffer may hold the end of one frame and any number of further frames.
  * <p>
  * Runs on the channel's event loop only; never lets an exception escape into the pipeline.

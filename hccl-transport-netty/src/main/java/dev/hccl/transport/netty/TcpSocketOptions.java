@@ -67,6 +67,7 @@ final class TcpSocketOptions
      */
     private static AdaptiveRecvByteBufAllocator readBuffers()
     {
-        return new AdaptiveRecvByteBufAllocator(READ_BUFFER_MIN_BYTES, READ_BUFFER_INITIAL_BYTES, READ_BUFFER_MAX_BYTES);
+        return new AdaptiveRecvByteBufAllocator(READ_BUFFER_MIN_BYTES, READ_BUFFER_INITIAL_BYTES,
+            READ_BUFFER_MAX_BYTES);
     }
 }
