@@ -92,7 +92,7 @@ final class Dialer implements Runnable
             .group(loop)
             .channel(transport.socketChannelClass())
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs);
-        transport.socketOptions().apply(b::option);
+        transport.socketOptions().applyTo(b);
         b.handler(new ChannelInitializer<Channel>()
         {
             @Override

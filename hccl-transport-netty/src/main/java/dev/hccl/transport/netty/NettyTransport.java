@@ -148,7 +148,7 @@ public final class NettyTransport implements Transport
             .group(group)
             .channel(serverClass)
             .option(ChannelOption.SO_REUSEADDR, true);
-        socketOptions.apply(sb::childOption);
+        socketOptions.applyTo(sb);
         sb.childHandler(new ChannelInitializer<Channel>()
         {
             @Override

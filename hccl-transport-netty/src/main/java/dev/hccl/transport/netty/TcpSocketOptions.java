@@ -1,11 +1,12 @@
 package dev.hccl.transport.netty;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelOption;
 
 import java.time.Duration;
-import java.util.function.BiConsumer;
 
 /**
  * The socket options every connection of the TCP transport takes, accepted or dialed: no Nagle delay, read buffers
@@ -36,28 +37,65 @@ final class TcpSocketOptions
         this.heartbeatTimeout = heartbeatTimeout;
     }
 
+    /** Sets one option where it belongs: an acceptor's child option, a dialer's option. */
+    private interface OptionSink
+    {
+        <T> void set(ChannelOption<T> option, T value);
+    }
+
+    /**
+     * Sets the options on the connections a listening bootstrap accepts.
+     *
+     * @param acceptor the bootstrap.
+     */
+    void applyTo(final ServerBootstrap acceptor)
+    {
+        apply(new OptionSink()
+        {
+            @Override
+            public <T> void set(final ChannelOption<T> option, final T value)
+            {
+                acceptor.childOption(option, value);
+            }
+        });
+    }
+
+    /**
+     * Sets the options on the connection a dialing bootstrap opens.
+     *
+     * @param dialer the bootstrap.
+     */
+    void applyTo(final Bootstrap dialer)
+    {
+        apply(new OptionSink()
+        {
+            @Override
+            public <T> void set(final ChannelOption<T> option, final T value)
+            {
+                dialer.option(option, value);
+            }
+        });
+    }
+
     /**
      * Sets the options on a connection: {@code TCP_NODELAY}, {@code SO_KEEPALIVE}, the read buffers; with epoll,
      * unacknowledged data fails the socket after the heartbeat timeout ({@code TCP_USER_TIMEOUT}), and keepalive
      * probes start after as long idle, so a peer whose host vanished is found even while nothing is sent.
-     *
-     * @param option sets one option.
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    void apply(final BiConsumer<ChannelOption, Object> option)
+    private void apply(final OptionSink option)
     {
-        option.accept(ChannelOption.TCP_NODELAY, true);
-        option.accept(ChannelOption.SO_KEEPALIVE, true);
-        option.accept(ChannelOption.RCVBUF_ALLOCATOR, readBuffers());
+        option.set(ChannelOption.TCP_NODELAY, true);
+        option.set(ChannelOption.SO_KEEPALIVE, true);
+        option.set(ChannelOption.RECVBUF_ALLOCATOR, readBuffers());
         if (!epoll)
         {
             return;
         }
         final int seconds = (int)Math.max(1, Math.min(Integer.MAX_VALUE / 1000, heartbeatTimeout.toSeconds()));
-        option.accept(EpollChannelOption.TCP_USER_TIMEOUT, seconds * 1000);
-        option.accept(EpollChannelOption.TCP_KEEPIDLE, seconds);
-        option.accept(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, seconds / 5));
-        option.accept(EpollChannelOption.TCP_KEEPCNT, 5);
+        option.set(EpollChannelOption.TCP_USER_TIMEOUT, seconds * 1000);
+        option.set(EpollChannelOption.TCP_KEEPIDLE, seconds);
+        option.set(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, seconds / 5));
+        option.set(EpollChannelOption.TCP_KEEPCNT, 5);
     }
 
     /**
