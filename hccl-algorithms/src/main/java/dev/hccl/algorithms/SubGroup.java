@@ -1,5 +1,6 @@
 package dev.hccl.algorithms;
 
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
@@ -28,6 +29,8 @@ final class SubGroup implements PeerGroup
     private final long tagMark;
     /** The view's own scratch when it runs on a thread other than the operation's; null: the parent's. */
     private final ScratchBuffers ownScratch;
+    /** Its members' nodes, made when first asked (immutable, so a race makes equal copies). */
+    private RankLayout layout;
 
     /**
      * @param parent  the whole group.
@@ -92,37 +95,17 @@ final class SubGroup implements PeerGroup
     }
 
     /**
-     * The group with its ranks ordered by node, then by rank, so that a ring through it visits each node's ranks
-     * one after another; the group itself when its ranks already come so.
+     * The group with its ranks ordered by node, then by rank ({@link RankLayout#byNode()}), so that a ring through it
+     * visits each node's ranks one after another; the group itself when its ranks already come so (each node's ranks
+     * consecutive, as the nodes are numbered in order of their lowest ranks).
      *
      * @param group the whole group.
      * @return a view in node order, or {@code group}.
      */
     static PeerGroup byNode(final PeerGroup group)
     {
-        final int n = group.size();
-        boolean ordered = true;
-        for (int r = 1; r < n && ordered; r++)
-        {
-            ordered = group.node(r) >= group.node(r - 1);
-        }
-        if (ordered)
-        {
-            return group;
-        }
-        final Integer[] members = new Integer[n];
-        for (int r = 0; r < n; r++)
-        {
-            members[r] = r;
-        }
-        java.util.Arrays.sort(members, (a, b) -> group.node(a) != group.node(b) ?
-            Integer.compare(group.node(a), group.node(b)) : Integer.compare(a, b));
-        final int[] order = new int[n];
-        for (int i = 0; i < n; i++)
-        {
-            order[i] = members[i];
-        }
-        return new SubGroup(group, order);
+        final RankLayout layout = group.layout();
+        return layout.contiguous() ? group : new SubGroup(group, layout.byNode());
     }
 
     /**
@@ -199,9 +182,20 @@ final class SubGroup implements PeerGroup
         return parent.segmentBytes();
     }
 
+    /**
+     * The parent's nodes of this view's members, numbered afresh in order of their lowest ranks here.
+     *
+     * @return the layout.
+     */
     @Override
-    public int node(final int peer)
+    public RankLayout layout()
     {
-        return parent.node(members[peer]);
+        RankLayout made = layout;
+        if (made == null)
+        {
+            made = RankLayout.of(members.length, peer -> parent.node(members[peer]));
+            layout = made;
+        }
+        return made;
     }
 }

@@ -1,5 +1,6 @@
 package dev.hccl.algorithms;
 
+import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
@@ -36,6 +37,8 @@ final class LocalGroups implements AutoCloseable
     private final int segmentBytes;
     /** Each rank's node, as {@link PeerGroup#node(int)} reports it; all 0 for one node. */
     private final int[] nodeOfRank;
+    /** The same, as {@link PeerGroup#layout()} reports it. */
+    private final RankLayout layout;
     private final Random jitter;
     /** Messages sent between ranks of different nodes, over every run. */
     private final AtomicInteger crossNode = new AtomicInteger();
@@ -68,6 +71,7 @@ final class LocalGroups implements AutoCloseable
     {
         final int size = nodeOfRank.length;
         this.nodeOfRank = nodeOfRank.clone();
+        this.layout = RankLayout.ofNodes(nodeOfRank);
         this.size = size;
         this.segmentBytes = segmentBytes;
         this.jitter = jitterSeed == null ? null : new Random(jitterSeed);
@@ -259,9 +263,9 @@ final class LocalGroups implements AutoCloseable
         }
 
         @Override
-        public int node(final int peer)
+        public RankLayout layout()
         {
-            return nodeOfRank[peer];
+            return layout;
         }
 
         private void checkPeer(final int peer)

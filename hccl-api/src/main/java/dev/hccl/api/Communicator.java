@@ -1,5 +1,7 @@
 package dev.hccl.api;
 
+import dev.hccl.api.spi.TransportKind;
+
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
@@ -92,6 +94,16 @@ public interface Communicator extends AutoCloseable
      * @throws IllegalArgumentException when {@code peer} is out of range.
      */
     String transportTo(int peer);
+
+    /**
+     * What the transport this rank reaches a peer through is ({@link #transportTo} names it): where its bytes travel
+     * and what its links cost. Tools decide from it, not from the name.
+     *
+     * @param peer a rank of this communicator other than this one.
+     * @return the transport's kind.
+     * @throws IllegalArgumentException when {@code peer} is out of range or this rank.
+     */
+    TransportKind transportKindTo(int peer);
 
     /**
      * The transports this rank reaches its peers through.

@@ -39,7 +39,7 @@ public final class Tools
     {
         for (final Tool t : List.of(
             new Tool("run", "hcclrun", "start N local ranks of a command as one job (run -np 4 bench ...)",
-                HcclRun::main),
+                args -> HcclRun.main(args, Tools::expand)),
             new Tool("bench", "hccl-bench", "nccl-tests for hccl-java: one collective over a sweep of sizes",
                 HcclBench::main),
             new Tool("step-bench", "hccl-step-bench", "one training step's gradient synchronisation",

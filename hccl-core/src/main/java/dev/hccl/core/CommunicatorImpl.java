@@ -16,6 +16,7 @@ import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
+import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.mailbox.FlowControl;
 import dev.hccl.core.mailbox.Mailbox;
@@ -278,6 +279,17 @@ final class CommunicatorImpl extends CommunicatorCalls
                 "peer: must be in [0, " + globalRanks.length + "), got " + peer + " (rank " + rank + ")");
         }
         return peer == rank ? "self" : fabric.transportTo(globalRanks[peer]);
+    }
+
+    @Override
+    public TransportKind transportKindTo(final int peer)
+    {
+        if (peer < 0 || peer >= globalRanks.length || peer == rank)
+        {
+            throw new IllegalArgumentException("peer: must be in [0, " + globalRanks.length + ") and not this rank, " +
+                "got " + peer + " (rank " + rank + ")");
+        }
+        return fabric.transportKindTo(globalRanks[peer]);
     }
 
     long commId()

@@ -3,6 +3,7 @@ package dev.hccl.core;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.ProgressEngine;
+import dev.hccl.api.spi.TransportKind;
 import dev.hccl.core.mailbox.Dispatcher;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.TransportRouting;
@@ -68,6 +69,12 @@ final class Fabric
     String transportTo(final int globalPeer)
     {
         return transports.transportTo(globalPeer);
+    }
+
+    /** What the transport that serves a peer of the root communicator is. */
+    TransportKind transportKindTo(final int globalPeer)
+    {
+        return transports.kindTo(globalPeer);
     }
 
     /**

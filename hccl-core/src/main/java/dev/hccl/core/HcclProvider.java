@@ -12,7 +12,9 @@ import dev.hccl.api.spi.CommunicatorProvider;
 import dev.hccl.api.spi.JobKey;
 import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.api.spi.PeerEndpoint;
+import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.TransportProvider;
 import dev.hccl.core.bootstrap.InterfaceChoice;
 import dev.hccl.core.bootstrap.InterfaceSelector;
@@ -28,6 +30,7 @@ import dev.hccl.core.topology.NodeIdentity;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.InProcessHub;
 import dev.hccl.core.transport.InProcessTransport;
+import dev.hccl.core.transport.StartingCosts;
 import dev.hccl.core.transport.TransportRouting;
 import org.agrona.UnsafeApi;
 import org.slf4j.Logger;
@@ -38,6 +41,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,8 +67,6 @@ public final class HcclProvider implements CommunicatorProvider
 
     private static final Logger LOG = LoggerFactory.getLogger(HcclProvider.class);
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** The name of the shared-memory transport's plug-in ({@code hccl-transport-shm}). */
-    private static final String SHARED_MEMORY = "shm";
 
     /**
      * Public for {@link java.util.ServiceLoader}.
@@ -123,7 +125,7 @@ public final class HcclProvider implements CommunicatorProvider
                 (name, r) -> new PeerEndpoint(r, peers[r].nodeId(), peers[r].address(name)), config.worldSize(),
                 deadline);
             final StaticTopology topology = topology(peers);
-            final Fabric fabric = new Fabric(routing, dispatcher, topology, defaultCosts(peers), null);
+            final Fabric fabric = new Fabric(routing, dispatcher, topology, startingCosts(transports, peers), null);
             final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank,
                 identity(config.worldSize()), topology);
             try
@@ -204,7 +206,7 @@ public final class HcclProvider implements CommunicatorProvider
             NodeIdentity.hostName());
         final int[] ranks = identity(worldSize);
         final Dispatcher[] dispatchers = new Dispatcher[worldSize];
-        final InProcessTransport[] transports = new InProcessTransport[worldSize];
+        final Transport[] transports = new Transport[worldSize];
         for (int r = 0; r < worldSize; r++)
         {
             dispatchers[r] = new Dispatcher(worldSize, config.eagerBudgetBytes());
@@ -214,8 +216,8 @@ public final class HcclProvider implements CommunicatorProvider
         final List<Communicator> comms = new ArrayList<>(worldSize);
         for (int r = 0; r < worldSize; r++)
         {
-            final Fabric fabric = new Fabric(TransportRouting.single(transports[r], worldSize), dispatchers[r], topology,
-                LinkCosts.DEFAULTS, null);
+            final Fabric fabric = new Fabric(TransportRouting.single(transports[r], InProcessTransport.KIND, worldSize),
+                dispatchers[r], topology, StartingCosts.of(List.of(InProcessTransport.KIND)), null);
             comms.add(new CommunicatorImpl(config, fabric, commId, r, ranks, topology));
         }
         return Collections.unmodifiableList(comms);
@@ -301,20 +303,21 @@ public final class HcclProvider implements CommunicatorProvider
     }
 
     /**
-     * The cost model's starting figures, alike on every rank: the ranks of a node talk through shared memory when every
-     * rank opened the shared-memory transport (a pair whose segment did not fit falls back to TCP, but the figures
-     * must not depend on what only that pair knows).
+     * The cost model's starting figures, alike on every rank: from the kinds of the transports that every rank opened
+     * (a pair whose shared-memory segment did not fit falls back to TCP, but the figures must not depend on what only
+     * that pair knows).
      */
-    private static LinkCosts defaultCosts(final PeerInfo[] peers)
+    private static LinkCosts startingCosts(final List<TransportRouting.Opened> opened, final PeerInfo[] peers)
     {
-        for (final PeerInfo peer : peers)
+        final List<TransportKind> everyRankOpened = new ArrayList<>();
+        for (final TransportRouting.Opened o : opened)
         {
-            if (peer.address(SHARED_MEMORY) == null)
+            if (Arrays.stream(peers).allMatch(peer -> peer.address(o.name()) != null))
             {
-                return LinkCosts.DEFAULTS;
+                everyRankOpened.add(o.kind());
             }
         }
-        return LinkCosts.SHARED_MEMORY_DEFAULTS;
+        return StartingCosts.of(everyRankOpened);
     }
 
     /** The transport plug-ins on the class or module path (TCP and shared memory in the library's artifact). */

@@ -132,12 +132,6 @@ final class OpContext implements PeerGroup
     }
 
     @Override
-    public int node(final int rank)
-    {
-        return comm.layout().nodeOf(rank);
-    }
-
-    @Override
     public RankLayout layout()
     {
         return comm.layout();

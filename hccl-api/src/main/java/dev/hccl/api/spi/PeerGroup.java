@@ -128,24 +128,21 @@ public interface PeerGroup
     int segmentBytes();
 
     /**
-     * The node a rank of this group runs on, for algorithms that keep traffic within a node where they can.
+     * Which node each rank of this group runs on, for schedules with a level per node and for algorithms that keep
+     * traffic within a node where they can: the one answer, which {@link #node(int)} reads.
+     *
+     * @return the layout of {@link #size()} ranks; {@link RankLayout#singleNode} when the topology is not known.
+     */
+    RankLayout layout();
+
+    /**
+     * The node a rank of this group runs on, as {@link #layout()} says.
      *
      * @param rank a rank of this group.
-     * @return the node, numbered from 0 in order of the nodes' lowest ranks; 0 for every rank when the topology is
-     * not known.
+     * @return the node, numbered from 0 in order of the nodes' lowest ranks.
      */
     default int node(final int rank)
     {
-        return 0;
-    }
-
-    /**
-     * Which node each rank of this group runs on, for schedules with a level per node.
-     *
-     * @return the layout {@link #node(int)} describes.
-     */
-    default RankLayout layout()
-    {
-        return RankLayout.of(size(), this::node);
+        return layout().nodeOf(rank);
     }
 }

@@ -9,6 +9,8 @@ import java.util.List;
  * A transport plug-in, found with {@link java.util.ServiceLoader}: it opens this rank's end of its transport, which
  * then says which peers it can reach. The communicator picks, for every peer, the most preferred transport that can
  * connect the pair, as NCCL's {@code canConnect} does; a pair that one transport fails to connect falls to the next.
+ * What the transport is (its medium, what its links cost) the provider says as values, in {@link #kind()}; its
+ * {@link #name()} is for display.
  */
 public interface TransportProvider
 {
@@ -25,6 +27,14 @@ public interface TransportProvider
      * @return the preference; the shared-memory transport has {@code 200}, TCP {@code 100}.
      */
     int preference();
+
+    /**
+     * What this transport is: where its bytes travel and what its links cost. The communicator decides from it (the
+     * cost model's starting figures, whether the peers are threads of this process), never from {@link #name()}.
+     *
+     * @return the kind.
+     */
+    TransportKind kind();
 
     /**
      * Opens this rank's end: binds or creates what the peers will reach, described by

@@ -1,15 +1,19 @@
 package dev.hccl.bench.jmh;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.Bootstrap;
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.MessageSink;
 import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.Request;
-import dev.hccl.transport.netty.NettyTransport;
-import dev.hccl.transport.netty.TcpSettings;
+import dev.hccl.api.spi.Transport;
+import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.spi.TransportProvider;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -26,10 +30,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -37,7 +43,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Frames on the TCP transport: a DATA frame (the 48-byte header and {@code payloadBytes} of payload) sent by one
- * {@link NettyTransport} and parsed by another, connected over loopback in this JVM.
+ * end of the transport and parsed by another, connected over loopback in this JVM. The transport is found as the
+ * communicator finds it, through its {@link TransportProvider} (the one whose transport crosses nodes), and opened
+ * with one I/O thread per end.
  * <p>
  * <b>Why not the header codec alone.</b> The header is written by {@code Frames} and parsed by
  * {@code FrameReceiver}, both package-private in {@code hccl-transport-netty}; reaching them would mean widening the
@@ -71,6 +79,28 @@ public class FrameBenchmark
     private static final int RECEIVER = 0;
     private static final int SENDER = 1;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+    private static final String NODE = "jmh";
+    /** TCP needs no rendezvous store: {@link #setUp()} hands each end the other's address. */
+    private static final Bootstrap NO_STORE = new Bootstrap()
+    {
+        @Override
+        public void put(final String key, final byte[] value)
+        {
+            throw new UnsupportedOperationException("no store in this benchmark");
+        }
+
+        @Override
+        public byte[] get(final String key, final long deadlineNanos)
+        {
+            throw new UnsupportedOperationException("no store in this benchmark");
+        }
+
+        @Override
+        public long add(final String key, final long delta)
+        {
+            throw new UnsupportedOperationException("no store in this benchmark");
+        }
+    };
 
     /** Payload bytes after the header: none (a bare header) or 8 (the smallest collective message). */
     @Param({"0", "8"})
@@ -78,8 +108,8 @@ public class FrameBenchmark
 
     private final CountingInbound receiverInbound = new CountingInbound();
     private final CountingInbound senderInbound = new CountingInbound();
-    private NettyTransport receiver;
-    private NettyTransport sender;
+    private Transport receiver;
+    private Transport sender;
     private Link link;
     private ByteBuffer payload;
     private OpDescriptor descriptor;
@@ -87,22 +117,25 @@ public class FrameBenchmark
     private long sent;
 
     /**
-     * Binds two transports on loopback, one I/O thread each, and connects them.
+     * Opens two ends of the TCP transport on loopback, one I/O thread each, and connects them.
      *
      * @throws Exception when they do not connect.
      */
     @Setup(Level.Trial)
     public void setUp() throws Exception
     {
-        receiver = NettyTransport.bind(context(RECEIVER, receiverInbound));
-        sender = NettyTransport.bind(context(SENDER, senderInbound));
-        final InetSocketAddress[] addresses = {receiver.listenAddress(), sender.listenAddress()};
+        final TransportProvider tcp = networkTransport();
+        receiver = tcp.open(context(RECEIVER, receiverInbound));
+        sender = tcp.open(context(SENDER, senderInbound));
+        final PeerEndpoint receiving = new PeerEndpoint(RECEIVER, NODE, receiver.localAddress());
+        final PeerEndpoint sending = new PeerEndpoint(SENDER, NODE, sender.localAddress());
+        final long deadline = System.nanoTime() + CONNECT_TIMEOUT.toNanos();
         // The receiver waits for the sender to dial in, so the two connects must run at once.
         final ExecutorService executor = Executors.newSingleThreadExecutor();
         try
         {
-            final Future<?> accepting = executor.submit(() -> receiver.connect(addresses));
-            sender.connect(addresses);
+            final Future<?> accepting = executor.submit(() -> receiver.connect(receiving, List.of(sending), deadline));
+            sender.connect(sending, List.of(receiving), deadline);
             accepting.get(CONNECT_TIMEOUT.toSeconds() + 5, TimeUnit.SECONDS);
         }
         catch (final Exception | Error ex)
@@ -190,17 +223,25 @@ public class FrameBenchmark
         }
     }
 
-    private static TcpSettings context(final int rank, final Inbound inbound)
+    /** The plug-in whose transport crosses nodes: TCP in the library's artifact. */
+    private static TransportProvider networkTransport()
     {
-        return new TcpSettings()
-            .rank(rank)
-            .worldSize(2)
-            .jobToken(TOKEN)
-            .commId(COMM_ID)
-            .bindAddress(InetAddress.getLoopbackAddress())
-            .connectTimeout(CONNECT_TIMEOUT)
-            .ioThreads(1)
-            .inbound(inbound);
+        for (final TransportProvider provider : ServiceLoader.load(TransportProvider.class))
+        {
+            if (provider.kind().crossesNodes())
+            {
+                return provider;
+            }
+        }
+        throw new IllegalStateException("no network transport on the class path");
+    }
+
+    private static TransportContext context(final int rank, final Inbound inbound)
+    {
+        final CommConfig config = CommConfig.builder().environment(Map.of("HCCL_IO_THREADS", "1",
+            "HCCL_CONNECT_TIMEOUT", Long.toString(CONNECT_TIMEOUT.toSeconds()))).conclude();
+        return new TransportContext(rank, 2, COMM_ID, TOKEN, NODE, InetAddress.getLoopbackAddress(), config, inbound,
+            NO_STORE);
     }
 
     /**

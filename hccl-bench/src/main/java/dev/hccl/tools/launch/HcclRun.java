@@ -1,12 +1,12 @@
 package dev.hccl.tools.launch;
 
-import dev.hccl.tools.Tools;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -96,11 +96,14 @@ public final class HcclRun implements Callable<Integer>
 
     private final PrintStream out;
     private final PrintStream err;
+    /** What each rank starts for COMMAND: the tools jar turns the name of one of its tools into a java command. */
+    private final UnaryOperator<List<String>> rankCommand;
 
-    private HcclRun(PrintStream out, PrintStream err)
+    private HcclRun(PrintStream out, PrintStream err, UnaryOperator<List<String>> rankCommand)
     {
         this.out = out;
         this.err = err;
+        this.rankCommand = rankCommand;
     }
 
     /**
@@ -110,7 +113,19 @@ public final class HcclRun implements Callable<Integer>
      */
     public static void main(String[] args)
     {
-        System.exit(run(args, System.out, System.err));
+        main(args, UnaryOperator.identity());
+    }
+
+    /**
+     * Runs the launcher and exits the JVM with its status, each rank starting what {@code rankCommand} makes of
+     * COMMAND.
+     *
+     * @param args        the command line
+     * @param rankCommand turns COMMAND and its arguments into what each rank starts
+     */
+    public static void main(String[] args, UnaryOperator<List<String>> rankCommand)
+    {
+        System.exit(run(args, System.out, System.err, rankCommand));
     }
 
     /**
@@ -124,7 +139,22 @@ public final class HcclRun implements Callable<Integer>
      */
     public static int run(String[] args, PrintStream out, PrintStream err)
     {
-        CommandLine cl = new CommandLine(new HcclRun(out, err))
+        return run(args, out, err, UnaryOperator.identity());
+    }
+
+    /**
+     * Runs the launcher in this JVM as {@link #run(String[], PrintStream, PrintStream)} does, each rank starting what
+     * {@code rankCommand} makes of COMMAND.
+     *
+     * @param args        the command line
+     * @param out         receives the ranks' stdout and {@code --help}/{@code --version}
+     * @param err         receives the ranks' stderr, the launcher's messages and usage errors
+     * @param rankCommand turns COMMAND and its arguments into what each rank starts
+     * @return as {@link #run(String[], PrintStream, PrintStream)}
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err, UnaryOperator<List<String>> rankCommand)
+    {
+        CommandLine cl = new CommandLine(new HcclRun(out, err, rankCommand))
                 // Everything from the first positional on belongs to COMMAND, so that
                 // "hcclrun -np 2 java -cp x Main --flag" needs no "--".
                 .setStopAtPositional(true)
@@ -190,7 +220,7 @@ public final class HcclRun implements Callable<Integer>
                 return 1;
             }
         }
-        LaunchPlan plan = new LaunchPlan(Tools.expand(command), ranks, addr, masterPort, grace, !noPrefix,
+        LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), ranks, addr, masterPort, grace, !noPrefix,
                 namespaces);
         return new LocalJob(plan, out, err, System.getenv()).run();
     }

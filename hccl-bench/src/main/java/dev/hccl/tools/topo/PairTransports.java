@@ -2,18 +2,16 @@ package dev.hccl.tools.topo;
 
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
+import dev.hccl.api.spi.TransportKind;
 
 import java.nio.ByteBuffer;
 
 /**
  * Which pairs of ranks talk through shared memory: each rank knows the transport of its own pairs
- * ({@link Communicator#transportTo}), so each contributes its row (one allGather).
+ * ({@link Communicator#transportKindTo}), so each contributes its row (one allGather).
  */
 final class PairTransports
 {
-    /** The name of the shared-memory transport, as {@link Communicator#transportTo} gives it. */
-    static final String SHARED_MEMORY = "shm";
-
     private PairTransports()
     {
     }
@@ -30,7 +28,8 @@ final class PairTransports
         final ByteBuffer mine = ByteBuffer.allocateDirect(n);
         for (int peer = 0; peer < n; peer++)
         {
-            mine.put(peer, (byte)(SHARED_MEMORY.equals(comm.transportTo(peer)) ? 1 : 0));
+            mine.put(peer, (byte)(peer != comm.rank() &&
+                comm.transportKindTo(peer).medium() == TransportKind.Medium.SHARED_MEMORY ? 1 : 0));
         }
         final ByteBuffer all = ByteBuffer.allocateDirect(n * n);
         comm.allGather(mine, all, n, DataType.INT8);

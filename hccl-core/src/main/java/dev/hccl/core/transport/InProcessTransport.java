@@ -9,6 +9,7 @@ import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.Transport;
+import dev.hccl.api.spi.TransportKind;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -22,6 +23,9 @@ import java.util.TreeSet;
  */
 public final class InProcessTransport implements Transport
 {
+    /** Ranks as threads: a send hands its message over before it returns; the cost model keeps its defaults. */
+    public static final TransportKind KIND = TransportKind.inProcess();
+
     private final InProcessHub hub;
     private final int rank;
     private final Link[] links;

@@ -8,6 +8,7 @@ import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.TransportProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,25 +36,32 @@ public final class TransportRouting implements AutoCloseable
      * A transport opened by its provider.
      *
      * @param name      the provider's name, under which its address is published.
+     * @param kind      what the provider says its transport is.
      * @param transport this rank's end.
      */
-    public record Opened(String name, Transport transport)
+    public record Opened(String name, TransportKind kind, Transport transport)
     {
     }
 
     private final Transport[] byPeer;
     /** The provider's name of each peer's transport, such as {@code shm}. */
     private final String[] nameByPeer;
+    /** What each peer's transport is. */
+    private final TransportKind[] kindByPeer;
     private final List<Transport> inUse;
+    private final boolean inProcess;
     private final ProgressEngine engine;
 
-    private TransportRouting(final Transport[] byPeer, final String[] nameByPeer, final List<Transport> inUse)
+    private TransportRouting(final Transport[] byPeer, final String[] nameByPeer, final TransportKind[] kindByPeer,
+        final List<Opened> inUse)
     {
         this.byPeer = byPeer;
         this.nameByPeer = nameByPeer;
-        this.inUse = List.copyOf(inUse);
+        this.kindByPeer = kindByPeer;
+        this.inUse = inUse.stream().map(Opened::transport).toList();
+        this.inProcess = inUse.stream().allMatch(o -> o.kind().inProcessPeers());
         final List<ProgressEngine> engines = new ArrayList<>();
-        for (final Transport t : inUse)
+        for (final Transport t : this.inUse)
         {
             if (t.progressEngine() != null)
             {
@@ -67,16 +75,19 @@ public final class TransportRouting implements AutoCloseable
      * One transport for every peer (the in-JVM transport).
      *
      * @param transport the transport.
+     * @param kind      what it is.
      * @param worldSize the ranks.
      * @return the routing.
      */
-    public static TransportRouting single(final Transport transport, final int worldSize)
+    public static TransportRouting single(final Transport transport, final TransportKind kind, final int worldSize)
     {
         final Transport[] byPeer = new Transport[worldSize];
         Arrays.fill(byPeer, transport);
         final String[] names = new String[worldSize];
         Arrays.fill(names, transport.name());
-        return new TransportRouting(byPeer, names, List.of(transport));
+        final TransportKind[] kinds = new TransportKind[worldSize];
+        Arrays.fill(kinds, kind);
+        return new TransportRouting(byPeer, names, kinds, List.of(new Opened(transport.name(), kind, transport)));
     }
 
     /**
@@ -87,7 +98,7 @@ public final class TransportRouting implements AutoCloseable
      */
     public boolean inProcess()
     {
-        return inUse.stream().allMatch(t -> t instanceof InProcessTransport);
+        return inProcess;
     }
 
     /**
@@ -120,7 +131,7 @@ public final class TransportRouting implements AutoCloseable
                 final Transport transport = provider.open(contextFor.apply(provider.name()));
                 if (transport != null)
                 {
-                    opened.add(new Opened(provider.name(), transport));
+                    opened.add(new Opened(provider.name(), provider.kind(), transport));
                 }
             }
         }
@@ -152,6 +163,7 @@ public final class TransportRouting implements AutoCloseable
     {
         final Transport[] byPeer = new Transport[worldSize];
         final String[] nameByPeer = new String[worldSize];
+        final TransportKind[] kindByPeer = new TransportKind[worldSize];
         final Set<Integer> left = new TreeSet<>();
         for (int r = 0; r < worldSize; r++)
         {
@@ -160,7 +172,7 @@ public final class TransportRouting implements AutoCloseable
                 left.add(r);
             }
         }
-        final List<Transport> inUse = new ArrayList<>();
+        final List<Opened> inUse = new ArrayList<>();
         final StringBuilder choice = new StringBuilder();
         try
         {
@@ -186,9 +198,10 @@ public final class TransportRouting implements AutoCloseable
                 {
                     byPeer[peer] = o.transport();
                     nameByPeer[peer] = o.name();
+                    kindByPeer[peer] = o.kind();
                 }
                 left.removeAll(connected);
-                inUse.add(o.transport());
+                inUse.add(o);
                 choice.append(choice.length() == 0 ? "" : "; ").append(o.transport().name()).append(" to ")
                     .append(ranges(connected));
             }
@@ -206,7 +219,7 @@ public final class TransportRouting implements AutoCloseable
         }
         for (final Opened o : opened)
         {
-            if (!inUse.contains(o.transport()))
+            if (!inUse.contains(o))
             {
                 o.transport().close();
             }
@@ -215,7 +228,7 @@ public final class TransportRouting implements AutoCloseable
         {
             LOG.debug("rank {}: transports: {}", rank, choice);
         }
-        return new TransportRouting(byPeer, nameByPeer, inUse);
+        return new TransportRouting(byPeer, nameByPeer, kindByPeer, inUse);
     }
 
     /**
@@ -254,6 +267,17 @@ public final class TransportRouting implements AutoCloseable
     public String transportTo(final int peer)
     {
         return nameByPeer[peer];
+    }
+
+    /**
+     * What the transport that serves a peer is.
+     *
+     * @param peer a rank other than this one.
+     * @return its kind.
+     */
+    public TransportKind kindTo(final int peer)
+    {
+        return kindByPeer[peer];
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.TransportProvider;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +32,9 @@ class TransportRoutingTest
 {
     /** Ranks 0-2 on node a, 3-4 on node b. */
     private static final String[] NODES = { "a", "a", "a", "b", "b" };
+    private static final TransportKind MEMORY = TransportKind.sharedMemory(new TransportKind.LinkFigures(1e-6, 1e-10));
+    private static final TransportKind NETWORK = TransportKind.network(new TransportKind.LinkFigures(4e-6, 3e-10),
+        new TransportKind.LinkFigures(30e-6, 1e-9));
 
     @Test
     void eachPairTakesTheMostPreferredTransportThatConnectsItAndAFailedPairFallsToTheNext()
@@ -39,7 +43,7 @@ class TransportRoutingTest
         final Fake mem = new Fake("mem", (peer) -> peer != 2, true);
         final Fake net = new Fake("net", (peer) -> true, false);
         final TransportRouting routing = TransportRouting.connect(1,
-            List.of(new TransportRouting.Opened("mem", mem), new TransportRouting.Opened("net", net)),
+            List.of(new TransportRouting.Opened("mem", MEMORY, mem), new TransportRouting.Opened("net", NETWORK, net)),
             this::endpoint, NODES.length, deadline());
         assertEquals(List.of(0, 2), mem.offered, "only the node's ranks are offered to the memory transport");
         assertEquals(List.of(2, 3, 4), net.offered, "the rest, with the pair that failed, go to the next");
@@ -60,7 +64,7 @@ class TransportRoutingTest
         final Fake mem = new Fake("mem", (peer) -> true, true);
         final Fake net = new Fake("net", (peer) -> true, false);
         final TransportRouting routing = TransportRouting.connect(0,
-            List.of(new TransportRouting.Opened("mem", mem), new TransportRouting.Opened("net", net)),
+            List.of(new TransportRouting.Opened("mem", MEMORY, mem), new TransportRouting.Opened("net", NETWORK, net)),
             (name, r) -> new PeerEndpoint(r, "a", address(name, r)), 3, deadline());
         assertEquals("mem", routing.names());
         assertTrue(net.offered.isEmpty());
@@ -73,7 +77,7 @@ class TransportRoutingTest
     {
         final Fake mem = new Fake("mem", (peer) -> true, true);
         final HcclException ex = assertThrows(HcclException.class, () -> TransportRouting.connect(0,
-            List.of(new TransportRouting.Opened("mem", mem)), this::endpoint, NODES.length, deadline()));
+            List.of(new TransportRouting.Opened("mem", MEMORY, mem)), this::endpoint, NODES.length, deadline()));
         assertEquals(ErrorCode.E_UNAVAIL, ex.errorCode());
         assertTrue(ex.getMessage().contains("ranks [3, 4]"), ex.getMessage());
         assertTrue(mem.closed);
@@ -86,7 +90,7 @@ class TransportRoutingTest
         final Fake net = new Fake("net", (peer) -> true, false);
         // Rank 2 turned shared memory off: it published no "mem" address.
         TransportRouting.connect(0,
-            List.of(new TransportRouting.Opened("mem", mem), new TransportRouting.Opened("net", net)),
+            List.of(new TransportRouting.Opened("mem", MEMORY, mem), new TransportRouting.Opened("net", NETWORK, net)),
             (name, r) -> new PeerEndpoint(r, NODES[r], "mem".equals(name) && r == 2 ? null : address(name, r)),
             NODES.length, deadline());
         assertEquals(List.of(1), mem.offered);
@@ -104,6 +108,23 @@ class TransportRoutingTest
         final List<TransportRouting.Opened> opened = TransportRouting.open(providers, name -> null);
         assertEquals(List.of("off", "mem", "net"), asked);
         assertEquals(List.of("mem", "net"), opened.stream().map(TransportRouting.Opened::name).toList());
+        assertEquals(List.of(MEMORY, NETWORK), opened.stream().map(TransportRouting.Opened::kind).toList());
+    }
+
+    @Test
+    void eachPeersKindIsItsTransportsAndOnlyInProcessKindsMakeTheRoutingInProcess()
+    {
+        final Fake mem = new Fake("mem", (peer) -> true, true);
+        final Fake net = new Fake("net", (peer) -> true, false);
+        final TransportRouting routing = TransportRouting.connect(1,
+            List.of(new TransportRouting.Opened("mem", MEMORY, mem), new TransportRouting.Opened("net", NETWORK, net)),
+            this::endpoint, NODES.length, deadline());
+        assertSame(MEMORY, routing.kindTo(0));
+        assertSame(NETWORK, routing.kindTo(3));
+        assertFalse(routing.inProcess());
+        // Decided from the kind, whatever the class: a transport that says it is in-process is.
+        assertTrue(TransportRouting.single(net, TransportKind.inProcess(), 2).inProcess());
+        assertFalse(TransportRouting.single(net, NETWORK, 2).inProcess());
     }
 
     @Test
@@ -144,6 +165,12 @@ class TransportRoutingTest
             public int preference()
             {
                 return preference;
+            }
+
+            @Override
+            public TransportKind kind()
+            {
+                return "mem".equals(name) ? MEMORY : NETWORK;
             }
 
             @Override
@@ -241,6 +268,6 @@ class TransportRoutingTest
     void aRoutingWithoutEnginesHasNone()
     {
         final Fake net = new Fake("net", p -> true, false);
-        assertNull(TransportRouting.single(net, 2).progressEngine());
+        assertNull(TransportRouting.single(net, NETWORK, 2).progressEngine());
     }
 }

@@ -91,11 +91,8 @@ final class Dialer implements Runnable
         final Bootstrap b = new Bootstrap()
             .group(loop)
             .channel(transport.socketChannelClass())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.SO_KEEPALIVE, true)
-            .option(ChannelOption.RCVBUF_ALLOCATOR, NettyTransport.readBuffers())
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs);
-        transport.keepalive(b::option);
+        transport.socketOptions().applyTo(b);
         b.handler(new ChannelInitializer<Channel>()
         {
             @Override

@@ -2,8 +2,7 @@ package dev.hccl.transport.netty;
 
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.spi.DescriptorCodec;
-import dev.hccl.api.spi.Inbound;
-import dev.hccl.api.spi.MessageSink;
+import dev.hccl.api.spi.IncomingMessage;
 import dev.hccl.api.spi.OpDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -20,8 +19,9 @@ import java.util.zip.CRC32C;
 
 /**
  * The receive side of a link: a state machine over the inbound byte stream that hands payloads to
- * {@link MessageSink}s as they arrive. Only a frame header (48 bytes) is ever accumulated; payload bytes go from the
- * read buffer to the sink without an intermediate copy, so a message of any size needs no buffer of its size here.
+ * {@link dev.hccl.api.spi.MessageSink}s as they arrive ({@link IncomingMessage}). Only a frame header (48 bytes) is
+ * ever accumulated; payload bytes go from the read buffer to the sink without an intermediate copy, so a message of
+ * any size needs no buffer of its size here.
  * One inbound buffer may hold the end of one frame and any number of further frames.
  * <p>
  * Runs on the channel's event loop only; never lets an exception escape into the pipeline.
@@ -41,7 +41,6 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
 
     private final TcpConnection connection;
     private final TcpLink link;
-    private final Inbound inbound;
     private final int rank;
     private final int peer;
     private final int maxFrameBytes;
@@ -51,13 +50,10 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private int headerFill;
 
     private int state = AWAIT_HEADER;
-    private MessageSink sink;
-    private int remaining;
+    /** The DATA message whose payload is arriving. */
+    private final IncomingMessage message;
     /** The CRC32C of the current payload so far under HCCL_CHECKSUM, else null: nothing is computed. */
     private final CRC32C crc;
-    /** The current message's sequence number and operation, for the error of a CRC that does not match. */
-    private long messageSeq;
-    private OpDescriptor messageDesc;
     /** The trailer's bytes read so far, and their value. */
     private int trailerFill;
     private int trailer;
@@ -71,9 +67,9 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     {
         this.connection = connection;
         this.link = connection.link();
-        this.inbound = transport.inbound();
         this.rank = transport.rank();
         this.peer = link.peer();
+        this.message = new IncomingMessage(transport.inbound(), peer, this::deliveryFailed);
         this.maxFrameBytes = transport.maxFrameBytes();
         this.crc = transport.checksum() ? new CRC32C() : null;
     }
@@ -111,7 +107,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         final boolean midMessage =
             DATA_PAYLOAD == state || DATA_CHECKSUM == state || ABORT_PAYLOAD == state || headerFill > 0;
         state = DRAINING;
-        sink = null;
+        message.drop();
         connection.onInactive(midMessage);
     }
 
@@ -251,89 +247,60 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
             protocolError(DescriptorCodec.describeBad(op, dt, ro));
             return;
         }
-        final long commId = h.getLong(base + Frames.COMM_ID_OFFSET);
-        final long seq = h.getLong(base + Frames.SEQ_OFFSET);
-        final long tag = h.getLong(base + Frames.TAG_OFFSET);
-
-        final MessageSink s;
-        try
+        if (message.begin(h.getLong(base + Frames.COMM_ID_OFFSET), h.getLong(base + Frames.SEQ_OFFSET),
+            h.getLong(base + Frames.TAG_OFFSET), desc, length))
         {
-            s = inbound.begin(peer, commId, seq, tag, desc, length);
+            state = DATA_PAYLOAD;
         }
-        catch (final Throwable t)
-        {
-            deliveryFailed(t);
-            return;
-        }
-        if (null == s)
-        {
-            return; // no payload: complete already
-        }
-        sink = s;
-        remaining = length;
-        messageSeq = seq;
-        messageDesc = desc;
-        state = DATA_PAYLOAD;
     }
 
     private void deliver(final ByteBuf in)
     {
-        final int n = Math.min(remaining, in.readableBytes());
+        final int n = Math.min(message.remaining(), in.readableBytes());
         final int index = in.readerIndex();
-        try
+        // internalNioBuffer: a view the buffer keeps for reuse, so a chunk costs no allocation; the sink consumes it
+        // before returning, as MessageSink's contract says.
+        final boolean written = 1 == in.nioBufferCount() ? write(in.internalNioBuffer(index, n)) :
+            writeAll(in.nioBuffers(index, n));
+        in.skipBytes(n);
+        if (!written)
         {
-            if (1 == in.nioBufferCount())
-            {
-                // internalNioBuffer: a view the buffer keeps for reuse, so a chunk costs no allocation; the sink
-                // consumes it before returning, as MessageSink's contract says.
-                final ByteBuffer chunk = in.internalNioBuffer(index, n);
-                if (null != crc)
-                {
-                    update(chunk);
-                }
-                sink.write(chunk.order(ByteOrder.LITTLE_ENDIAN));
-            }
-            else
-            {
-                for (final ByteBuffer chunk : in.nioBuffers(index, n))
-                {
-                    if (null != crc)
-                    {
-                        update(chunk);
-                    }
-                    sink.write(chunk.order(ByteOrder.LITTLE_ENDIAN));
-                }
-            }
-        }
-        catch (final Throwable t)
-        {
-            in.skipBytes(n);
-            deliveryFailed(t);
             return;
         }
-        in.skipBytes(n);
-        remaining -= n;
-        if (0 == remaining && null != crc)
+        if (0 == message.remaining() && null != crc)
         {
             // Completed only once the CRC that follows matches.
             trailerFill = 0;
             trailer = 0;
             state = DATA_CHECKSUM;
         }
-        else if (0 == remaining)
+        else if (0 == message.remaining())
         {
-            final MessageSink s = sink;
-            sink = null;
             state = AWAIT_HEADER;
-            try
+            message.complete();
+        }
+    }
+
+    private boolean writeAll(final ByteBuffer[] chunks)
+    {
+        for (final ByteBuffer chunk : chunks)
+        {
+            if (!write(chunk))
             {
-                s.complete();
-            }
-            catch (final Throwable t)
-            {
-                deliveryFailed(t);
+                return false;
             }
         }
+        return true;
+    }
+
+    /** Hands a chunk to the sink, adding it to the payload's CRC first under HCCL_CHECKSUM. */
+    private boolean write(final ByteBuffer chunk)
+    {
+        if (null != crc)
+        {
+            update(chunk);
+        }
+        return message.write(chunk.order(ByteOrder.LITTLE_ENDIAN));
     }
 
     /** Adds a chunk to the payload's CRC, leaving its position where it was for the sink. */
@@ -361,27 +328,19 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
         }
         final int computed = (int)crc.getValue();
         crc.reset();
-        final MessageSink s = sink;
-        sink = null;
         if (computed != trailer)
         {
             state = DRAINING;
-            final String details = "a message of " + messageDesc.operation().displayName() + " (sequence " +
-                messageSeq + ") from rank " + peer + " does not match the CRC32C it was sent with (" +
+            message.drop();
+            final String details = "a message of " + message.descriptor().operation().displayName() + " (sequence " +
+                message.seq() + ") from rank " + peer + " does not match the CRC32C it was sent with (" +
                 CommConfig.CHECKSUM + "): its bytes were changed on the way, so it is dropped";
             LOG.warn("rank {}: {}; closing the connection", rank, details);
             link.fail(connection, details, null, false);
             return;
         }
         state = AWAIT_HEADER;
-        try
-        {
-            s.complete();
-        }
-        catch (final Throwable t)
-        {
-            deliveryFailed(t);
-        }
+        message.complete();
     }
 
     private void readAbortReason(final ByteBuf in)
@@ -401,7 +360,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private void protocolError(final String details)
     {
         state = DRAINING;
-        sink = null;
+        message.drop();
         LOG.warn("rank {}: protocol error from rank {}: {}; closing the connection", rank, peer, details);
         link.fail(connection, "protocol error from rank " + peer + ": " + details, null, false);
     }
@@ -409,7 +368,7 @@ final class FrameReceiver extends ChannelInboundHandlerAdapter
     private void deliveryFailed(final Throwable t)
     {
         state = DRAINING;
-        sink = null;
+        message.drop();
         LOG.error("rank {}: the receiver failed on a message from rank {}; closing the connection", rank, peer, t);
         link.fail(connection, connection.name() + " failed: the receiver threw " + t, t, false);
     }

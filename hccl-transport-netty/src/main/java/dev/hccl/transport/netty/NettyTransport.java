@@ -7,14 +7,12 @@ import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.ProgressEngine;
-import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.api.spi.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -22,12 +20,6 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.OpenSsl;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -39,9 +31,7 @@ import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.net.ssl.SSLException;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -81,21 +71,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class NettyTransport implements Transport
 {
-    /** Smallest read buffer. */
-    static final int READ_BUFFER_MIN_BYTES = 4 * 1024;
-    /** First read buffer. */
-    static final int READ_BUFFER_INITIAL_BYTES = 64 * 1024;
-    /** Largest read buffer. */
-    static final int READ_BUFFER_MAX_BYTES = 1024 * 1024;
-
     /** How long {@link #close()} waits for the peers to acknowledge GOODBYE by closing their side. */
     static final long CLOSE_TIMEOUT_MS = 5_000;
     /** How long {@link #close()} waits for the I/O threads to stop. */
     static final long SHUTDOWN_TIMEOUT_MS = 5_000;
     /** Pipeline name of the handshake handler. */
     static final String HANDSHAKE_HANDLER = "handshake";
-    /** The TLS handler's name, first in the pipeline when TLS is on. */
-    static final String TLS_HANDLER = "tls";
     /** Pipeline name of the frame receiver. */
     static final String FRAMES_HANDLER = "frames";
 
@@ -125,12 +106,10 @@ public final class NettyTransport implements Transport
     private final TcpMesh mesh;
     /** Beats on every link and fails those whose peer went silent. */
     private final Heartbeat heartbeat;
-    /** Whether the channels are epoll's, which take the kernel's TCP_USER_TIMEOUT. */
-    private final boolean epoll;
-    private final Duration heartbeatTimeout;
-    /** Mutual TLS, or null for plain TCP: this side's context as acceptor and as dialer. */
-    private final SslContext tlsAcceptor;
-    private final SslContext tlsDialer;
+    /** The options every connection takes, accepted or dialed. */
+    private final TcpSocketOptions socketOptions;
+    /** Mutual TLS on every connection, or none. */
+    private final TcpTls tls;
     /** Channels still in their handshake, closed by {@link #close()}. */
     private final Set<Channel> handshaking = ConcurrentHashMap.newKeySet();
 
@@ -157,11 +136,8 @@ public final class NettyTransport implements Transport
             loopList.add((EventLoop)e);
         }
         this.loops = loopList.toArray(new EventLoop[0]);
-        this.epoll = epoll;
-        this.heartbeatTimeout = ctx.heartbeatTimeout();
-        final SslContext[] tls = tlsContexts(ctx.tls());
-        this.tlsAcceptor = tls[0];
-        this.tlsDialer = tls[1];
+        this.socketOptions = new TcpSocketOptions(epoll, ctx.heartbeatTimeout());
+        this.tls = TcpTls.of(rank, ctx.tls());
         this.socketChannelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         this.name = epoll ? "tcp/epoll" : "tcp/nio";
         this.mesh = new TcpMesh(this, connectionsPerPeer, connectTimeoutNs);
@@ -171,11 +147,8 @@ public final class NettyTransport implements Transport
         final ServerBootstrap sb = new ServerBootstrap()
             .group(group)
             .channel(serverClass)
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childOption(ChannelOption.RCVBUF_ALLOCATOR, readBuffers());
-        keepalive(sb::childOption);
+            .option(ChannelOption.SO_REUSEADDR, true);
+        socketOptions.applyTo(sb);
         sb.childHandler(new ChannelInitializer<Channel>()
         {
             @Override
@@ -188,7 +161,7 @@ public final class NettyTransport implements Transport
                     return;
                 }
                 trackHandshake(ch);
-                addTls(ch, tlsAcceptor);
+                tls.addAcceptor(ch);
                 ch.pipeline().addLast(HANDSHAKE_HANDLER, new AcceptorHandshake(NettyTransport.this));
             }
         });
@@ -201,47 +174,7 @@ public final class NettyTransport implements Transport
         }
         this.serverChannel = bound.channel();
         this.localAddress = (InetSocketAddress)serverChannel.localAddress();
-        this.heartbeat = new Heartbeat(rank, worldSize, mesh::link, heartbeatTimeout);
-    }
-
-    /**
-     * Netty's TLS contexts for mutual TLS: BoringSSL through netty-tcnative where it loads, the JDK's engine otherwise.
-     * Every connection presents this rank's certificate and requires the peer's, signed by the CA; host names are not
-     * checked, as ranks reach each other by address.
-     *
-     * @param tls the certificates, or null.
-     * @return the acceptor's and the dialer's context, or two nulls.
-     */
-    private SslContext[] tlsContexts(final TlsMaterial tls)
-    {
-        if (null == tls)
-        {
-            return new SslContext[2];
-        }
-        final SslProvider provider = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
-        try
-        {
-            final SslContext acceptor = SslContextBuilder.forServer(tls.keyManagers()).trustManager(tls.trustManagers())
-                .clientAuth(ClientAuth.REQUIRE).sslProvider(provider).build();
-            final SslContext dialer = SslContextBuilder.forClient().keyManager(tls.keyManagers())
-                .trustManager(tls.trustManagers()).endpointIdentificationAlgorithm(null).sslProvider(provider).build();
-            LOG.debug("rank {}: mutual TLS on every TCP connection with {} ({})", rank,
-                provider == SslProvider.OPENSSL ? "BoringSSL (netty-tcnative)" : "the JDK's engine", tls);
-            return new SslContext[]{acceptor, dialer};
-        }
-        catch (final SSLException ex)
-        {
-            throw new HcclException(ErrorCode.E_ENV, "cannot set up TLS with " + tls + ": " + ex.getMessage(), ex);
-        }
-    }
-
-    /** Puts TLS first in a new channel's pipeline, when it is on. */
-    private static void addTls(final Channel ch, final SslContext context)
-    {
-        if (null != context)
-        {
-            ch.pipeline().addLast(TLS_HANDLER, context.newHandler(ch.alloc()));
-        }
+        this.heartbeat = new Heartbeat(rank, worldSize, mesh::link, ctx.heartbeatTimeout());
     }
 
     /**
@@ -251,38 +184,7 @@ public final class NettyTransport implements Transport
      */
     void addDialerTls(final Channel ch)
     {
-        addTls(ch, tlsDialer);
-    }
-
-    /**
-     * Sets the kernel's side of liveness on a connection's options: with epoll, unacknowledged data fails the socket
-     * after the heartbeat timeout ({@code TCP_USER_TIMEOUT}), and keepalive probes start after as long idle, so a
-     * peer whose host vanished is found even while nothing is sent.
-     *
-     * @param option sets one option.
-     */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    void keepalive(final java.util.function.BiConsumer<ChannelOption, Object> option)
-    {
-        if (!epoll)
-        {
-            return;
-        }
-        final int seconds = (int)Math.max(1, Math.min(Integer.MAX_VALUE / 1000, heartbeatTimeout.toSeconds()));
-        option.accept(EpollChannelOption.TCP_USER_TIMEOUT, seconds * 1000);
-        option.accept(EpollChannelOption.TCP_KEEPIDLE, seconds);
-        option.accept(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, seconds / 5));
-        option.accept(EpollChannelOption.TCP_KEEPCNT, 5);
-    }
-
-    /**
-     * Read buffers that grow up to {@link #READ_BUFFER_MAX_BYTES} under load: collectives move megabytes per
-     * message, and each read costs a system call and a pass of the receive sink, so 64 KiB reads (Netty's default
-     * ceiling) cut the bandwidth.
-     */
-    static AdaptiveRecvByteBufAllocator readBuffers()
-    {
-        return new AdaptiveRecvByteBufAllocator(READ_BUFFER_MIN_BYTES, READ_BUFFER_INITIAL_BYTES, READ_BUFFER_MAX_BYTES);
+        tls.addDialer(ch);
     }
 
     /**
@@ -570,6 +472,11 @@ public final class NettyTransport implements Transport
     Class<? extends Channel> socketChannelClass()
     {
         return socketChannelClass;
+    }
+
+    TcpSocketOptions socketOptions()
+    {
+        return socketOptions;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.hccl.transport.netty;
 
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
+import dev.hccl.api.testing.RecordingInbound;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

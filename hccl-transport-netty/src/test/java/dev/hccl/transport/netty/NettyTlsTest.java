@@ -5,6 +5,7 @@ import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.TlsMaterial;
+import dev.hccl.api.testing.RecordingInbound;
 import io.netty.handler.ssl.SslHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

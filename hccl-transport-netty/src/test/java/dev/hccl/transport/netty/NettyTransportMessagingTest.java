@@ -8,6 +8,7 @@ import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.Tags;
+import dev.hccl.api.testing.RecordingInbound;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

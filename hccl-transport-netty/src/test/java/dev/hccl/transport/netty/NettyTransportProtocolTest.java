@@ -6,6 +6,7 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.testing.RecordingInbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;

@@ -3,6 +3,7 @@ package dev.hccl.transport.netty;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.spi.Bootstrap;
 import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.testing.RecordingInbound;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;

@@ -5,7 +5,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.Inbound;
-import dev.hccl.api.spi.MessageSink;
+import dev.hccl.api.spi.IncomingMessage;
 import dev.hccl.api.spi.OpDescriptor;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
@@ -19,7 +19,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The receiving side of the connection to one peer: reads the ring the peer writes and hands each message to the
- * communicator as it arrives. A payload chunk goes to the {@link MessageSink} as a view of the shared memory itself,
+ * communicator as it arrives ({@link IncomingMessage}). A payload chunk goes to the
+ * {@link dev.hccl.api.spi.MessageSink} as a view of the shared memory itself,
  * with no copy: the sink copies or reduces straight out of the segment, during its {@code write} call only (the
  * space is the peer's again once the call returns).
  * <p>
@@ -48,13 +49,9 @@ final class ShmReceiver implements ControlledMessageHandler
     private final ShmChecksum checksum;
 
     private int state = AWAIT_MESSAGE;
-    private MessageSink sink;
-    private int remaining;
-    /** The current message's sequence number and operation, for the error of a chunk whose CRC does not match. */
-    private long messageSeq;
-    private OpDescriptor messageDesc;
+    /** The message whose payload is arriving. */
+    private final IncomingMessage message;
     private int emptyPolls;
-    /** The last fingerprint seen: every segment of an operation carries the same one, so it is reused. */
     /** Decodes headers' fingerprints, one descriptor per run of equal ones; this receiver's alone. */
     private final DescriptorCodec descriptors = new DescriptorCodec();
 
@@ -89,6 +86,7 @@ final class ShmReceiver implements ControlledMessageHandler
         // duplicate() resets the byte order; element data travels in the little-endian order DataType prescribes.
         this.view = region.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         this.checksum = checksum ? new ShmChecksum(region) : null;
+        this.message = new IncomingMessage(inbound, peer, this::deliveryFailed);
     }
 
     /**
@@ -207,29 +205,11 @@ final class ShmReceiver implements ControlledMessageHandler
                 ", length " + payloadLength + ")");
             return;
         }
-        final long commId = b.getLong(index + ShmRecords.COMM_ID_OFFSET);
-        final long seq = b.getLong(index + ShmRecords.SEQ_OFFSET);
-        final long tag = b.getLong(index + ShmRecords.TAG_OFFSET);
-
-        final MessageSink s;
-        try
+        if (message.begin(b.getLong(index + ShmRecords.COMM_ID_OFFSET), b.getLong(index + ShmRecords.SEQ_OFFSET),
+            b.getLong(index + ShmRecords.TAG_OFFSET), desc, payloadLength))
         {
-            s = inbound.begin(peer, commId, seq, tag, desc, payloadLength);
+            state = PAYLOAD;
         }
-        catch (final Throwable t)
-        {
-            deliveryFailed(t);
-            return;
-        }
-        if (null == s)
-        {
-            return; // no payload: complete already
-        }
-        sink = s;
-        remaining = payloadLength;
-        messageSeq = seq;
-        messageDesc = desc;
-        state = PAYLOAD;
     }
 
     private void onData(final MutableDirectBuffer b, final int index, final int recordLength)
@@ -240,44 +220,25 @@ final class ShmReceiver implements ControlledMessageHandler
             return;
         }
         final int length = null == checksum ? recordLength : recordLength - ShmRecords.CHECKSUM_BYTES;
-        if (length <= 0 || length > remaining)
+        if (length <= 0 || length > message.remaining())
         {
-            protocolError("a data record of " + length + " bytes where " + remaining + " remain");
+            protocolError("a data record of " + length + " bytes where " + message.remaining() + " remain");
             return;
         }
         if (null != checksum && checksum.of(index, length) != b.getInt(index + length))
         {
             // Checked before the sink reads the chunk: the changed bytes never reach the destination.
             final HcclException damage =
-                ShmDamage.checksumMismatch(rank, peer, segment, messageDesc.operation(), messageSeq);
+                ShmDamage.checksumMismatch(rank, peer, segment, message.descriptor().operation(), message.seq());
             LOG.warn("rank {}: {}", rank, damage.detail());
             stop(damage);
             return;
         }
-        final MessageSink s = sink;
-        try
+        view.clear().position(index).limit(index + length);
+        if (message.write(view) && 0 == message.remaining())
         {
-            view.clear().position(index).limit(index + length);
-            s.write(view);
-        }
-        catch (final Throwable t)
-        {
-            deliveryFailed(t);
-            return;
-        }
-        remaining -= length;
-        if (0 == remaining)
-        {
-            sink = null;
             state = AWAIT_MESSAGE;
-            try
-            {
-                s.complete();
-            }
-            catch (final Throwable t)
-            {
-                deliveryFailed(t);
-            }
+            message.complete();
         }
     }
 
@@ -312,7 +273,6 @@ final class ShmReceiver implements ControlledMessageHandler
     {
         if (PAYLOAD == state)
         {
-            sink = null;
             stop(failure("rank " + peer + " closed its side in the middle of a message over shared memory", null));
             return;
         }
@@ -359,7 +319,7 @@ final class ShmReceiver implements ControlledMessageHandler
     private void stop(final Throwable cause)
     {
         state = DONE;
-        sink = null;
+        message.drop();
         link.fail(cause);
     }
 }

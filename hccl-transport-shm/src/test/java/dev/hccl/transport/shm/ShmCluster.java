@@ -6,6 +6,7 @@ import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.TransportContext;
+import dev.hccl.api.testing.RecordingInbound;
 
 import java.io.IOException;
 import java.net.InetAddress;

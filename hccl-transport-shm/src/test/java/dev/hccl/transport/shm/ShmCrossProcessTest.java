@@ -2,6 +2,7 @@ package dev.hccl.transport.shm;
 
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.PeerEndpoint;
+import dev.hccl.api.testing.RecordingInbound;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -7,6 +7,7 @@ import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
+import dev.hccl.api.testing.RecordingInbound;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -8,6 +8,7 @@ import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.Request;
+import dev.hccl.api.testing.RecordingInbound;
 import dev.hccl.api.testing.Tee;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

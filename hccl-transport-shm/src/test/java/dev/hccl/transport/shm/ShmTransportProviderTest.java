@@ -5,6 +5,7 @@ import dev.hccl.api.spi.Bootstrap;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportProvider;
+import dev.hccl.api.testing.RecordingInbound;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

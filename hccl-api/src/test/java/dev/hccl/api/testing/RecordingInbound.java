@@ -1,4 +1,4 @@
-package dev.hccl.transport.shm;
+package dev.hccl.api.testing;
 
 import dev.hccl.api.spi.Inbound;
 import dev.hccl.api.spi.MessageSink;
@@ -14,38 +14,76 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
- * An {@link Inbound} that records everything: sinks copy the payload into an array and note each chunk's size and
- * whether it was a view of direct (shared) memory.
+ * An {@link Inbound} that records everything, for the transports' tests: sinks copy the payload into an array and
+ * note each chunk's size and whether it was a view of direct memory.
  */
-final class RecordingInbound implements Inbound
+public final class RecordingInbound implements Inbound
 {
-    static final long WAIT_SECONDS = 20;
+    /** How long {@link #nextMessage()} and {@link #nextFailure()} wait. */
+    public static final long WAIT_SECONDS = 20;
 
-    record Message(
+    /**
+     * A message as its sink completed it.
+     *
+     * @param from      the sender.
+     * @param commId    the communicator.
+     * @param seq       the sequence number.
+     * @param tag       the tag.
+     * @param desc      the fingerprint.
+     * @param data      the payload.
+     * @param chunks    the size of each chunk written, in order.
+     * @param allDirect whether every chunk was a view of direct memory.
+     * @param thread    the thread that announced it.
+     */
+    public record Message(
         int from, long commId, long seq, long tag, OpDescriptor desc, byte[] data, List<Integer> chunks,
         boolean allDirect, String thread)
     {
+        /**
+         * How many write calls the payload took.
+         *
+         * @return the number of chunks.
+         */
+        public int writes()
+        {
+            return chunks.size();
+        }
     }
 
-    record Failure(int peer, Throwable cause)
+    /**
+     * A link failure as reported.
+     *
+     * @param peer  the peer.
+     * @param cause why.
+     */
+    public record Failure(int peer, Throwable cause)
     {
     }
 
-    final BlockingQueue<Message> messages = new LinkedBlockingQueue<>();
-    final BlockingQueue<Failure> failures = new LinkedBlockingQueue<>();
-    final BlockingQueue<Integer> peerClosed = new LinkedBlockingQueue<>();
-    final BlockingQueue<String> aborts = new LinkedBlockingQueue<>();
-    /** Every event in order of arrival: "msg <from> <seq>", "closed <peer>", "failed <peer>", "abort <peer>". */
-    final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+    /** The messages completed. */
+    public final BlockingQueue<Message> messages = new LinkedBlockingQueue<>();
+    /** The link failures. */
+    public final BlockingQueue<Failure> failures = new LinkedBlockingQueue<>();
+    /** The peers that closed. */
+    public final BlockingQueue<Integer> peerClosed = new LinkedBlockingQueue<>();
+    /** The aborts, as {@code peer/commId: reason}. */
+    public final BlockingQueue<String> aborts = new LinkedBlockingQueue<>();
+    /**
+     * Every event in order of arrival: {@code msg FROM SEQ}, {@code closed PEER}, {@code failed PEER},
+     * {@code abort PEER}.
+     */
+    public final BlockingQueue<String> events = new LinkedBlockingQueue<>();
     /** Anything a sink saw that it should not have. */
-    final BlockingQueue<String> errors = new LinkedBlockingQueue<>();
-    volatile boolean throwOnWrite;
+    public final BlockingQueue<String> errors = new LinkedBlockingQueue<>();
+    /** Whether sinks throw on write. */
+    public volatile boolean throwOnWrite;
     /** Runs in each onMessage, on the delivering thread. */
-    volatile Runnable onMessageHook = () -> { };
+    public volatile Runnable onMessageHook = () -> { };
 
     @Override
     public MessageSink onMessage(
-        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc, final int length)
+        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc,
+        final int length)
     {
         final String thread = Thread.currentThread().getName();
         onMessageHook.run();
@@ -111,14 +149,26 @@ final class RecordingInbound implements Inbound
         aborts.add(peer + "/" + commId + ": " + reason);
     }
 
-    Message nextMessage() throws InterruptedException
+    /**
+     * The next message completed, waiting up to {@link #WAIT_SECONDS}.
+     *
+     * @return the message.
+     * @throws InterruptedException when interrupted.
+     */
+    public Message nextMessage() throws InterruptedException
     {
         final Message m = messages.poll(WAIT_SECONDS, TimeUnit.SECONDS);
         assertNotNull(m, "no message arrived within " + WAIT_SECONDS + " s");
         return m;
     }
 
-    Failure nextFailure() throws InterruptedException
+    /**
+     * The next link failure, waiting up to {@link #WAIT_SECONDS}.
+     *
+     * @return the failure.
+     * @throws InterruptedException when interrupted.
+     */
+    public Failure nextFailure() throws InterruptedException
     {
         final Failure f = failures.poll(WAIT_SECONDS, TimeUnit.SECONDS);
         assertNotNull(f, "no link failure reported within " + WAIT_SECONDS + " s");
