@@ -27,7 +27,42 @@ final class Ranks
     }
 
     /**
-     * Runs {@code task} for ranks 0 to n-1 at once and returns their results; the first failure is rethrown.
+     * The first failure, with every other rank's that has ended as suppressed: a rank that waited for a peer reports
+     * first, and the peer's own failure must not be lost.
+     */
+    private static <T> Exception withTheOtherRanksFailures(
+        final ExecutionException first, final List<Future<T>> futures)
+    {
+        final Exception thrown = first.getCause() instanceof Exception ? (Exception)first.getCause() : first;
+        for (int r = 0; r < futures.size(); r++)
+        {
+            final Future<T> f = futures.get(r);
+            if (f.isDone() && !f.isCancelled())
+            {
+                try
+                {
+                    f.get();
+                }
+                catch (final ExecutionException other)
+                {
+                    if (other.getCause() != thrown)
+                    {
+                        final AssertionError said = new AssertionError("rank " + r + " failed too", other.getCause());
+                        thrown.addSuppressed(said);
+                    }
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        return thrown;
+    }
+
+    /**
+     * Runs {@code task} for ranks 0 to n-1 at once and returns their results; the first failure is rethrown, with the
+     * other ranks' as suppressed.
      */
     static <T> List<T> run(final int n, final long timeoutSeconds, final RankTask<T> task) throws Exception
     {
@@ -55,11 +90,7 @@ final class Ranks
                 }
                 catch (final ExecutionException ex)
                 {
-                    if (ex.getCause() instanceof Exception)
-                    {
-                        throw (Exception)ex.getCause();
-                    }
-                    throw ex;
+                    throw withTheOtherRanksFailures(ex, futures);
                 }
                 catch (final TimeoutException ex)
                 {
