@@ -297,12 +297,12 @@ public final class HierarchicalAlgorithm implements
             {
                 final double within = ring.predictSeconds(operation, perNode, bytes, level0);
                 final double between = across(allReduceAcross, operation, nodes, perRail, level1);
-                if (bytes < HierarchicalAllReduce.PIPELINE_MIN_BYTES || nodes == 1 || perNode == 1)
+                if (bytes < TuningTable.HIERARCHICAL_PIPELINE_MIN_BYTES || nodes == 1 || perNode == 1)
                 {
                     return within + between;
                 }
                 // Pipelined: the slower level's time, plus the faster level's share of the piece that cannot overlap.
-                return Math.max(within, between) + Math.min(within, between) / HierarchicalAllReduce.PIPELINE_PIECES;
+                return Math.max(within, between) + Math.min(within, between) / TuningTable.HIERARCHICAL_PIPELINE_PIECES;
             }
             case ALL_GATHER:
                 return ring.predictSeconds(operation, perNode, bytes, level0) +
