@@ -292,28 +292,17 @@ public final class TuningTable
             cheapest(Operation.ALL_REDUCE, layout, wire, links, protocol);
     }
 
-    /** The cheapest standard algorithm the cost model may choose, as the selector weighs them. */
+    /** The cheapest standard algorithm the cost model may choose, weighed by this table. */
     private double cheapest(
         final Operation operation, final RankLayout layout, final long wireBytes, final LinkCosts links,
         final WireProtocol protocol)
     {
-        final AlgorithmCatalog catalog = StandardCatalog.CATALOG;
-        double best = Double.POSITIVE_INFINITY;
-        for (final Object algorithm : catalog.algorithmsFor(operation))
-        {
-            final String name = catalog.nameOf(operation, algorithm);
-            if (algorithm instanceof CostedAlgorithm costed && AlgorithmCatalog.weighedOn(layout, name) &&
-                autoLimits(name).admit(layout.worldSize(), wireBytes) &&
-                costed.canRun(operation, layout.worldSize(), wireBytes))
-            {
-                best = Math.min(best, wireSeconds(name, costed, operation, layout, wireBytes, links, protocol));
-            }
-        }
-        return best;
+        return CostModel.of(StandardCatalog.CATALOG, this, operation, layout)
+            .cheapestSeconds(wireBytes, wireBytes, links, protocol);
     }
 
     /** The formula for bytes already on the wire, with the links scaled; allocates only where a factor is not 1. */
-    private double wireSeconds(
+    double wireSeconds(
         final String name, final CostedAlgorithm algorithm, final Operation operation, final RankLayout layout,
         final long wireBytes, final LinkCosts links, final WireProtocol protocol)
     {
