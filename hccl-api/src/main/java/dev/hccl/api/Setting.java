@@ -73,17 +73,27 @@ public final class Setting<T>
     public static Setting<Integer> integer(
         final String variable, final int defaultValue, final int min, final int max, final String description)
     {
-        return of(variable, defaultValue, text ->
+        return of(variable, defaultValue, Setting::parseInteger, v -> v >= min && v <= max,
+            "in [" + min + ", " + max + "]", description);
+    }
+
+    /**
+     * An integer's text read, for an integer setting's parser.
+     *
+     * @param text the text.
+     * @return the integer.
+     * @throws IllegalArgumentException saying it must be an integer.
+     */
+    static Integer parseInteger(final String text)
+    {
+        try
         {
-            try
-            {
-                return Integer.parseInt(text);
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new IllegalArgumentException("must be an integer");
-            }
-        }, v -> v >= min && v <= max, "in [" + min + ", " + max + "]", description);
+            return Integer.parseInt(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("must be an integer");
+        }
     }
 
     /**

@@ -207,4 +207,28 @@ class CommConfigTest
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, call);
         assertTrue(ex.getMessage().contains(fragment), ex.getMessage());
     }
+
+    /**
+     * The frame limit in bytes is a value of the builder like any other: it wins over HCCL_BUFFSIZE's MiB, is
+     * described as HCCL_BUFFSIZE in bytes, and is kept by a configuration derived from this one.
+     */
+    @Test
+    void aFrameLimitInBytesWinsOverBuffsizeAndIsKeptByDerivedConfigurations()
+    {
+        final Map<String, String> env = Map.of("HCCL_BUFFSIZE", "3");
+        final CommConfig mib = CommConfig.builder().environment(env).conclude();
+        assertEquals(3 << 20, mib.maxFrameBytes());
+        assertEquals("3 (env HCCL_BUFFSIZE)", mib.describe().get("HCCL_BUFFSIZE"));
+        final CommConfig bytes = CommConfig.builder().environment(env).maxFrameBytes(600_000).conclude();
+        assertEquals(600_000, bytes.maxFrameBytes());
+        assertEquals("600000 bytes (config)", bytes.describe().get("HCCL_BUFFSIZE"));
+        final CommConfig derived = bytes.overriding(Map.of(CommConfig.RANK, 0)).launchedBy(1, "localhost", 0, 1);
+        assertEquals(600_000, derived.maxFrameBytes());
+        assertEquals("600000 bytes (config)", derived.describe().get("HCCL_BUFFSIZE"));
+        final IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+            () -> CommConfig.builder().environment(env).maxFrameBytes(0).conclude());
+        assertEquals("maxFrameBytes must be positive, got 0", none.getMessage());
+        assertThrows(IllegalArgumentException.class,
+            () -> CommConfig.builder().environment(env).maxFrameBytes(1000).conclude(), "below the segment size");
+    }
 }
