@@ -118,13 +118,26 @@ final class SettingValues
     private Resolved resolve(final Setting<?> setting)
     {
         final Resolved known = resolved.get(setting);
-        return null != known ? known : resolved.computeIfAbsent(setting, this::read);
+        if (null != known)
+        {
+            return known;
+        }
+        if (null != setting.base())
+        {
+            resolve(setting.base()); // first, so that reading this one updates the map no more
+        }
+        return resolved.computeIfAbsent(setting, this::read);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private Resolved read(final Setting<?> s)
     {
         final Setting raw = s;
+        if (null != s.base())
+        {
+            final Resolved base = resolve(s.base());
+            return new Resolved(s.readFrom(base.value()), base.source(), base.variable());
+        }
         if (explicit.containsKey(s))
         {
             final Object value = explicit.get(s);

@@ -231,4 +231,37 @@ class CommConfigTest
         assertThrows(IllegalArgumentException.class,
             () -> CommConfig.builder().environment(env).maxFrameBytes(1000).conclude(), "below the segment size");
     }
+
+    /**
+     * A setting read as a richer type is read once per configuration, from whatever gave its base's value, and its
+     * reading's refusal is the caller's error.
+     */
+    @Test
+    void aSettingReadAsATypeIsReadOncePerConfigurationFromItsBasesValue()
+    {
+        final java.util.concurrent.atomic.AtomicInteger readings = new java.util.concurrent.atomic.AtomicInteger();
+        final Setting<Integer> length = CommConfig.ALGO.readAs(text ->
+        {
+            readings.incrementAndGet();
+            if ("bad".equals(text))
+            {
+                throw new IllegalArgumentException("HCCL_ALGO 'bad'");
+            }
+            return text == null ? -1 : text.length();
+        });
+        final CommConfig env = CommConfig.builder().environment(Map.of("HCCL_ALGO", "ring")).conclude();
+        assertEquals(4, env.get(length));
+        assertEquals(4, env.get(length));
+        assertEquals(1, readings.get(), "read once");
+        assertEquals(CommConfig.Source.ENVIRONMENT, env.source(length));
+        final CommConfig built = CommConfig.builder().environment(Map.of("HCCL_ALGO", "ring")).algo("fullmesh")
+            .conclude();
+        assertEquals(8, built.get(length));
+        assertEquals(CommConfig.Source.CONFIG, built.source(length));
+        assertEquals(-1, CommConfig.builder().environment(Map.of()).conclude().get(length));
+        assertEquals("fullmesh (config)", built.describe().get("HCCL_ALGO"), "described as its base");
+        final CommConfig bad = CommConfig.builder().environment(Map.of()).algo("bad").conclude();
+        assertEquals("HCCL_ALGO 'bad'", assertThrows(IllegalArgumentException.class, () -> bad.get(length))
+            .getMessage());
+    }
 }

@@ -1,7 +1,9 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.Operation;
+import dev.hccl.api.Setting;
 
 import java.util.EnumMap;
 import java.util.Locale;
@@ -27,6 +29,13 @@ final class AlgoOverride
 {
     /** The automatic choice for every operation. */
     static final AlgoOverride AUTOMATIC = new AlgoOverride(null, new EnumMap<>(Operation.class));
+
+    /**
+     * {@link CommConfig#ALGO} read as an override against the installed algorithms: parsed once per configuration
+     * ({@code config.get(AlgoOverride.SETTING)}), however many communicators and splits read it.
+     */
+    static final Setting<AlgoOverride> SETTING =
+        CommConfig.ALGO.readAs(spec -> parse(spec, AlgorithmSelector.catalog()));
 
     private final Levels everyOperation;
     private final Map<Operation, Levels> perOperation;

@@ -178,14 +178,6 @@ final class AlgorithmSelector
     }
 
     /**
-     * @return what {@code HCCL_ALGO} forces, as parsed once for the job: a split communicator forces the same.
-     */
-    AlgoOverride override()
-    {
-        return override;
-    }
-
-    /**
      * Takes measured link parameters for the choices from now on, unless deterministic.
      *
      * @param measured the probe's figures, the same on every rank.

@@ -88,7 +88,6 @@ final class CommunicatorImpl implements Communicator, FaultListener
 
     CommunicatorImpl(
         final CommConfig config,
-        final AlgoOverride algorithmOverride,
         final Fabric fabric,
         final long commId,
         final int rank,
@@ -108,7 +107,7 @@ final class CommunicatorImpl implements Communicator, FaultListener
             layout.sizeOf(layout.nodeOf(rank));
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.segmentBytes = config.segmentBytes();
-        this.algorithms = new AlgorithmSelector(algorithmOverride, layout, config.deterministic(),
+        this.algorithms = new AlgorithmSelector(config.get(AlgoOverride.SETTING), layout, config.deterministic(),
             fabric.defaultCosts());
         if (rank == 0 && LOG.isDebugEnabled())
         {
@@ -581,8 +580,8 @@ final class CommunicatorImpl implements Communicator, FaultListener
         fabric.retain();
         try
         {
-            final CommunicatorImpl sub = new CommunicatorImpl(config, algorithms.override(), fabric, newId, newRank,
-                subGlobal, topology.subset(members));
+            final CommunicatorImpl sub = new CommunicatorImpl(config, fabric, newId, newRank, subGlobal,
+                topology.subset(members));
             // The links are the parent's: measured once, at the parent's creation.
             sub.algorithms.linkCosts(algorithms.linkCosts());
             return sub;

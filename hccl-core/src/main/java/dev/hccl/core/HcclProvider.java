@@ -79,8 +79,8 @@ public final class HcclProvider implements CommunicatorProvider
         checkJvmFlags();
         final CommConfig config = given.get(CommConfig.RANK_TABLE_FILE) == null ? given : RankTable.apply(given);
         checkLaunched(config);
-        // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike. Parsed once, here.
-        final AlgoOverride algorithms = AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog());
+        // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
+        final AlgoOverride algorithms = config.get(AlgoOverride.SETTING);
         final int rank = config.rank();
         if (LOG.isDebugEnabled())
         {
@@ -89,7 +89,7 @@ public final class HcclProvider implements CommunicatorProvider
         if (config.worldSize() == 1 && config.rootInfo() == null)
         {
             // A job of one rank needs no store and no sockets: the in-JVM transport serves it.
-            final Communicator single = initAll(1, config, algorithms).get(0);
+            final Communicator single = initAll(1, config).get(0);
             summarize(RankLayout.singleNode(1), peer -> null, config);
             return single;
         }
@@ -124,7 +124,7 @@ public final class HcclProvider implements CommunicatorProvider
                 deadline);
             final StaticTopology topology = topology(peers);
             final Fabric fabric = new Fabric(routing, dispatcher, topology, defaultCosts(peers), null);
-            final CommunicatorImpl comm = new CommunicatorImpl(config, algorithms, fabric, rendezvous.commId(), rank,
+            final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank,
                 identity(config.worldSize()), topology);
             try
             {
@@ -197,13 +197,7 @@ public final class HcclProvider implements CommunicatorProvider
     public List<Communicator> initAll(final int worldSize, final CommConfig config)
     {
         checkJvmFlags();
-        return initAll(worldSize, config, AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog()));
-    }
-
-    /** Every rank of a job in this JVM, forcing what {@code algorithms} forces. */
-    private static List<Communicator> initAll(
-        final int worldSize, final CommConfig config, final AlgoOverride algorithms)
-    {
+        config.get(AlgoOverride.SETTING); // a bad HCCL_ALGO fails here, before any communicator is made
         final InProcessHub hub = new InProcessHub(worldSize);
         final long commId = RANDOM.nextLong() & Long.MAX_VALUE;
         final StaticTopology topology = StaticTopology.singleNode(worldSize, NodeIdentity.local(config.nodeId()),
@@ -222,7 +216,7 @@ public final class HcclProvider implements CommunicatorProvider
         {
             final Fabric fabric = new Fabric(TransportRouting.single(transports[r], worldSize), dispatchers[r], topology,
                 LinkCosts.DEFAULTS, null);
-            comms.add(new CommunicatorImpl(config, algorithms, fabric, commId, r, ranks, topology));
+            comms.add(new CommunicatorImpl(config, fabric, commId, r, ranks, topology));
         }
         return Collections.unmodifiableList(comms);
     }
