@@ -1,7 +1,6 @@
 package dev.hccl.algorithms;
 
 import dev.hccl.api.Operation;
-import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllGatherVAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
@@ -9,6 +8,7 @@ import dev.hccl.api.spi.AllToAllAlgorithm;
 import dev.hccl.api.spi.AllToAllVAlgorithm;
 import dev.hccl.api.spi.BarrierAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.CollectiveAlgorithm;
 import dev.hccl.api.spi.GatherAlgorithm;
 import dev.hccl.api.spi.ReduceAlgorithm;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
@@ -39,7 +39,7 @@ public final class AlgorithmCatalog
     public static final String AUTOMATIC = "NA";
 
     /** One row of the table. */
-    private record Entry(Object algorithm, AutoLimits auto)
+    private record Entry(CollectiveAlgorithm algorithm, AutoLimits auto)
     {
     }
 
@@ -76,7 +76,7 @@ public final class AlgorithmCatalog
     }
 
     /** Registers one of this module's algorithms with the limits of its row in {@link TuningTable#standard()}. */
-    private void registerTuned(final String name, final Object algorithm)
+    private void registerTuned(final String name, final CollectiveAlgorithm algorithm)
     {
         register(name, algorithm, TuningTable.standard().autoLimits(name));
     }
@@ -125,13 +125,13 @@ public final class AlgorithmCatalog
      *
      * @param name      the name {@code HCCL_ALGO} gives it, in any case.
      * @param algorithm implements one or more of the operations' SPI interfaces; holds no state of its own, as
-     *                  every communicator shares it.
+     *                  every communicator shares it. The cost model weighs it where it is a {@link CostedAlgorithm}.
      * @param auto      where the cost model may choose it, when it is a {@link CostedAlgorithm}.
      * @throws IllegalArgumentException when it implements no operation.
      * @throws IllegalStateException    when an operation already has an algorithm of this name, or the catalog is
      *                                  sealed (register from an {@link AlgorithmPlugin}).
      */
-    public void register(final String name, final Object algorithm, final AutoLimits auto)
+    public void register(final String name, final CollectiveAlgorithm algorithm, final AutoLimits auto)
     {
         if (sealed)
         {
@@ -141,7 +141,7 @@ public final class AlgorithmCatalog
         final List<Operation> ops = new ArrayList<>();
         for (final Operation op : Operation.values())
         {
-            final Class<?> role = roleOf(op);
+            final Class<? extends CollectiveAlgorithm> role = roleOf(op);
             if (role != null && role.isInstance(algorithm))
             {
                 final Entry previous = byOperation.getOrDefault(op, Map.of()).get(key);
@@ -165,25 +165,12 @@ public final class AlgorithmCatalog
     }
 
     /**
-     * Whether the cost model weighs an algorithm of this name on a layout at all: every one but the hierarchical
-     * algorithm on one node, where it would be its level1 alone.
-     *
-     * @param layout the ranks' nodes.
-     * @param name   a name, in any case.
-     * @return true when it is a candidate there (within its limits, where it can run).
-     */
-    public static boolean weighedOn(final RankLayout layout, final String name)
-    {
-        return layout.nodeCount() > 1 || !HierarchicalAlgorithm.NAME.equalsIgnoreCase(name);
-    }
-
-    /**
      * The SPI interface of an operation's algorithms.
      *
      * @param op an operation.
      * @return such as {@link AllReduceAlgorithm}; null for an operation without algorithms (send, recv, split, init).
      */
-    public static Class<?> roleOf(final Operation op)
+    public static Class<? extends CollectiveAlgorithm> roleOf(final Operation op)
     {
         return switch (op)
         {
@@ -264,9 +251,9 @@ public final class AlgorithmCatalog
      * @param op the operation.
      * @return the algorithms, in the order of {@link #namesFor(Operation)}.
      */
-    public List<Object> algorithmsFor(final Operation op)
+    public List<CollectiveAlgorithm> algorithmsFor(final Operation op)
     {
-        final List<Object> algorithms = new ArrayList<>();
+        final List<CollectiveAlgorithm> algorithms = new ArrayList<>();
         byOperation.getOrDefault(op, Map.of()).values().forEach(e -> algorithms.add(e.algorithm()));
         return algorithms;
     }
@@ -278,7 +265,7 @@ public final class AlgorithmCatalog
      * @param algorithm one of {@link #algorithmsFor(Operation)}.
      * @return the name as HCCL spells it, or null when the algorithm is not registered for {@code op}.
      */
-    public String nameOf(final Operation op, final Object algorithm)
+    public String nameOf(final Operation op, final CollectiveAlgorithm algorithm)
     {
         for (final Map.Entry<String, Entry> e : byOperation.getOrDefault(op, Map.of()).entrySet())
         {
@@ -303,5 +290,30 @@ public final class AlgorithmCatalog
     {
         final Entry entry = byOperation.getOrDefault(op, Map.of()).get(key(name));
         return entry != null && role.isInstance(entry.algorithm()) ? role.cast(entry.algorithm()) : null;
+    }
+
+    /**
+     * What {@code HCCL_ALGO}'s level form ({@code level0:NA;level1:NAME}) runs across nodes: the hierarchical schedule,
+     * with {@code level1} between nodes for this operation (and the ring for its others), as HCCL composes the levels.
+     *
+     * @param op     the operation.
+     * @param level1 one of {@link #algorithmsFor(Operation)}.
+     * @return the composition; null when this catalog has no hierarchical algorithm for {@code op}, or {@code level1}
+     *         is one (it runs as it is).
+     */
+    public CollectiveAlgorithm withLevel1(final Operation op, final CollectiveAlgorithm level1)
+    {
+        if (level1 instanceof HierarchicalAlgorithm)
+        {
+            return null;
+        }
+        for (final Entry entry : byOperation.getOrDefault(op, Map.of()).values())
+        {
+            if (entry.algorithm() instanceof HierarchicalAlgorithm)
+            {
+                return HierarchicalAlgorithm.withLevel1(op, level1);
+            }
+        }
+        return null;
     }
 }

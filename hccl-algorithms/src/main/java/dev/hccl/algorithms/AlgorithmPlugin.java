@@ -14,7 +14,8 @@ public interface AlgorithmPlugin
     /**
      * Adds this plug-in's algorithms.
      *
-     * @param catalog the catalog being built; {@link AlgorithmCatalog#register(String, Object, AutoLimits)}.
+     * @param catalog the catalog being built;
+     *                {@link AlgorithmCatalog#register(String, dev.hccl.api.spi.CollectiveAlgorithm, AutoLimits)}.
      */
     void register(AlgorithmCatalog catalog);
 }

@@ -2,12 +2,13 @@ package dev.hccl.algorithms;
 
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
+import dev.hccl.api.spi.CollectiveAlgorithm;
 
 /**
  * An algorithm that can predict its own time from the alpha-beta-gamma model, so that a cost model can choose among
  * the candidates for an operation, size and topology.
  */
-public interface CostedAlgorithm
+public interface CostedAlgorithm extends CollectiveAlgorithm
 {
     /**
      * The predicted time of one operation.
@@ -42,6 +43,18 @@ public interface CostedAlgorithm
     {
         return layout.nodeCount() == 1 ? predictSeconds(operation, layout.worldSize(), bytes, links.local()) :
             predictSeconds(operation, layout.worldSize(), bytes, links.network().sharedBy(layout.mostPerNode()));
+    }
+
+    /**
+     * Whether the cost model weighs this algorithm on a layout at all: true unless it would only be another algorithm
+     * there (the hierarchical algorithm on one node is its level1 alone).
+     *
+     * @param layout the ranks' nodes.
+     * @return true when it is a candidate there (within its limits, where it can run).
+     */
+    default boolean weighedOn(final RankLayout layout)
+    {
+        return true;
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.CollectiveAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
 import dev.hccl.api.spi.Reducer;
@@ -110,7 +111,8 @@ public final class HierarchicalAlgorithm implements
      * @return a new instance.
      * @throws IllegalArgumentException for another operation, or an algorithm that does not implement it.
      */
-    public static HierarchicalAlgorithm withLevel1(final Operation operation, final Object acrossNodes)
+    public static HierarchicalAlgorithm withLevel1(
+        final Operation operation, final CollectiveAlgorithm acrossNodes)
     {
         final RingAlgorithm ring = new RingAlgorithm();
         try
@@ -137,7 +139,7 @@ public final class HierarchicalAlgorithm implements
      * @return the level1 algorithm.
      * @throws IllegalArgumentException for another operation.
      */
-    public Object level1(final Operation operation)
+    public CollectiveAlgorithm level1(final Operation operation)
     {
         return acrossFor(operation);
     }
@@ -158,6 +160,13 @@ public final class HierarchicalAlgorithm implements
     public String name()
     {
         return NAME;
+    }
+
+    /** On one node it would be its level1 alone, which the cost model weighs as itself. */
+    @Override
+    public boolean weighedOn(final RankLayout layout)
+    {
+        return layout.nodeCount() > 1;
     }
 
     @Override
@@ -251,7 +260,7 @@ public final class HierarchicalAlgorithm implements
         return predictSeconds(operation, nodes, layout.mostPerNode(), bytes, links.local(), network);
     }
 
-    private Object acrossFor(final Operation operation)
+    private CollectiveAlgorithm acrossFor(final Operation operation)
     {
         return switch (operation)
         {
@@ -297,12 +306,12 @@ public final class HierarchicalAlgorithm implements
             {
                 final double within = ring.predictSeconds(operation, perNode, bytes, level0);
                 final double between = across(allReduceAcross, operation, nodes, perRail, level1);
-                if (bytes < HierarchicalAllReduce.PIPELINE_MIN_BYTES || nodes == 1 || perNode == 1)
+                if (bytes < TuningTable.HIERARCHICAL_PIPELINE_MIN_BYTES || nodes == 1 || perNode == 1)
                 {
                     return within + between;
                 }
                 // Pipelined: the slower level's time, plus the faster level's share of the piece that cannot overlap.
-                return Math.max(within, between) + Math.min(within, between) / HierarchicalAllReduce.PIPELINE_PIECES;
+                return Math.max(within, between) + Math.min(within, between) / TuningTable.HIERARCHICAL_PIPELINE_PIECES;
             }
             case ALL_GATHER:
                 return ring.predictSeconds(operation, perNode, bytes, level0) +
@@ -323,7 +332,8 @@ public final class HierarchicalAlgorithm implements
     }
 
     private static double across(
-        final Object algorithm, final Operation operation, final int nodes, final long bytes, final CostParameters cost)
+        final CollectiveAlgorithm algorithm, final Operation operation, final int nodes, final long bytes,
+        final CostParameters cost)
     {
         final CostedAlgorithm costed = algorithm instanceof CostedAlgorithm ? (CostedAlgorithm)algorithm : RING;
         return costed.predictSeconds(operation, nodes, bytes, cost);

@@ -24,19 +24,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class HierarchicalAllReduce
 {
-    /**
-     * Even layouts' buffers from this size on overlap the levels ({@link #pipelined}); below it the pieces' extra
-     * messages cost more than the overlap saves (measured on the simulated 2 x 4 cluster, PERFORMANCE.md).
-     */
-    static final long PIPELINE_MIN_BYTES = 8L << 20;
-    /** Pieces of a pipelined buffer: the first piece's local reduction and the last one's gathering are not hidden. */
-    static final int PIPELINE_PIECES = 4;
-    /**
-     * Even layouts of more than two ranks per node go through the node leaders up to this size
-     * ({@link #throughLeaders}): measured on the simulated 2 x 4 cluster, the leaders beat the rails up to 32 KiB
-     * and tie at 128 KiB (PERFORMANCE.md).
-     */
-    static final long LEADERS_MAX_BYTES = 64 << 10;
     /** How long a failed pipelined all-reduce waits for its rail thread to give up before it returns. */
     private static final long RAIL_STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -83,7 +70,7 @@ final class HierarchicalAllReduce
             Copies.copy(recv, 0, send, 0, bytes);
         }
         final PeerGroup local = new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank())));
-        if (layout.even() && (long)bytes >= PIPELINE_MIN_BYTES)
+        if (layout.even() && (long)bytes >= TuningTable.HIERARCHICAL_PIPELINE_MIN_BYTES)
         {
             pipelined(group, layout, recv, count, type, reducer, acrossNodes);
             return;
@@ -126,13 +113,14 @@ final class HierarchicalAllReduce
      */
     static boolean throughLeaders(final boolean even, final int perNode, final long bytes)
     {
-        return !even || (perNode > 2 && bytes <= LEADERS_MAX_BYTES);
+        return !even || (perNode > 2 && bytes <= TuningTable.HIERARCHICAL_LEADERS_MAX_BYTES);
     }
 
     /**
-     * The even schedule with its levels overlapped: the buffer is cut into {@link #PIPELINE_PIECES} pieces, and while
-     * this thread reduces piece {@code p+1} within the node (bound by the CPU and the local links), a rail thread
-     * all-reduces piece {@code p}'s chunk across nodes (bound by the network). Then this thread all-gathers each piece
+     * The even schedule with its levels overlapped: the buffer is cut into
+     * {@link TuningTable#HIERARCHICAL_PIPELINE_PIECES} pieces, and while this thread reduces piece {@code p+1} within
+     * the node (bound by the CPU and the local links), a rail thread all-reduces piece {@code p}'s chunk across nodes
+     * (bound by the network). Then this thread all-gathers each piece
      * within the node as soon as its rail all-reduce is done. Each piece is the unpipelined schedule on its own, so
      * every element is still reduced in an order fixed by the ranks.
      * <p>
@@ -153,7 +141,8 @@ final class HierarchicalAllReduce
         final int localRank = layout.localRank(group.rank());
         final int[] railRanks = layout.rail(localRank);
         final int[] localRanks = layout.ranksOn(layout.nodeOf(group.rank()));
-        final int pieceCount = (count + PIPELINE_PIECES - 1) / PIPELINE_PIECES;
+        final int pieceCount = (count + TuningTable.HIERARCHICAL_PIPELINE_PIECES - 1) /
+            TuningTable.HIERARCHICAL_PIPELINE_PIECES;
         final int pieces = (count + pieceCount - 1) / pieceCount;
         // Each piece's messages carry its own tag mark: messages of several pieces between two ranks may be in flight
         // at once, and a transport need not deliver them in order.

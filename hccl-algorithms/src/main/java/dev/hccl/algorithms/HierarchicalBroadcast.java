@@ -13,14 +13,6 @@ import java.nio.ByteBuffer;
  */
 final class HierarchicalBroadcast
 {
-    /**
-     * Within a node, below this many bytes the binomial tree ({@code ceil(log2 L)} hops of the whole message), from
-     * it on scatter + ring all-gather (each byte about twice): the crossover that the flat choice measured on
-     * loopback ({@code AlgorithmSelector.TREE_BROADCAST_MAX_BYTES}, docs/ALGORITHMS.md), since a node's ranks talk
-     * over the same kind of local link. Every rank decides from the count alone, so a node's ranks agree.
-     */
-    static final int TREE_BROADCAST_MAX_BYTES = 64 * 1024;
-
     private HierarchicalBroadcast()
     {
     }
@@ -60,9 +52,13 @@ final class HierarchicalBroadcast
         }
     }
 
-    /** At two ranks the tree sends the message once, as the scatter + ring would in two halves. */
+    /**
+     * The binomial tree within a node below {@link TuningTable#HIERARCHICAL_TREE_BROADCAST_MAX_BYTES}; every rank
+     * decides from the count alone, so a node's ranks agree. At two ranks the tree sends the message once, as the
+     * scatter + ring would in two halves.
+     */
     static boolean treeWithinNode(final int ranks, final long bytes)
     {
-        return ranks <= 2 || bytes < TREE_BROADCAST_MAX_BYTES;
+        return ranks <= 2 || bytes < TuningTable.HIERARCHICAL_TREE_BROADCAST_MAX_BYTES;
     }
 }

@@ -85,6 +85,31 @@ public final class TuningTable
     private static final Adjustment UNMEASURED = Adjustment.UNMEASURED;
 
     /*
+     * The hierarchical algorithm's crossovers between its own schedules, which every rank takes from the size and the
+     * layout alone, so that the ranks agree (ALGORITHMS.md and PERFORMANCE.md give the measurements).
+     */
+
+    /**
+     * Even layouts' all-reduces from this size on overlap the levels (a rail thread runs level1 on one piece while the
+     * caller reduces the next); below it the pieces' extra messages cost more than the overlap saves (measured on the
+     * simulated 2 x 4 cluster).
+     */
+    static final long HIERARCHICAL_PIPELINE_MIN_BYTES = 8L << 20;
+    /** Pieces of a pipelined all-reduce: the first piece's reduction and the last one's gathering are not hidden. */
+    static final int HIERARCHICAL_PIPELINE_PIECES = 4;
+    /**
+     * Even layouts of more than two ranks per node all-reduce through the node leaders up to this size: measured on the
+     * simulated 2 x 4 cluster, the leaders beat the rails up to 32 KiB and tie at 128 KiB.
+     */
+    static final long HIERARCHICAL_LEADERS_MAX_BYTES = 64 << 10;
+    /**
+     * Within a node, a broadcast below this many bytes takes the binomial tree ({@code ceil(log2 L)} hops of the whole
+     * message), from it on scatter + ring all-gather (each byte about twice): the crossover measured on loopback for
+     * the flat choice (docs/ALGORITHMS.md), since a node's ranks talk over the same kind of local link.
+     */
+    static final long HIERARCHICAL_TREE_BROADCAST_MAX_BYTES = 64 * 1024;
+
+    /*
      * The figures. Per protocol, from the kernels and conversions timed single-threaded over 64 MiB (ALGORITHMS.md,
      * "Protocols and the tuning table"): HALF reduces at FP16's (the slower of FP16 and BF16) speed against FP32's,
      * narrows and widens as FP16 does; QUARTER reduces at the FP8 kernels' speed, scaled to HALF's by FP16's speed in
@@ -267,28 +292,17 @@ public final class TuningTable
             cheapest(Operation.ALL_REDUCE, layout, wire, links, protocol);
     }
 
-    /** The cheapest standard algorithm the cost model may choose, as the selector weighs them. */
+    /** The cheapest standard algorithm the cost model may choose, weighed by this table. */
     private double cheapest(
         final Operation operation, final RankLayout layout, final long wireBytes, final LinkCosts links,
         final WireProtocol protocol)
     {
-        final AlgorithmCatalog catalog = StandardCatalog.CATALOG;
-        double best = Double.POSITIVE_INFINITY;
-        for (final Object algorithm : catalog.algorithmsFor(operation))
-        {
-            final String name = catalog.nameOf(operation, algorithm);
-            if (algorithm instanceof CostedAlgorithm costed && AlgorithmCatalog.weighedOn(layout, name) &&
-                autoLimits(name).admit(layout.worldSize(), wireBytes) &&
-                costed.canRun(operation, layout.worldSize(), wireBytes))
-            {
-                best = Math.min(best, wireSeconds(name, costed, operation, layout, wireBytes, links, protocol));
-            }
-        }
-        return best;
+        return CostModel.of(StandardCatalog.CATALOG, this, operation, layout)
+            .cheapestSeconds(wireBytes, wireBytes, links, protocol);
     }
 
     /** The formula for bytes already on the wire, with the links scaled; allocates only where a factor is not 1. */
-    private double wireSeconds(
+    double wireSeconds(
         final String name, final CostedAlgorithm algorithm, final Operation operation, final RankLayout layout,
         final long wireBytes, final LinkCosts links, final WireProtocol protocol)
     {

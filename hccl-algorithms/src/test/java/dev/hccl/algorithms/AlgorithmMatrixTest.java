@@ -4,6 +4,7 @@ import dev.hccl.algorithms.CollectiveCase.Entry;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.CollectiveAlgorithm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,7 +56,7 @@ class AlgorithmMatrixTest
         for (final Operation op : new Operation[] {
             Operation.ALL_REDUCE, Operation.ALL_GATHER, Operation.REDUCE_SCATTER, Operation.BROADCAST, Operation.REDUCE})
         {
-            for (final Object algorithm : catalog.algorithmsFor(op))
+            for (final CollectiveAlgorithm algorithm : catalog.algorithmsFor(op))
             {
                 rows.add(new Entry(algorithm, op));
             }

@@ -90,7 +90,7 @@ class HierarchicalAllReduceTest
     }
 
     /**
-     * From {@link HierarchicalAllReduce#PIPELINE_MIN_BYTES} even layouts overlap the levels with a rail thread: the
+     * From {@link TuningTable#HIERARCHICAL_PIPELINE_MIN_BYTES} even layouts overlap the levels with a rail thread: the
      * same result, whatever the pieces' sizes (counts that 4 does not divide, pieces that the ranks of a node do not
      * divide), in place and out of place.
      */
@@ -108,8 +108,8 @@ class HierarchicalAllReduceTest
         try (LocalGroups groups = new LocalGroups(nodeOfRank, 256 * 1024, random.nextLong()))
         {
             final Object[][] cases = {
-                {DataType.FP32, ReduceOp.SUM, (int)(HierarchicalAllReduce.PIPELINE_MIN_BYTES / 4) + 13, true},
-                {DataType.INT8, ReduceOp.MAX, (int)HierarchicalAllReduce.PIPELINE_MIN_BYTES + 3, false}};
+                {DataType.FP32, ReduceOp.SUM, (int)(TuningTable.HIERARCHICAL_PIPELINE_MIN_BYTES / 4) + 13, true},
+                {DataType.INT8, ReduceOp.MAX, (int)TuningTable.HIERARCHICAL_PIPELINE_MIN_BYTES + 3, false}};
             for (final Object[] c : cases)
             {
                 final DataType type = (DataType)c[0];
@@ -165,7 +165,7 @@ class HierarchicalAllReduceTest
     void theModelPricesTheScheduleThatRunsAtEachSize()
     {
         // The code tries the pipeline first and the model the leaders first: they agree while the ranges are apart.
-        assertTrue(HierarchicalAllReduce.LEADERS_MAX_BYTES < HierarchicalAllReduce.PIPELINE_MIN_BYTES);
+        assertTrue(TuningTable.HIERARCHICAL_LEADERS_MAX_BYTES < TuningTable.HIERARCHICAL_PIPELINE_MIN_BYTES);
         final HierarchicalAlgorithm algorithm = HierarchicalAlgorithm.overRing();
         final RingAlgorithm ring = new RingAlgorithm();
         final BinomialTreeAlgorithm tree = new BinomialTreeAlgorithm();
@@ -173,7 +173,7 @@ class HierarchicalAllReduceTest
         final CostParameters network = LinkCosts.ETHERNET_10G;
         final LinkCosts links = new LinkCosts(local, network, "test");
         final Operation op = Operation.ALL_REDUCE;
-        final long small = HierarchicalAllReduce.LEADERS_MAX_BYTES;
+        final long small = TuningTable.HIERARCHICAL_LEADERS_MAX_BYTES;
         final long large = small + 1;
         // 2 x 4: small buffers through the leaders (trees within, the leaders alone on the network), larger ones on
         // the rails (rings within, the network shared by 4).

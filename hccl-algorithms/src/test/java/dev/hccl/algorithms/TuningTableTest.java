@@ -3,6 +3,7 @@ package dev.hccl.algorithms;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
+import dev.hccl.api.spi.CollectiveAlgorithm;
 import org.junit.jupiter.api.Test;
 
 import java.util.Locale;
@@ -68,7 +69,7 @@ class TuningTableTest
         {
             for (final Operation op : Operation.values())
             {
-                for (final Object algorithm : CATALOG.algorithmsFor(op))
+                for (final CollectiveAlgorithm algorithm : CATALOG.algorithmsFor(op))
                 {
                     final CostedAlgorithm costed = (CostedAlgorithm)algorithm;
                     final String name = CATALOG.nameOf(op, algorithm);
@@ -148,7 +149,7 @@ class TuningTableTest
         final long pairsPerRank = (long)Math.ceil(fraction * elements) * 8;
         final long gathered = pairsPerRank * TWO_BY_FOUR.worldSize();
         double allGather = Double.POSITIVE_INFINITY;
-        for (final Object algorithm : CATALOG.algorithmsFor(Operation.ALL_GATHER))
+        for (final CollectiveAlgorithm algorithm : CATALOG.algorithmsFor(Operation.ALL_GATHER))
         {
             allGather = Math.min(allGather,
                 ((CostedAlgorithm)algorithm).predictSeconds(Operation.ALL_GATHER, TWO_BY_FOUR, gathered,
@@ -168,7 +169,7 @@ class TuningTableTest
     {
         final long gradient = 64 * MIB;
         double allReduce = Double.POSITIVE_INFINITY;
-        for (final Object algorithm : CATALOG.algorithmsFor(Operation.ALL_REDUCE))
+        for (final CollectiveAlgorithm algorithm : CATALOG.algorithmsFor(Operation.ALL_REDUCE))
         {
             final String name = CATALOG.nameOf(Operation.ALL_REDUCE, algorithm);
             if (CATALOG.autoLimits(Operation.ALL_REDUCE, name).admit(TWO_BY_FOUR.worldSize(), gradient / 2))

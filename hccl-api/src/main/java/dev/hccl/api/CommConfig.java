@@ -1,12 +1,9 @@
 package dev.hccl.api;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The configuration of a communicator: built with {@link #builder()}, resolved and validated once in
@@ -40,7 +37,7 @@ public final class CommConfig
         "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID");
     /** Ranks on this node; derived from host identity when absent ({@link #DERIVE}). */
     public static final Setting<Integer> LOCAL_WORLD_SIZE = Setting.of("LOCAL_WORLD_SIZE", DERIVE,
-        CommConfig::parseInt, v -> v == DERIVE || v >= 1, "at least 1", "ranks on this node").alsoReading(
+        Setting::parseInteger, v -> v == DERIVE || v >= 1, "at least 1", "ranks on this node").alsoReading(
         "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS");
     /**
      * Root-info string from {@code Hccl.getRootInfo()}, as an alternative to MASTER_ADDR/MASTER_PORT. Secret: it holds
@@ -84,7 +81,7 @@ public final class CommConfig
         "largest frame payload accepted from a peer, MiB");
     /** Bytes per pipelined segment: large messages are cut into segments so that send, receive and reduce overlap. */
     public static final Setting<Integer> SEGMENT_SIZE = Setting.of("HCCL_SEGMENT_SIZE", 512 * 1024,
-        CommConfig::parseInt, v -> v >= 1024 && v <= 64 * 1024 * 1024 && v % 8 == 0,
+        Setting::parseInteger, v -> v >= 1024 && v <= 64 * 1024 * 1024 && v % 8 == 0,
         "a multiple of 8 in [1 KiB, 64 MiB]", "bytes per pipelined segment");
     /**
      * Bytes each peer may send this rank ahead of its receives (NCCL's and MPI's eager protocol): a message without
@@ -92,7 +89,7 @@ public final class CommConfig
      * holds at most this much per peer. 0 sends every message by rendezvous.
      */
     public static final Setting<Integer> EAGER_BUDGET = Setting.of("HCCL_EAGER_BUDGET", 4 * 1024 * 1024,
-        CommConfig::parseInt, v -> v >= 0 && v <= 1024 * 1024 * 1024, "in [0, 1 GiB]",
+        Setting::parseInteger, v -> v >= 0 && v <= 1024 * 1024 * 1024, "in [0, 1 GiB]",
         "bytes each peer may send ahead of this rank's receives");
     /**
      * Algorithm override: a bare name ({@code ring}: that algorithm for every operation it implements, over all
@@ -170,6 +167,14 @@ public final class CommConfig
     public static final Setting<String> NODE_ID = Setting.text("HCCL_NODE_ID", null,
         "overrides the node identity");
 
+    /**
+     * The frame limit in bytes, set on the builder ({@link CommConfigBuilder#maxFrameBytes(int)}) instead of
+     * {@link #BUFFSIZE}'s MiB; read only from the builder, never from the environment, and described as
+     * {@link #BUFFSIZE}.
+     */
+    static final Setting<Integer> MAX_FRAME_BYTES = Setting.of(BUFFSIZE.variable(), null, Setting::parseInteger,
+        v -> true, "", "largest frame payload accepted from a peer, bytes");
+
     /** The library's settings, in the order {@link #describe()} lists them. */
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, RANK_TABLE_FILE, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
@@ -188,26 +193,11 @@ public final class CommConfig
         DEFAULT
     }
 
-    /** A resolved value, where it came from, and which variable gave it. */
-    private record Resolved(Object value, Source source, String variable)
-    {
-    }
+    private final SettingValues values;
 
-    private final Map<String, String> env;
-    private final Map<Setting<?>, Object> explicit;
-    /** The rank/world-size pair another launcher gave, when torchrun's variables are absent; or null. */
-    private final LaunchEnvironment launch;
-    /** Set explicitly in bytes, overriding {@link #BUFFSIZE}; or null. */
-    private final Integer explicitMaxFrameBytes;
-    private final Map<Setting<?>, Resolved> resolved = new ConcurrentHashMap<>();
-
-    private CommConfig(
-        final Map<String, String> env, final Map<Setting<?>, Object> explicit, final Integer maxFrameBytes)
+    private CommConfig(final Map<String, String> env, final Map<Setting<?>, Object> explicit)
     {
-        this.env = env;
-        this.explicit = Map.copyOf(explicit);
-        launch = LaunchEnvironment.read(env);
-        explicitMaxFrameBytes = maxFrameBytes;
+        values = new SettingValues(env, explicit);
     }
 
     /**
@@ -229,10 +219,9 @@ public final class CommConfig
      * @return the value; null only for a setting whose default is none.
      * @throws IllegalArgumentException naming the variable when its text or value is invalid.
      */
-    @SuppressWarnings("unchecked")
     public <T> T get(final Setting<T> setting)
     {
-        return (T)resolve(setting).value();
+        return values.get(setting);
     }
 
     /**
@@ -243,7 +232,7 @@ public final class CommConfig
      */
     public Source source(final Setting<?> setting)
     {
-        return resolve(setting).source();
+        return values.source(setting);
     }
 
     /**
@@ -260,17 +249,17 @@ public final class CommConfig
      */
     public CommConfig launchedBy(final int worldSize, final String masterAddr, final int localRank, final int localSize)
     {
-        final Map<Setting<?>, Object> more = new HashMap<>(explicit);
-        final Object[][] values = {{WORLD_SIZE, worldSize}, {MASTER_ADDR, masterAddr}, {LOCAL_RANK, localRank},
+        final Map<Setting<?>, Object> more = new HashMap<>(values.explicit());
+        final Object[][] launched = {{WORLD_SIZE, worldSize}, {MASTER_ADDR, masterAddr}, {LOCAL_RANK, localRank},
             {LOCAL_WORLD_SIZE, localSize}};
-        for (final Object[] v : values)
+        for (final Object[] v : launched)
         {
             if (!given((Setting<?>)v[0]))
             {
                 more.put((Setting<?>)v[0], v[1]);
             }
         }
-        return conclude(env, more, explicitMaxFrameBytes);
+        return conclude(values.env(), more);
     }
 
     /**
@@ -285,9 +274,9 @@ public final class CommConfig
      */
     public CommConfig overriding(final Map<Setting<?>, ?> values)
     {
-        final Map<Setting<?>, Object> more = new HashMap<>(explicit);
+        final Map<Setting<?>, Object> more = new HashMap<>(this.values.explicit());
         more.putAll(values);
-        return conclude(env, more, explicitMaxFrameBytes);
+        return conclude(this.values.env(), more);
     }
 
     /**
@@ -399,7 +388,7 @@ public final class CommConfig
      */
     public int maxFrameBytes()
     {
-        return null != explicitMaxFrameBytes ? explicitMaxFrameBytes : get(BUFFSIZE) * 1024 * 1024;
+        return values.explicit().containsKey(MAX_FRAME_BYTES) ? get(MAX_FRAME_BYTES) : get(BUFFSIZE) * 1024 * 1024;
     }
 
     /**
@@ -539,18 +528,10 @@ public final class CommConfig
      */
     public Map<String, String> describe()
     {
-        final Map<String, String> out = new LinkedHashMap<>();
-        for (final Setting<?> s : SETTINGS)
+        final Map<String, String> out = values.describe(SETTINGS);
+        if (values.explicit().containsKey(MAX_FRAME_BYTES))
         {
-            out.put(s.variable(), describe(s));
-        }
-        for (final Setting<?> s : resolved.keySet())
-        {
-            out.putIfAbsent(s.variable(), describe(s));
-        }
-        if (null != explicitMaxFrameBytes)
-        {
-            out.put(BUFFSIZE.variable(), explicitMaxFrameBytes + " bytes (config)");
+            out.put(BUFFSIZE.variable(), get(MAX_FRAME_BYTES) + " bytes (config)");
         }
         return out;
     }
@@ -571,75 +552,6 @@ public final class CommConfig
         return "CommConfig" + describe();
     }
 
-    @SuppressWarnings("unchecked")
-    private <T> String describe(final Setting<T> s)
-    {
-        final Resolved r = resolve(s);
-        final String text = s.show((T)r.value());
-        switch (r.source())
-        {
-            case CONFIG:
-                return text + " (config)";
-            case ENVIRONMENT:
-                return text + " (env " + r.variable() + ")";
-            default:
-                return text + " (default)";
-        }
-    }
-
-    private Resolved resolve(final Setting<?> setting)
-    {
-        final Resolved known = resolved.get(setting);
-        return null != known ? known : resolved.computeIfAbsent(setting, this::read);
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private Resolved read(final Setting<?> s)
-    {
-        final Setting raw = s;
-        if (explicit.containsKey(s))
-        {
-            final Object value = explicit.get(s);
-            raw.check(s.variable(), value);
-            return new Resolved(value, Source.CONFIG, s.variable());
-        }
-        final List<String> names = new ArrayList<>(s.variables());
-        if (null != launch && (s == RANK || s == WORLD_SIZE))
-        {
-            final String other = s == RANK ? launch.rankVariable : launch.sizeVariable;
-            if (null != other)
-            {
-                names.add(other);
-            }
-        }
-        for (final String name : names)
-        {
-            final String text = env.get(name);
-            if (null != text && !text.isBlank())
-            {
-                return new Resolved(s.parse(name, text), Source.ENVIRONMENT, name);
-            }
-        }
-        final LaunchEnvironment.Derived derived = null == launch ? null : launch.derive(s, env);
-        if (null != derived)
-        {
-            return new Resolved(s.parse(derived.variable(), derived.text()), Source.ENVIRONMENT, derived.variable());
-        }
-        return new Resolved(s.defaultValue(), Source.DEFAULT, s.variable());
-    }
-
-    private static Integer parseInt(final String text)
-    {
-        try
-        {
-            return Integer.parseInt(text);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("must be an integer");
-        }
-    }
-
     private static void require(final boolean condition, final String message)
     {
         if (!condition)
@@ -652,32 +564,23 @@ public final class CommConfig
      * Resolves the library's settings (builder, then environment, then default) and validates the whole; a
      * transport's settings resolve the same way when it asks for them.
      *
-     * @param env           the environment to read.
-     * @param explicit      the values set on the builder.
-     * @param maxFrameBytes the frame limit set in bytes, or null.
+     * @param env      the environment to read.
+     * @param explicit the values set on the builder.
      * @return the configuration.
      * @throws IllegalArgumentException naming the setting when a value is invalid.
      * @throws HcclException            {@link ErrorCode#E_ENV} when a launcher's pair of variables is half set
      *                                  ({@code RANK} without {@code WORLD_SIZE}, say), naming the one missing.
      */
-    static CommConfig conclude(
-        final Map<String, String> env, final Map<Setting<?>, Object> explicit, final Integer maxFrameBytes)
+    static CommConfig conclude(final Map<String, String> env, final Map<Setting<?>, Object> explicit)
     {
-        final CommConfig c = new CommConfig(env, explicit, maxFrameBytes);
+        final CommConfig c = new CommConfig(env, explicit);
         // A value that is not a number is the first thing to say, before what is missing beside it.
-        c.resolve(RANK);
-        c.resolve(WORLD_SIZE);
-        if (null != c.launch)
-        {
-            final String problem = c.launch.problem(explicit.containsKey(RANK), explicit.containsKey(WORLD_SIZE));
-            if (null != problem)
-            {
-                throw new HcclException(ErrorCode.E_ENV, problem);
-            }
-        }
+        c.get(RANK);
+        c.get(WORLD_SIZE);
+        c.values.checkLaunch();
         for (final Setting<?> s : SETTINGS)
         {
-            c.resolve(s);
+            c.get(s);
         }
         final int worldSize = c.worldSize();
         final int rank = c.rank();
@@ -686,10 +589,8 @@ public final class CommConfig
             "rank must be in [0, " + worldSize + "), got " + rank);
         require(c.localRank() == DERIVE || c.localSize() == DERIVE || c.localRank() < c.localSize(),
             "localRank " + c.localRank() + " must be below localSize " + c.localSize());
-        if (null != maxFrameBytes)
-        {
-            require(maxFrameBytes >= 1, "maxFrameBytes must be positive, got " + maxFrameBytes);
-        }
+        final Integer frameBytes = c.values.explicit().containsKey(MAX_FRAME_BYTES) ? c.get(MAX_FRAME_BYTES) : null;
+        require(null == frameBytes || frameBytes >= 1, "maxFrameBytes must be positive, got " + frameBytes);
         require(c.maxFrameBytes() >= c.segmentBytes(), "maxFrameBytes (" + c.maxFrameBytes() +
             ") must be at least " + SEGMENT_SIZE.variable() + " (" + c.segmentBytes() + ")");
         return c;

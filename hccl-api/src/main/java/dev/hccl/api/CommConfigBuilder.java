@@ -32,7 +32,6 @@ public final class CommConfigBuilder
 {
     private Map<String, String> env = System.getenv();
     private final Map<Setting<?>, Object> explicit = new HashMap<>();
-    private Integer maxFrameBytes;
 
     CommConfigBuilder()
     {
@@ -178,8 +177,7 @@ public final class CommConfigBuilder
      */
     public CommConfigBuilder maxFrameBytes(final int bytes)
     {
-        maxFrameBytes = bytes;
-        return this;
+        return set(CommConfig.MAX_FRAME_BYTES, bytes);
     }
 
     /**
@@ -292,6 +290,6 @@ public final class CommConfigBuilder
      */
     public CommConfig conclude()
     {
-        return CommConfig.conclude(env, explicit, maxFrameBytes);
+        return CommConfig.conclude(env, explicit);
     }
 }

@@ -26,11 +26,25 @@ public final class Setting<T>
     private final String rule;
     private final String description;
     private final boolean secret;
+    /** The setting this one reads its value from, or null for one read from its own text. */
+    private final Setting<?> base;
+    /** What makes this setting's value of the base's; null when {@link #base} is. */
+    private final Function<Object, T> reading;
 
     private Setting(
         final String variable, final List<String> fallbacks, final T defaultValue, final Function<String, T> parser,
         final Predicate<T> valid, final String rule, final String description, final boolean secret)
     {
+        this(variable, fallbacks, defaultValue, parser, valid, rule, description, secret, null, null);
+    }
+
+    private Setting(
+        final String variable, final List<String> fallbacks, final T defaultValue, final Function<String, T> parser,
+        final Predicate<T> valid, final String rule, final String description, final boolean secret,
+        final Setting<?> base, final Function<Object, T> reading)
+    {
+        this.base = base;
+        this.reading = reading;
         this.variable = Objects.requireNonNull(variable, "variable");
         this.fallbacks = List.copyOf(fallbacks);
         this.defaultValue = defaultValue;
@@ -73,17 +87,27 @@ public final class Setting<T>
     public static Setting<Integer> integer(
         final String variable, final int defaultValue, final int min, final int max, final String description)
     {
-        return of(variable, defaultValue, text ->
+        return of(variable, defaultValue, Setting::parseInteger, v -> v >= min && v <= max,
+            "in [" + min + ", " + max + "]", description);
+    }
+
+    /**
+     * An integer's text read, for an integer setting's parser.
+     *
+     * @param text the text.
+     * @return the integer.
+     * @throws IllegalArgumentException saying it must be an integer.
+     */
+    static Integer parseInteger(final String text)
+    {
+        try
         {
-            try
-            {
-                return Integer.parseInt(text);
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new IllegalArgumentException("must be an integer");
-            }
-        }, v -> v >= min && v <= max, "in [" + min + ", " + max + "]", description);
+            return Integer.parseInt(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("must be an integer");
+        }
     }
 
     /**
@@ -153,6 +177,36 @@ public final class Setting<T>
     }
 
     /**
+     * This setting's value read as a richer type, once per configuration: {@link CommConfig#get} resolves this setting
+     * (builder, environment, default), applies {@code reading} to its value and keeps the result, with this setting's
+     * source. For a value whose reading needs what only another module knows (the algorithms that {@code HCCL_ALGO}
+     * may name, say), so that it is read once and code compares values, never text.
+     *
+     * @param reading the value (null when unset) to the typed value; throws {@link IllegalArgumentException} saying
+     *                what is wrong.
+     * @param <U>     the typed value's type.
+     * @return a new setting, of the same variable, that is not set by itself.
+     */
+    @SuppressWarnings("unchecked")
+    public <U> Setting<U> readAs(final Function<? super T, ? extends U> reading)
+    {
+        return new Setting<>(variable, fallbacks, null, null, v -> true, "", description, secret, this,
+            v -> reading.apply((T)v));
+    }
+
+    /** @return the setting this one is read from ({@link #readAs}), or null. */
+    Setting<?> base()
+    {
+        return base;
+    }
+
+    /** @return this setting's value of its base's value ({@link #readAs}). */
+    T readFrom(final Object baseValue)
+    {
+        return reading.apply(baseValue);
+    }
+
+    /**
      * This setting, also read from {@code names} (in that order) when its own variable is absent: another
      * launcher's spelling of it.
      *
@@ -161,7 +215,8 @@ public final class Setting<T>
      */
     public Setting<T> alsoReading(final String... names)
     {
-        return new Setting<>(variable, List.of(names), defaultValue, parser, valid, rule, description, secret);
+        return new Setting<>(variable, List.of(names), defaultValue, parser, valid, rule, description, secret, base,
+            reading);
     }
 
     /**
@@ -171,7 +226,7 @@ public final class Setting<T>
      */
     public Setting<T> secret()
     {
-        return new Setting<>(variable, fallbacks, defaultValue, parser, valid, rule, description, true);
+        return new Setting<>(variable, fallbacks, defaultValue, parser, valid, rule, description, true, base, reading);
     }
 
     /**

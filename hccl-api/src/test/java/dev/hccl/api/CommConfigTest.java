@@ -207,4 +207,61 @@ class CommConfigTest
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, call);
         assertTrue(ex.getMessage().contains(fragment), ex.getMessage());
     }
+
+    /**
+     * The frame limit in bytes is a value of the builder like any other: it wins over HCCL_BUFFSIZE's MiB, is
+     * described as HCCL_BUFFSIZE in bytes, and is kept by a configuration derived from this one.
+     */
+    @Test
+    void aFrameLimitInBytesWinsOverBuffsizeAndIsKeptByDerivedConfigurations()
+    {
+        final Map<String, String> env = Map.of("HCCL_BUFFSIZE", "3");
+        final CommConfig mib = CommConfig.builder().environment(env).conclude();
+        assertEquals(3 << 20, mib.maxFrameBytes());
+        assertEquals("3 (env HCCL_BUFFSIZE)", mib.describe().get("HCCL_BUFFSIZE"));
+        final CommConfig bytes = CommConfig.builder().environment(env).maxFrameBytes(600_000).conclude();
+        assertEquals(600_000, bytes.maxFrameBytes());
+        assertEquals("600000 bytes (config)", bytes.describe().get("HCCL_BUFFSIZE"));
+        final CommConfig derived = bytes.overriding(Map.of(CommConfig.RANK, 0)).launchedBy(1, "localhost", 0, 1);
+        assertEquals(600_000, derived.maxFrameBytes());
+        assertEquals("600000 bytes (config)", derived.describe().get("HCCL_BUFFSIZE"));
+        final IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+            () -> CommConfig.builder().environment(env).maxFrameBytes(0).conclude());
+        assertEquals("maxFrameBytes must be positive, got 0", none.getMessage());
+        assertThrows(IllegalArgumentException.class,
+            () -> CommConfig.builder().environment(env).maxFrameBytes(1000).conclude(), "below the segment size");
+    }
+
+    /**
+     * A setting read as a richer type is read once per configuration, from whatever gave its base's value, and its
+     * reading's refusal is the caller's error.
+     */
+    @Test
+    void aSettingReadAsATypeIsReadOncePerConfigurationFromItsBasesValue()
+    {
+        final java.util.concurrent.atomic.AtomicInteger readings = new java.util.concurrent.atomic.AtomicInteger();
+        final Setting<Integer> length = CommConfig.ALGO.readAs(text ->
+        {
+            readings.incrementAndGet();
+            if ("bad".equals(text))
+            {
+                throw new IllegalArgumentException("HCCL_ALGO 'bad'");
+            }
+            return text == null ? -1 : text.length();
+        });
+        final CommConfig env = CommConfig.builder().environment(Map.of("HCCL_ALGO", "ring")).conclude();
+        assertEquals(4, env.get(length));
+        assertEquals(4, env.get(length));
+        assertEquals(1, readings.get(), "read once");
+        assertEquals(CommConfig.Source.ENVIRONMENT, env.source(length));
+        final CommConfig built = CommConfig.builder().environment(Map.of("HCCL_ALGO", "ring")).algo("fullmesh")
+            .conclude();
+        assertEquals(8, built.get(length));
+        assertEquals(CommConfig.Source.CONFIG, built.source(length));
+        assertEquals(-1, CommConfig.builder().environment(Map.of()).conclude().get(length));
+        assertEquals("fullmesh (config)", built.describe().get("HCCL_ALGO"), "described as its base");
+        final CommConfig bad = CommConfig.builder().environment(Map.of()).algo("bad").conclude();
+        assertEquals("HCCL_ALGO 'bad'", assertThrows(IllegalArgumentException.class, () -> bad.get(length))
+            .getMessage());
+    }
 }

@@ -1,11 +1,14 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.Operation;
+import dev.hccl.api.Setting;
 
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * {@code HCCL_ALGO}, parsed: which algorithm the user forces for each operation, per level (level0 within a node,
@@ -27,6 +30,13 @@ final class AlgoOverride
     /** The automatic choice for every operation. */
     static final AlgoOverride AUTOMATIC = new AlgoOverride(null, new EnumMap<>(Operation.class));
 
+    /**
+     * {@link CommConfig#ALGO} read as an override against the installed algorithms: parsed once per configuration
+     * ({@code config.get(AlgoOverride.SETTING)}), however many communicators and splits read it.
+     */
+    static final Setting<AlgoOverride> SETTING =
+        CommConfig.ALGO.readAs(spec -> parse(spec, AlgorithmSelector.catalog()));
+
     private final Levels everyOperation;
     private final Map<Operation, Levels> perOperation;
 
@@ -42,6 +52,18 @@ final class AlgoOverride
         String at(final boolean multiNode)
         {
             return multiNode ? level1 : level0;
+        }
+
+        /** Whether neither level forces anything. */
+        boolean automatic()
+        {
+            return level0 == null && level1 == null;
+        }
+
+        /** A bare name, or {@code level0:X;level1:Y}, with the catalog's spelling and NA for automatic. */
+        String canonical()
+        {
+            return levelForm ? "level0:" + show(level0) + ";level1:" + show(level1) : show(level0);
         }
     }
 
@@ -62,7 +84,7 @@ final class AlgoOverride
         final String text = spec.trim();
         if (!text.contains("="))
         {
-            return new AlgoOverride(levels(text, null, catalog, spec), new EnumMap<>(Operation.class));
+            return of(levels(text, null, catalog, spec), new EnumMap<>(Operation.class));
         }
         final Map<Operation, Levels> perOp = new EnumMap<>(Operation.class);
         for (final String part : text.split("/"))
@@ -78,7 +100,18 @@ final class AlgoOverride
                 throw bad(spec, op.displayName() + " is given twice");
             }
         }
-        return new AlgoOverride(null, perOp);
+        return of(null, perOp);
+    }
+
+    /**
+     * An override with every scope that forces nothing left out, so that texts meaning the same ({@code NA},
+     * {@code level0:NA;level1:NA}, {@code allreduce=NA}, nothing) give equal overrides.
+     */
+    private static AlgoOverride of(final Levels everyOperation, final Map<Operation, Levels> perOperation)
+    {
+        perOperation.values().removeIf(Levels::automatic);
+        final Levels every = everyOperation == null || everyOperation.automatic() ? null : everyOperation;
+        return every == null && perOperation.isEmpty() ? AUTOMATIC : new AlgoOverride(every, perOperation);
     }
 
     /**
@@ -116,6 +149,39 @@ final class AlgoOverride
     {
         final Levels own = perOperation.get(op);
         return own != null ? own.levelForm() : everyOperation != null && everyOperation.levelForm();
+    }
+
+    /**
+     * The override in a canonical spelling of HCCL's grammar, the same for every text that means the same (whatever the
+     * case, the blanks, the underscores in operation names, the order of operations, {@code NA} or nothing): what the
+     * ranks compare at the rendezvous, as they must force alike. Parsing it gives an equal override.
+     *
+     * @return such as {@code ring}, {@code level0:NA;level1:ring} or {@code allreduce=ring/allgather=NA}; empty for
+     *         the automatic choice.
+     */
+    String canonical()
+    {
+        if (everyOperation != null)
+        {
+            return everyOperation.canonical();
+        }
+        final StringBuilder sb = new StringBuilder();
+        perOperation.forEach((op, levels) -> sb.append(sb.length() > 0 ? "/" : "")
+            .append(op.displayName().toLowerCase(Locale.ROOT)).append('=').append(levels.canonical()));
+        return sb.toString();
+    }
+
+    @Override
+    public boolean equals(final Object other)
+    {
+        return other instanceof AlgoOverride o && Objects.equals(everyOperation, o.everyOperation) &&
+            perOperation.equals(o.perOperation);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return Objects.hash(everyOperation, perOperation);
     }
 
     @Override

@@ -1,9 +1,8 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
-import dev.hccl.algorithms.AutoLimits;
+import dev.hccl.algorithms.CostModel;
 import dev.hccl.algorithms.CostedAlgorithm;
-import dev.hccl.algorithms.HierarchicalAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.algorithms.TuningTable;
 import dev.hccl.algorithms.WireProtocol;
@@ -20,6 +19,7 @@ import dev.hccl.api.spi.AllToAllAlgorithm;
 import dev.hccl.api.spi.AllToAllVAlgorithm;
 import dev.hccl.api.spi.BarrierAlgorithm;
 import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.CollectiveAlgorithm;
 import dev.hccl.api.spi.GatherAlgorithm;
 import dev.hccl.api.spi.ReduceAlgorithm;
 import dev.hccl.api.spi.ReduceScatterAlgorithm;
@@ -28,10 +28,7 @@ import dev.hccl.api.spi.ScatterAlgorithm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.Set;
@@ -97,19 +94,14 @@ final class AlgorithmSelector
 
     private static final Logger LOG = LoggerFactory.getLogger(AlgorithmSelector.class);
 
-    /** An algorithm the cost model may choose for an operation, within its limits. */
-    private record Candidate(String name, Object algorithm, CostedAlgorithm costed, AutoLimits auto)
-    {
-    }
-
     private final AlgorithmCatalog catalog;
     private final AlgoOverride override;
     private final RankLayout layout;
     private final boolean deterministic;
-    private final TuningTable tuning = TuningTable.standard();
-    private final Map<Operation, Candidate[]> candidates = new EnumMap<>(Operation.class);
+    /** Per operation, the one place that chooses by cost (this layout's candidates, priced by the tuning table). */
+    private final Map<Operation, CostModel> models = new EnumMap<>(Operation.class);
     /** What HCCL_ALGO forces per operation, with the name reported for it. */
-    private final Map<Operation, Object> forcedAlgorithms = new EnumMap<>(Operation.class);
+    private final Map<Operation, CollectiveAlgorithm> forcedAlgorithms = new EnumMap<>(Operation.class);
     private final Map<Operation, String> forcedNames = new EnumMap<>(Operation.class);
     private volatile LinkCosts links;
     /** The (operation, size class) pairs whose choice DEBUG has explained. */
@@ -156,16 +148,7 @@ final class AlgorithmSelector
         this.links = defaults;
         for (final Operation op : Operation.values())
         {
-            final List<Candidate> list = new ArrayList<>();
-            for (final Object algorithm : catalog.algorithmsFor(op))
-            {
-                final String name = catalog.nameOf(op, algorithm);
-                if (algorithm instanceof CostedAlgorithm costed && AlgorithmCatalog.weighedOn(layout, name))
-                {
-                    list.add(new Candidate(name, algorithm, costed, catalog.autoLimits(op, name)));
-                }
-            }
-            candidates.put(op, list.toArray(new Candidate[0]));
+            models.put(op, CostModel.of(catalog, TuningTable.standard(), op, layout));
             force(op);
         }
     }
@@ -182,17 +165,16 @@ final class AlgorithmSelector
         {
             return;
         }
-        final Object algorithm = catalog.find(op, name, Object.class);
+        final CollectiveAlgorithm algorithm = catalog.find(op, name, CollectiveAlgorithm.class);
         if (algorithm == null)
         {
             // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
             throw new IllegalStateException("HCCL_ALGO names " + name + " for " + op.displayName() + ", not found");
         }
-        final boolean compose = layout.nodeCount() > 1 && override.levelForm(op) &&
-            !(algorithm instanceof HierarchicalAlgorithm) && catalog.find(op, HierarchicalAlgorithm.NAME,
-            Object.class) != null;
-        forcedAlgorithms.put(op, compose ? HierarchicalAlgorithm.withLevel1(op, algorithm) : algorithm);
-        forcedNames.put(op, compose ? HierarchicalAlgorithm.NAME + " with level1 " + name : name);
+        final CollectiveAlgorithm composed = layout.nodeCount() > 1 && override.levelForm(op) ?
+            catalog.withLevel1(op, algorithm) : null;
+        forcedAlgorithms.put(op, composed != null ? composed : algorithm);
+        forcedNames.put(op, composed != null ? composed.name() + " with level1 " + name : name);
     }
 
     /**
@@ -324,27 +306,19 @@ final class AlgorithmSelector
     private AlgorithmChoice choice(final Operation op, final long bytes, final WireProtocol protocol,
         final long logicalBytes)
     {
-        final Candidate[] list = candidates.get(op);
-        if (bytes < 0 || list.length == 0)
+        final CostModel model = models.get(op);
+        if (bytes < 0 || model.isEmpty())
         {
             throw new IllegalArgumentException(bytes < 0 ? "bytes must not be negative, got " + bytes :
                 op.displayName() + " is not a collective with an algorithm");
         }
         final String forced = forcedName(op, bytes);
-        final Map<String, Double> predicted = new LinkedHashMap<>();
-        if (forced == null)
-        {
-            final LinkCosts costs = links;
-            for (final Candidate c : list)
-            {
-                if (eligible(op, c, bytes))
-                {
-                    predicted.put(c.name(), price(op, c, protocol, logicalBytes, costs));
-                }
-            }
-        }
+        final LinkCosts costs = links;
+        final long wireBytes = protocol.wireBytes(logicalBytes);
+        final Map<String, Double> predicted = forced != null ? Map.of() :
+            model.predictions(bytes, wireBytes, costs, protocol);
         final String name = forced != null ? forcedNames.get(op) :
-            list[cheapest(op, list, bytes, protocol, logicalBytes, links)].name();
+            model.cheapest(bytes, wireBytes, costs, protocol).name();
         return new AlgorithmChoice(op, bytes, name, forced != null, predicted,
             layout + ", " + links + (protocol == WireProtocol.PLAIN ? "" : ", protocol " + protocol));
     }
@@ -370,9 +344,9 @@ final class AlgorithmSelector
         {
             return role.cast(forcedAlgorithms.get(op));
         }
-        final Candidate[] list = candidates.get(op);
         final LinkCosts costs = links;
-        final Candidate best = list[cheapest(op, list, bytes, protocol, logicalBytes, costs)];
+        final CostModel.Candidate best = models.get(op).cheapest(bytes, protocol.wireBytes(logicalBytes), costs,
+            protocol);
         // Once per operation, protocol and power-of-two size, so that DEBUG tells why without a line per call.
         final long sizeClass = (op.ordinal() * (long)WireProtocol.values().length + protocol.ordinal()) * 64L +
             (63 - Long.numberOfLeadingZeros(bytes));
@@ -382,46 +356,6 @@ final class AlgorithmSelector
                 choice(op, bytes, protocol, logicalBytes).describe() + " with " + costs);
         }
         return role.cast(best.algorithm());
-    }
-
-    /**
-     * The index of the cheapest eligible candidate; the first on a tie. No allocation for plain data: this runs on
-     * every call.
-     */
-    private int cheapest(
-        final Operation op, final Candidate[] list, final long bytes, final WireProtocol protocol,
-        final long logicalBytes, final LinkCosts costs)
-    {
-        int best = -1;
-        double bestSeconds = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < list.length; i++)
-        {
-            if (!eligible(op, list[i], bytes))
-            {
-                continue;
-            }
-            final double seconds = price(op, list[i], protocol, logicalBytes, costs);
-            if (best < 0 || seconds < bestSeconds)
-            {
-                best = i;
-                bestSeconds = seconds;
-            }
-        }
-        return best;
-    }
-
-    private double price(
-        final Operation op, final Candidate candidate, final WireProtocol protocol, final long logicalBytes,
-        final LinkCosts costs)
-    {
-        return tuning.predictSeconds(candidate.name(), candidate.costed(), op, layout, logicalBytes, costs, protocol);
-    }
-
-    /** Within the limits of the catalog's table, and where the algorithm can run at all. */
-    private boolean eligible(final Operation op, final Candidate candidate, final long bytes)
-    {
-        return candidate.auto().admit(layout.worldSize(), bytes) &&
-            candidate.costed().canRun(op, layout.worldSize(), bytes);
     }
 
     /** The name HCCL_ALGO forces for this operation and size, or null for the cost model's choice. */

@@ -99,8 +99,8 @@ final class CommunicatorImpl extends CommunicatorCalls
             layout.sizeOf(layout.nodeOf(rank));
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.segmentBytes = config.segmentBytes();
-        this.algorithms = new AlgorithmSelector(AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog()),
-            layout, config.deterministic(), fabric.defaultCosts());
+        this.algorithms = new AlgorithmSelector(config.get(AlgoOverride.SETTING), layout, config.deterministic(),
+            fabric.defaultCosts());
         if (rank == 0 && LOG.isDebugEnabled())
         {
             LOG.debug("rank 0: {}", algorithms);

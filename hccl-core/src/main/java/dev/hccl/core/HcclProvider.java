@@ -82,7 +82,7 @@ public final class HcclProvider implements CommunicatorProvider
         final CommConfig config = given.get(CommConfig.RANK_TABLE_FILE) == null ? given : RankTable.apply(given);
         checkLaunched(config);
         // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
-        AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog());
+        final AlgoOverride algorithms = config.get(AlgoOverride.SETTING);
         final int rank = config.rank();
         if (LOG.isDebugEnabled())
         {
@@ -98,7 +98,7 @@ public final class HcclProvider implements CommunicatorProvider
         // Before anything goes on the wire too: a bad HCCL_SOCKET_IFNAME or HCCL_IF_IP fails every rank alike.
         final InterfaceSelector interfaces = interfaces(config, rank);
         final long deadline = System.nanoTime() + config.connectTimeout().toNanos();
-        final Rendezvous rendezvous = Rendezvous.join(config, deadline);
+        final Rendezvous rendezvous = Rendezvous.join(config, algorithms.canonical(), deadline);
         final Dispatcher dispatcher = new Dispatcher(config.worldSize(), config.eagerBudgetBytes());
         dispatcher.mailbox(rendezvous.commId()); // before any peer can send
         List<TransportRouting.Opened> opened = List.of();
@@ -199,7 +199,7 @@ public final class HcclProvider implements CommunicatorProvider
     public List<Communicator> initAll(final int worldSize, final CommConfig config)
     {
         checkJvmFlags();
-        AlgoOverride.parse(config.algo(), AlgorithmSelector.catalog());
+        config.get(AlgoOverride.SETTING); // a bad HCCL_ALGO fails here, before any communicator is made
         final InProcessHub hub = new InProcessHub(worldSize);
         final long commId = RANDOM.nextLong() & Long.MAX_VALUE;
         final StaticTopology topology = StaticTopology.singleNode(worldSize, NodeIdentity.local(config.nodeId()),

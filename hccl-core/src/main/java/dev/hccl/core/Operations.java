@@ -47,13 +47,9 @@ final class Operations
         return issuer.collective(blocking, desc, ctx ->
         {
             final AllReduceAlgorithm algorithm = algorithms.allReduce(bytes, type);
-            final boolean dividesInputs = dividesInputs(type, op);
-            final ByteBuffer input = dividesInputs ? dividedInput(in, bytes, type) : inputFor(in, out, bytes);
+            final ByteBuffer input = dividesInputs(type, op) ? dividedInput(in, bytes, type) : inputFor(in, out, bytes);
             algorithm.allReduce(ctx, input, out, (int)count, type, reducer);
-            if (op == ReduceOp.AVG && !dividesInputs)
-            {
-                Reducers.divide(out, 0, (int)count, type, comm.worldSize());
-            }
+            averageResult(out, count, type, op);
         });
     }
 
@@ -85,14 +81,10 @@ final class Operations
         return issuer.collective(blocking, desc, ctx ->
         {
             // The ring reduces in scratch and writes recv last, so recv may overlap send.
-            final boolean dividesInputs = dividesInputs(type, op);
             algorithms.reduceScatter((long)bytes * comm.worldSize(), type)
-                .reduceScatter(ctx, dividesInputs ? dividedInput(in, sendBytes, type) : in, out, (int)recvCount, type,
-                    reducer);
-            if (op == ReduceOp.AVG && !dividesInputs)
-            {
-                Reducers.divide(out, 0, (int)recvCount, type, comm.worldSize());
-            }
+                .reduceScatter(ctx, dividesInputs(type, op) ? dividedInput(in, sendBytes, type) : in, out,
+                    (int)recvCount, type, reducer);
+            averageResult(out, recvCount, type, op);
         });
     }
 
@@ -119,13 +111,12 @@ final class Operations
         final Reducer reducer = Reducers.of(type, op);
         return issuer.collective(blocking, new OpDescriptor(Operation.REDUCE, type, op, root, count), ctx ->
         {
-            final boolean dividesInputs = dividesInputs(type, op);
-            final ByteBuffer input = dividesInputs ? dividedInput(in, bytes, type) :
+            final ByteBuffer input = dividesInputs(type, op) ? dividedInput(in, bytes, type) :
                 out == null ? in : inputFor(in, out, bytes);
             algorithms.reduce(bytes, type).reduce(ctx, input, out, (int)count, type, reducer, root);
-            if (op == ReduceOp.AVG && out != null && !dividesInputs)
+            if (out != null)
             {
-                Reducers.divide(out, 0, (int)count, type, comm.worldSize());
+                averageResult(out, count, type, op);
             }
         });
     }
@@ -249,14 +240,10 @@ final class Operations
         final OpDescriptor desc = new OpDescriptor(Operation.REDUCE_SCATTER_V, type, op, OpDescriptor.NO_ROOT, total);
         return issuer.collective(blocking, desc, ctx ->
         {
-            final boolean dividesInputs = dividesInputs(type, op);
             algorithms.reduceScatterV(total * type.size(), type)
-                .reduceScatterV(ctx, dividesInputs ? dividedInput(in, extent, type) : in, counts, displs, out, type,
-                    reducer);
-            if (op == ReduceOp.AVG && !dividesInputs)
-            {
-                Reducers.divide(out, 0, (int)recvCount, type, n);
-            }
+                .reduceScatterV(ctx, dividesInputs(type, op) ? dividedInput(in, extent, type) : in, counts, displs,
+                    out, type, reducer);
+            averageResult(out, recvCount, type, op);
         });
     }
 
@@ -361,6 +348,18 @@ final class Operations
     private static boolean dividesInputs(final DataType type, final ReduceOp op)
     {
         return op == ReduceOp.AVG && (type == DataType.FP8_E4M3 || type == DataType.FP8_E5M2);
+    }
+
+    /**
+     * Finishes AVG where the inputs were summed undivided ({@link #dividesInputs}): the result divided by the world
+     * size, in place. Does nothing for another operator.
+     */
+    private void averageResult(final ByteBuffer out, final long count, final DataType type, final ReduceOp op)
+    {
+        if (op == ReduceOp.AVG && !dividesInputs(type, op))
+        {
+            Reducers.divide(out, 0, (int)count, type, comm.worldSize());
+        }
     }
 
     /** The first {@code bytes} of {@code in} divided by the world size, in staging memory; {@code in} stays. */

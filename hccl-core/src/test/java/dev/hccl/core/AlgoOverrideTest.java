@@ -7,6 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,5 +98,44 @@ class AlgoOverrideTest
         final IllegalArgumentException ex =
             assertThrows(IllegalArgumentException.class, () -> AlgoOverride.parse(spec, CATALOG));
         assertTrue(ex.getMessage().startsWith("HCCL_ALGO '" + spec + "': "), ex.getMessage());
+    }
+
+    /**
+     * The ranks compare the parsed override at the rendezvous: texts that force the same algorithms agree whatever
+     * their spelling, and texts that force different ones (or the same name bare and per level, which compose
+     * differently across nodes) do not. The canonical form parses back to the same override.
+     */
+    @Test
+    void textsThatForceTheSameAgreeByValueAndTheirCanonicalFormParsesBack()
+    {
+        final String[][] same = {
+            {"", "NA", " na ", "level0:NA;level1:NA", "allreduce=NA"},
+            {"ring", " RING "},
+            {"level0:NA;level1:ring", "level1:Ring;level0:na"},
+            {"allreduce = RING", "all_reduce=ring", "AllReduce=ring/allgather=NA"},
+            {"allreduce=ring/allgather=NB", "allgather=nb/all_reduce=ring"}};
+        for (final String[] group : same)
+        {
+            final AlgoOverride first = AlgoOverride.parse(group[0], CATALOG);
+            for (final String spec : group)
+            {
+                final AlgoOverride parsed = AlgoOverride.parse(spec, CATALOG);
+                assertEquals(first, parsed, spec + " against " + group[0]);
+                assertEquals(first.canonical(), parsed.canonical(), spec + " against " + group[0]);
+                assertEquals(parsed, AlgoOverride.parse(parsed.canonical(), CATALOG), parsed.canonical());
+            }
+        }
+        final String[] different = {"", "ring", "level0:ring;level1:ring", "level0:NA;level1:ring", "fullmesh",
+            "allreduce=ring", "allgather=ring", "allreduce=H-D_R"};
+        for (int i = 0; i < different.length; i++)
+        {
+            for (int j = i + 1; j < different.length; j++)
+            {
+                final AlgoOverride a = AlgoOverride.parse(different[i], CATALOG);
+                final AlgoOverride b = AlgoOverride.parse(different[j], CATALOG);
+                assertNotEquals(a.canonical(), b.canonical(), different[i] + " and " + different[j]);
+                assertNotEquals(a, b, different[i] + " and " + different[j]);
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllReduceAlgorithm;
+import dev.hccl.api.spi.CollectiveAlgorithm;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,7 @@ class AlgorithmSelectorTest
         return forcing(null, RankLayout.singleNode(worldSize));
     }
 
-    private static Object chosen(final AlgorithmSelector selector, final Operation op, final long bytes)
+    private static CollectiveAlgorithm chosen(final AlgorithmSelector selector, final Operation op, final long bytes)
     {
         return switch (op)
         {
@@ -74,7 +75,7 @@ class AlgorithmSelectorTest
             assertFalse(names.isEmpty(), op + " has no algorithm");
             for (final String name : names)
             {
-                final Object expected = CATALOG.find(op, name, AlgorithmCatalog.roleOf(op));
+                final CollectiveAlgorithm expected = CATALOG.find(op, name, AlgorithmCatalog.roleOf(op));
                 final String perOp = op.displayName().toLowerCase(Locale.ROOT) + "=" + name;
                 for (final long bytes : new long[] {0, 8, 4096, 1 << 20})
                 {
@@ -117,7 +118,7 @@ class AlgorithmSelectorTest
             {
                 for (long bytes = 0; bytes <= 256 * MIB; bytes = bytes == 0 ? 1 : bytes * 4)
                 {
-                    final Object algorithm = chosen(selector, op, bytes);
+                    final CollectiveAlgorithm algorithm = chosen(selector, op, bytes);
                     assertEquals(true, CATALOG.algorithmsFor(op).contains(algorithm), op + " at " + bytes);
                     final AlgorithmChoice choice = selector.choice(op, bytes);
                     assertEquals(CATALOG.nameOf(op, algorithm), choice.algorithm(), layout + " " + choice);
@@ -323,7 +324,7 @@ class AlgorithmSelectorTest
         final IllegalStateException clash = assertThrows(IllegalStateException.class,
             () -> catalog.register("Ring", new Free(), AutoLimits.NONE));
         assertTrue(clash.getMessage().contains("two algorithms named Ring for allReduce"), clash.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> catalog.register("x", new Object(), AutoLimits.NONE));
+        assertThrows(IllegalArgumentException.class, () -> catalog.register("x", () -> "x", AutoLimits.NONE));
         final IllegalStateException sealed = assertThrows(IllegalStateException.class,
             () -> CATALOG.register("late", new Free(), AutoLimits.NONE));
         assertTrue(sealed.getMessage().contains("AlgorithmPlugin"), sealed.getMessage());

@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * An all-gather schedule.
  */
-public interface AllGatherAlgorithm
+public interface AllGatherAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs an all-gather.
      *

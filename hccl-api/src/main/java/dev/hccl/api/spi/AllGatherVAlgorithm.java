@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * An all-gather schedule for blocks of different sizes ({@code allGatherV}).
  */
-public interface AllGatherVAlgorithm
+public interface AllGatherVAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs an all-gather of variable blocks. Writes no byte of {@code recv} outside the blocks.
      *

@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * An all-reduce schedule.
  */
-public interface AllReduceAlgorithm
+public interface AllReduceAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs an all-reduce.
      *

@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * An all-to-all schedule.
  */
-public interface AllToAllAlgorithm
+public interface AllToAllAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs an all-to-all.
      *

@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * An all-to-all schedule for blocks of different sizes ({@code allToAllV}).
  */
-public interface AllToAllVAlgorithm
+public interface AllToAllVAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs an all-to-all of variable blocks. Writes no byte of {@code recv} outside the blocks.
      *

@@ -3,15 +3,8 @@ package dev.hccl.api.spi;
 /**
  * A barrier schedule.
  */
-public interface BarrierAlgorithm
+public interface BarrierAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Returns once every rank has entered.
      *

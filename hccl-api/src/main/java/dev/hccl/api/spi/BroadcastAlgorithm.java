@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * A broadcast schedule.
  */
-public interface BroadcastAlgorithm
+public interface BroadcastAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs a broadcast.
      *

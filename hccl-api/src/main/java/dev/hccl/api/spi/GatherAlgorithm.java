@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * A gather schedule.
  */
-public interface GatherAlgorithm
+public interface GatherAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs a gather: every rank's {@code send} lands in block {@code rank} of the root's {@code recv}.
      *

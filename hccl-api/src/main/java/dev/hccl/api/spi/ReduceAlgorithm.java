@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * A reduce schedule.
  */
-public interface ReduceAlgorithm
+public interface ReduceAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs a reduce.
      *

@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * A reduce-scatter schedule.
  */
-public interface ReduceScatterAlgorithm
+public interface ReduceScatterAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs a reduce-scatter.
      *

@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * A reduce-scatter schedule for blocks of different sizes ({@code reduceScatterV}).
  */
-public interface ReduceScatterVAlgorithm
+public interface ReduceScatterVAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs a reduce-scatter of variable blocks: rank {@code j} receives block {@code j} reduced over all ranks.
      *

@@ -7,15 +7,8 @@ import java.nio.ByteBuffer;
 /**
  * A scatter schedule.
  */
-public interface ScatterAlgorithm
+public interface ScatterAlgorithm extends CollectiveAlgorithm
 {
-    /**
-     * The algorithm's name, as {@code HCCL_ALGO} spells it.
-     *
-     * @return the name.
-     */
-    String name();
-
     /**
      * Runs a scatter: block {@code j} of the root's {@code send} goes to rank {@code j}'s {@code recv}.
      *

@@ -72,10 +72,12 @@ public final class Rendezvous implements AutoCloseable
      * Joins: rank 0 starts (or adopts) the store; every rank connects to it and learns the token and communicator id.
      *
      * @param config        the configuration.
+     * @param algorithms    {@code HCCL_ALGO} as parsed, in a canonical form that is the same on every rank that forces
+     *                      the same algorithms: rank 0's must equal this rank's.
      * @param deadlineNanos when to give up, as {@link System#nanoTime()}.
      * @return the rendezvous.
      */
-    public static Rendezvous join(final CommConfig config, final long deadlineNanos)
+    public static Rendezvous join(final CommConfig config, final String algorithms, final long deadlineNanos)
     {
         final int rank = config.rank();
         final RootInfo rootInfo = config.rootInfo() == null ? null : RootInfo.parse(config.rootInfo());
@@ -129,7 +131,7 @@ public final class Rendezvous implements AutoCloseable
                 client.set("comm_id", Long.toString(commId));
                 client.set("world_size", Integer.toString(config.worldSize()));
                 client.set("segment_size", Integer.toString(config.segmentBytes()));
-                client.set("algo", algoKey(config));
+                client.set("algo", algoKey(config, algorithms));
                 client.set("checksum", Boolean.toString(config.get(CommConfig.CHECKSUM)));
             }
             else
@@ -155,13 +157,13 @@ public final class Rendezvous implements AutoCloseable
                         ", rank " + rank + " has " + (checksum ? 0 : 1) + "; set it alike on every rank");
                 }
                 final String algo = awaitKey(client, "algo", rank, deadlineNanos);
-                if (!algo.equals(algoKey(config)))
+                if (!algo.equals(algoKey(config, algorithms)))
                 {
                     // Ranks that ran different algorithms would wait for messages that never come, until
                     // HCCL_EXEC_TIMEOUT: say so now.
                     throw disagree(client, rank, CommConfig.ALGO + "/" + CommConfig.DETERMINISTIC + "/" +
                         CommConfig.TOPO_PROBE + " differ: rank 0 uses '" + algo + "', rank " + rank + " '" +
-                        algoKey(config) + "'; every rank must choose algorithms the same way");
+                        algoKey(config, algorithms) + "'; every rank must choose algorithms the same way");
                 }
                 if (worldSize != config.worldSize())
                 {
@@ -235,13 +237,12 @@ public final class Rendezvous implements AutoCloseable
     }
 
     /**
-     * HCCL_ALGO, HCCL_DETERMINISTIC and HCCL_TOPO_PROBE as every rank must agree on them (a rank that probes waits for
-     * peers that do not): case and blanks do not matter.
+     * HCCL_ALGO (parsed, in its canonical form), HCCL_DETERMINISTIC and HCCL_TOPO_PROBE as every rank must agree on them
+     * (a rank that probes waits for peers that do not).
      */
-    private static String algoKey(final CommConfig config)
+    private static String algoKey(final CommConfig config, final String algorithms)
     {
-        final String algo = config.algo() == null ? "" : config.algo().replaceAll("\\s", "").toLowerCase(Locale.ROOT);
-        return algo + ";deterministic=" + config.deterministic() + ";probe=" +
+        return algorithms + ";deterministic=" + config.deterministic() + ";probe=" +
             config.topoProbe().name().toLowerCase(Locale.ROOT);
     }
 

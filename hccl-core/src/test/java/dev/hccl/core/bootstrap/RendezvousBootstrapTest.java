@@ -56,7 +56,7 @@ class RendezvousBootstrapTest
     {
         final CommConfig config = CommConfig.builder().rank(rank).worldSize(2).masterAddr("127.0.0.1")
             .masterPort(port).connectTimeout(Duration.ofSeconds(30)).conclude();
-        return CompletableFuture.supplyAsync(() -> Rendezvous.join(config, System.nanoTime() +
+        return CompletableFuture.supplyAsync(() -> Rendezvous.join(config, "", System.nanoTime() +
             TimeUnit.SECONDS.toNanos(30)), ranks);
     }
 }

@@ -17,16 +17,16 @@ public final class TcpSettings
      * this bounds no buffer.
      */
     public static final int MAX_FRAME_BYTES_DEFAULT = CommConfig.BUFFSIZE.defaultValue() * 1024 * 1024;
-    /** Default for {@link #ioThreads(int)}: none, the waiting threads do the I/O. */
-    public static final int IO_THREADS_DEFAULT = 0;
+    /** Default for {@link #ioThreads(int)}: {@code HCCL_IO_THREADS}'s, none (the waiting threads do the I/O). */
+    public static final int IO_THREADS_DEFAULT = TcpTransportProvider.IO_THREADS.defaultValue();
     /** The most I/O threads a transport may have. */
     public static final int IO_THREADS_MAX = 64;
     /** The most connections a pair of ranks may have: each is a file descriptor per peer on both sides. */
     public static final int CONNECTIONS_PER_PEER_MAX = 16;
-    /** Default for {@link #connectTimeout(Duration)}: HCCL's {@code HCCL_CONNECT_TIMEOUT} default. */
-    public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(120);
+    /** Default for {@link #connectTimeout(Duration)}: {@code HCCL_CONNECT_TIMEOUT}'s default. */
+    public static final Duration CONNECT_TIMEOUT_DEFAULT = CommConfig.CONNECT_TIMEOUT.defaultValue();
     /** Default for {@link #heartbeatTimeout(Duration)}: {@code HCCL_HEARTBEAT_TIMEOUT}'s default. */
-    public static final Duration HEARTBEAT_TIMEOUT_DEFAULT = Duration.ofSeconds(30);
+    public static final Duration HEARTBEAT_TIMEOUT_DEFAULT = CommConfig.HEARTBEAT_TIMEOUT.defaultValue();
 
     private int rank = -1;
     private int worldSize = -1;
@@ -36,8 +36,8 @@ public final class TcpSettings
     private int maxFrameBytes = MAX_FRAME_BYTES_DEFAULT;
     private boolean checksum;
     private int ioThreads = IO_THREADS_DEFAULT;
-    private int connectionsPerPeer = 1;
-    private int threadsPerPeer = 1;
+    private int connectionsPerPeer = TcpTransportProvider.SOCKET_NSOCKS.defaultValue();
+    private int threadsPerPeer = TcpTransportProvider.SOCKET_NTHREADS.defaultValue();
     private Duration connectTimeout = CONNECT_TIMEOUT_DEFAULT;
     private Duration heartbeatTimeout = HEARTBEAT_TIMEOUT_DEFAULT;
     private TlsMaterial tls;

@@ -24,8 +24,8 @@ public final class TcpTransportProvider implements TransportProvider
      * Netty I/O threads per process; 0 has none, the thread that waits for a transfer performing the I/O (lowest
      * latency), more lets the I/O of many peers use more cores.
      */
-    public static final Setting<Integer> IO_THREADS = Setting.integer("HCCL_IO_THREADS",
-        TcpSettings.IO_THREADS_DEFAULT, 0, TcpSettings.IO_THREADS_MAX, "Netty I/O threads per process");
+    public static final Setting<Integer> IO_THREADS = Setting.integer("HCCL_IO_THREADS", 0, 0,
+        TcpSettings.IO_THREADS_MAX, "Netty I/O threads per process");
     /**
      * TCP connections per pair of ranks and I/O thread (NCCL's {@code NCCL_NSOCKS_PERTHREAD}): a pair has
      * {@code HCCL_SOCKET_NSOCKS x HCCL_SOCKET_NTHREADS} connections, and the segments of a large transfer travel over

@@ -100,4 +100,18 @@ class TcpTransportProviderTest
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, call);
         assertTrue(ex.getMessage().contains(fragment), ex.getMessage());
     }
+
+    /** A transport bound without the provider (as the tests bind them) gets what an unset environment gives. */
+    @Test
+    void tcpSettingsDefaultsAreTheSettingsOwn()
+    {
+        final CommConfig unset = config(Map.of());
+        final TcpSettings defaults = new TcpSettings();
+        assertEquals(unset.maxFrameBytes(), defaults.maxFrameBytes());
+        assertEquals(unset.get(TcpTransportProvider.IO_THREADS), defaults.ioThreads());
+        assertEquals(TcpTransportProvider.connectionsPerPeer(unset), defaults.connectionsPerPeer());
+        assertEquals(unset.get(TcpTransportProvider.SOCKET_NTHREADS), defaults.threadsPerPeer());
+        assertEquals(unset.connectTimeout(), defaults.connectTimeout());
+        assertEquals(unset.heartbeatTimeout(), defaults.heartbeatTimeout());
+    }
 }
