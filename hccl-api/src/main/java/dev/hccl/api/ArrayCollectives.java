@@ -3,7 +3,7 @@ package dev.hccl.api;
 import java.nio.ByteBuffer;
 
 /**
- * {@link Communicator}'s all-gather and reduce-scatter of arrays: checks that the two arrays' lengths fit the world
+ * {@link HeapArrayCollectives}' all-gather and reduce-scatter of arrays: checks that the two arrays' lengths fit the world
  * size, then runs the {@link ByteBuffer} form on staging buffers ({@link ArrayStaging}). A length that does not fit
  * is an {@link IllegalArgumentException} raised before anything is sent, naming the call, the rank, both lengths and
  * the length that would fit.
@@ -23,7 +23,7 @@ final class ArrayCollectives
      * @param recv    the result, the same type, {@code send.length * worldSize} elements.
      * @throws IllegalArgumentException when either is null or the lengths do not fit.
      */
-    static void allGather(final Communicator comm, final Class<?> element, final Object send, final Object recv)
+    static void allGather(final HeapArrayCollectives comm, final Class<?> element, final Object send, final Object recv)
     {
         final String call = "allGather(" + element + "[] send, " + element + "[] recv)";
         final int sendLength = checkedLength(comm, call, "send", send);
@@ -46,7 +46,7 @@ final class ArrayCollectives
      * @throws IllegalArgumentException when either array is null or the lengths do not fit.
      */
     static void reduceScatter(
-        final Communicator comm, final Class<?> element, final Object send, final Object recv, final ReduceOp op)
+        final HeapArrayCollectives comm, final Class<?> element, final Object send, final Object recv, final ReduceOp op)
     {
         final String call = "reduceScatter(" + element + "[] send, " + element + "[] recv, " + op + ")";
         final int sendLength = checkedLength(comm, call, "send", send);
@@ -59,7 +59,7 @@ final class ArrayCollectives
     }
 
     /** Checks that the array named {@code whole} holds one block the length of {@code block}'s per rank. */
-    private static void checkOneBlockPerRank(final Communicator comm, final String call, final String whole,
+    private static void checkOneBlockPerRank(final HeapArrayCollectives comm, final String call, final String whole,
         final int wholeLength, final String block, final int blockLength)
     {
         final int n = comm.worldSize();
@@ -73,7 +73,7 @@ final class ArrayCollectives
         }
     }
 
-    private static int checkedLength(final Communicator comm, final String call, final String name, final Object array)
+    private static int checkedLength(final HeapArrayCollectives comm, final String call, final String name, final Object array)
     {
         if (null == array)
         {
@@ -82,7 +82,7 @@ final class ArrayCollectives
         return ArrayStaging.length(array);
     }
 
-    private static String where(final Communicator comm, final String call)
+    private static String where(final HeapArrayCollectives comm, final String call)
     {
         return call + " on rank " + comm.rank() + ": ";
     }
