@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
 import java.net.Socket;
+import java.util.function.BooleanSupplier;
 
 /**
  * The rendezvous store's door: how a new connection gets in ({@link StoreProtocol}). It reads the connection's first
@@ -72,10 +73,13 @@ final class StoreGate
      * Lets a client in, or tells it why not.
      *
      * @param client a connection just accepted; the caller bounds the time this takes.
+     * @param inTime asked once the client has proven the key, before it is told so: true when the challenge ended
+     *               within the caller's deadline (which then no longer closes the connection), false when the deadline
+     *               has closed it.
      * @return its streams, or null when it was turned away.
      * @throws IOException when the connection fails.
      */
-    Admitted admit(final Socket client) throws IOException
+    Admitted admit(final Socket client, final BooleanSupplier inTime) throws IOException
     {
         final Socket secured = open(client);
         if (secured == null)
@@ -85,7 +89,7 @@ final class StoreGate
         final DataInputStream in = new DataInputStream(secured == client ? clearStream(client) :
             new BufferedInputStream(secured.getInputStream()));
         final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(secured.getOutputStream()));
-        return challenge(client, in, out, tls != null && secured == client) ? new Admitted(in, out) : null;
+        return challenge(client, in, out, tls != null && secured == client, inTime) ? new Admitted(in, out) : null;
     }
 
     /**
@@ -160,7 +164,8 @@ final class StoreGate
      * @return whether the client proved the job key; it has been told either way.
      */
     private boolean challenge(
-        final Socket client, final DataInputStream in, final DataOutputStream out, final boolean clearAtTlsStore)
+        final Socket client, final DataInputStream in, final DataOutputStream out, final boolean clearAtTlsStore,
+        final BooleanSupplier inTime)
         throws IOException
     {
         final int magic = in.readInt();
@@ -195,6 +200,10 @@ final class StoreGate
             out.flush();
             giveUpForClearRank(client, in, out);
             return false;
+        }
+        if (!inTime.getAsBoolean())
+        {
+            return false; // closed by the deadline: the client sees the connection end, and tries again
         }
         out.writeByte(StoreProtocol.OK);
         out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));

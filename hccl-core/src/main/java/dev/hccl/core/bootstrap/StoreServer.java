@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The key-value rendezvous store that rank 0 serves over TCP, as torchrun's TCPStore: {@code set}, blocking
@@ -187,12 +188,20 @@ public final class StoreServer implements AutoCloseable
         {
             // The whole challenge has a deadline, not each read: a client trickling bytes must not hold a slot either.
             client.setSoTimeout(limits.handshakeMillis());
-            final ScheduledFuture<?> deadline = timer.schedule(() -> closeQuietly(client), limits.handshakeMillis(),
-                TimeUnit.MILLISECONDS);
+            // Either the deadline closes the connection or the challenge ends in time, never both: a client told OK
+            // must not then find its connection closed (it would take the store for lost, and not retry).
+            final AtomicBoolean challenging = new AtomicBoolean(true);
+            final ScheduledFuture<?> deadline = timer.schedule(() ->
+            {
+                if (challenging.compareAndSet(true, false))
+                {
+                    closeQuietly(client);
+                }
+            }, limits.handshakeMillis(), TimeUnit.MILLISECONDS);
             final StoreGate.Admitted admitted;
             try
             {
-                admitted = gate.admit(client);
+                admitted = gate.admit(client, () -> challenging.compareAndSet(true, false));
             }
             finally
             {
