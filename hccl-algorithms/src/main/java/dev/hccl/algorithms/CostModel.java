@@ -84,7 +84,8 @@ public final class CostModel
      * @param protocol  the protocol that carries the operation.
      * @return the candidate; null when none is admitted.
      */
-    public Candidate cheapest(final long bytes, final long wireBytes, final LinkCosts links, final WireProtocol protocol)
+    public Candidate cheapest(
+        final long bytes, final long wireBytes, final LinkCosts links, final WireProtocol protocol)
     {
         Candidate best = null;
         double bestSeconds = Double.POSITIVE_INFINITY;

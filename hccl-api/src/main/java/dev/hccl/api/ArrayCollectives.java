@@ -3,7 +3,8 @@ package dev.hccl.api;
 import java.nio.ByteBuffer;
 
 /**
- * {@link HeapArrayCollectives}' all-gather and reduce-scatter of arrays: checks that the two arrays' lengths fit the world
+ * {@link HeapArrayCollectives}' all-gather and reduce-scatter of arrays: checks that the two arrays' lengths fit the
+ * world
  * size, then runs the {@link ByteBuffer} form on staging buffers ({@link ArrayStaging}). A length that does not fit
  * is an {@link IllegalArgumentException} raised before anything is sent, naming the call, the rank, both lengths and
  * the length that would fit.
@@ -46,7 +47,8 @@ final class ArrayCollectives
      * @throws IllegalArgumentException when either array is null or the lengths do not fit.
      */
     static void reduceScatter(
-        final HeapArrayCollectives comm, final Class<?> element, final Object send, final Object recv, final ReduceOp op)
+        final HeapArrayCollectives comm, final Class<?> element, final Object send, final Object recv,
+        final ReduceOp op)
     {
         final String call = "reduceScatter(" + element + "[] send, " + element + "[] recv, " + op + ")";
         final int sendLength = checkedLength(comm, call, "send", send);
@@ -73,7 +75,8 @@ final class ArrayCollectives
         }
     }
 
-    private static int checkedLength(final HeapArrayCollectives comm, final String call, final String name, final Object array)
+    private static int checkedLength(
+        final HeapArrayCollectives comm, final String call, final String name, final Object array)
     {
         if (null == array)
         {

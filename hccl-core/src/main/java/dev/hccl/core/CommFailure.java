@@ -55,7 +55,8 @@ final class CommFailure implements FaultListener
      */
     CommFailure(
         final int rank, final int size, final long commId, final IntFunction<Link> links, final Mailbox mailbox,
-        final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal, final Supplier<OpExecutor.RunningOp> running,
+        final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal,
+        final Supplier<OpExecutor.RunningOp> running,
         final Consumer<HcclException> afterFailure)
     {
         this.rank = rank;

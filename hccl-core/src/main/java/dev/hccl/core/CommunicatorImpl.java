@@ -20,6 +20,7 @@ import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.mailbox.FlowControl;
 import dev.hccl.core.mailbox.Mailbox;
+import dev.hccl.core.mailbox.Position;
 import dev.hccl.core.topology.LinkProbe;
 import dev.hccl.core.topology.StaticTopology;
 import org.slf4j.Logger;
@@ -34,7 +35,7 @@ import java.util.Arrays;
  * stream against the point-to-point primitives of {@link OpContext}. A failure on the wire fails the communicator:
  * the operation, every queued one and every later one complete with an {@link HcclException}, and the peers are told.
  */
-final class CommunicatorImpl extends CommunicatorCalls
+final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
@@ -126,7 +127,7 @@ final class CommunicatorImpl extends CommunicatorCalls
             this::rankOfGlobal, this::runningOp, this::dumpOnFailure);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
         this.executor = new OpExecutor(this, mailbox, fabric);
-        this.issuer = new OpIssuer(this, executor, stream, globalRanks.length);
+        this.issuer = new OpIssuer(rank, failure, history, recorder, executor, stream, globalRanks.length);
         this.ops = new Operations(this, issuer, algorithms);
         this.children = new Children(this, issuer, fabric.dispatcher());
         mailbox.attach(globalRanks, failure);
@@ -134,7 +135,8 @@ final class CommunicatorImpl extends CommunicatorCalls
         this.stallWatch = Watchdog.watch(this, config.stallCheckTime());
     }
 
-    Whereabouts whereabouts()
+    @Override
+    public Whereabouts whereabouts()
     {
         return whereabouts;
     }
@@ -319,12 +321,14 @@ final class CommunicatorImpl extends CommunicatorCalls
     }
 
     /** The communicator's messages both ways, in its own numbering. */
-    Wire wire()
+    @Override
+    public Wire wire()
     {
         return wire;
     }
 
-    long execTimeoutNanos()
+    @Override
+    public long execTimeoutNanos()
     {
         return execTimeoutNanos;
     }
@@ -335,12 +339,14 @@ final class CommunicatorImpl extends CommunicatorCalls
         return config.connectTimeout().toNanos();
     }
 
-    int segmentBytes()
+    @Override
+    public int segmentBytes()
     {
         return segmentBytes;
     }
 
-    ByteBuffer scratch(final int slot, final int bytes)
+    @Override
+    public ByteBuffer scratch(final int slot, final int bytes)
     {
         return scratch.get(slot, bytes);
     }
@@ -410,18 +416,27 @@ final class CommunicatorImpl extends CommunicatorCalls
         }
     }
 
-    ProgressEngine progressEngine()
+    @Override
+    public PositionSurvey.Finding survey(final Position mine, final boolean driving)
+    {
+        return PositionSurvey.run(this, mine, driving);
+    }
+
+    @Override
+    public ProgressEngine progressEngine()
     {
         return fabric.progressEngine();
     }
 
-    WaitPolicy waitPolicy()
+    @Override
+    public WaitPolicy waitPolicy()
     {
         return waitPolicy;
     }
 
     /** Which node each rank of this communicator runs on. */
-    RankLayout layout()
+    @Override
+    public RankLayout layout()
     {
         return topology.layout();
     }
@@ -431,7 +446,8 @@ final class CommunicatorImpl extends CommunicatorCalls
      *
      * @return it.
      */
-    CommFailure failures()
+    @Override
+    public CommFailure failures()
     {
         return failure;
     }

@@ -38,8 +38,8 @@ final class JobSummary
     {
         final int ranks = layout.worldSize();
         final int nodes = layout.nodeCount();
-        final StringBuilder sb = new StringBuilder(version == null ? "hccl-java: " : "hccl-java " + version + ": ").append(count(ranks, "rank")).append(" on ")
-            .append(count(nodes, "node"));
+        final StringBuilder sb = new StringBuilder(version == null ? "hccl-java: " : "hccl-java " + version + ": ")
+            .append(count(ranks, "rank")).append(" on ").append(count(nodes, "node"));
         if (nodes > 1)
         {
             sb.append(" (").append(perNode(layout)).append(" per node)");

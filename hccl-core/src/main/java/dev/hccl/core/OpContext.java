@@ -18,11 +18,11 @@ import java.nio.ByteBuffer;
  */
 final class OpContext implements PeerGroup
 {
-    private final CommunicatorImpl comm;
+    private final OperationScope comm;
     private final OpDescriptor desc;
     private final long seq;
 
-    OpContext(final CommunicatorImpl comm, final OpDescriptor desc, final long seq)
+    OpContext(final OperationScope comm, final OpDescriptor desc, final long seq)
     {
         this.comm = comm;
         this.desc = desc;
@@ -91,7 +91,7 @@ final class OpContext implements PeerGroup
                 if (!request.await(System.nanoTime() + comm.execTimeoutNanos(), comm.progressEngine(),
                     comm.waitPolicy()))
                 {
-                    throw timedOut(request, PositionSurvey.run(comm, whereabouts.now(), true));
+                    throw timedOut(request, comm.survey(whereabouts.now(), true));
                 }
             }
             finally
@@ -115,7 +115,8 @@ final class OpContext implements PeerGroup
     private HcclException timedOut(final Request request, final PositionSurvey.Finding finding)
     {
         final int culprit = finding.culprit() >= 0 ? finding.culprit() : request.peer();
-        return comm.failures().failInOperation(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit, desc.operation(), seq,
+        return comm.failures().failInOperation(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit,
+            desc.operation(), seq,
             "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for " + request + " in " + desc +
             "; " + (finding.culprit() >= 0 ? "" : "rank " + request.peer() + " may be hung, dead without closing " +
             "its connection, or not issuing the same operations; ") + finding.account(), null));

@@ -44,14 +44,14 @@ final class OpExecutor
     {
     }
 
-    private final CommunicatorImpl comm;
+    private final OperationScope comm;
     private final Mailbox mailbox;
     private final Fabric fabric;
     /** Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time. */
     private final PostedPointToPoint postedPointToPoint = new PostedPointToPoint();
     private volatile RunningOp running;
 
-    OpExecutor(final CommunicatorImpl comm, final Mailbox mailbox, final Fabric fabric)
+    OpExecutor(final OperationScope comm, final Mailbox mailbox, final Fabric fabric)
     {
         this.comm = comm;
         this.mailbox = mailbox;
@@ -179,8 +179,8 @@ final class OpExecutor
     /** Fails the communicator with what an operation threw: a wire failure as it is, anything else as a bug. */
     private HcclException failOn(final OpDescriptor desc, final long seq, final Throwable thrown)
     {
-        return comm.failures().failInOperation(thrown instanceof HcclException ? (HcclException)thrown : new HcclException(
-            ErrorCode.E_INTERNAL, comm.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
+        return comm.failures().failInOperation(thrown instanceof HcclException ? (HcclException)thrown :
+            new HcclException(ErrorCode.E_INTERNAL, comm.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
             "internal error in " + desc + ": " + thrown, thrown));
     }
 }

@@ -16,7 +16,10 @@ import java.util.function.LongSupplier;
  */
 final class OpIssuer
 {
-    private final CommunicatorImpl comm;
+    private final int rank;
+    private final CommFailure failures;
+    private final OpHistory history;
+    private final FlightRecorder recorder;
     private final OpExecutor executor;
     private final ExecutionStream stream;
     private final IssueGuard issueGuard;
@@ -27,9 +30,14 @@ final class OpIssuer
     private final long[] p2pRecvSeq;
     private boolean closed;
 
-    OpIssuer(final CommunicatorImpl comm, final OpExecutor executor, final ExecutionStream stream, final int worldSize)
+    OpIssuer(
+        final int rank, final CommFailure failures, final OpHistory history, final FlightRecorder recorder,
+        final OpExecutor executor, final ExecutionStream stream, final int worldSize)
     {
-        this.comm = comm;
+        this.rank = rank;
+        this.failures = failures;
+        this.history = history;
+        this.recorder = recorder;
         this.executor = executor;
         this.stream = stream;
         this.issueGuard = new IssueGuard(worldSize);
@@ -47,8 +55,8 @@ final class OpIssuer
         return issue(IssueGuard.COLLECTIVES, desc, blocking, false, future, () ->
         {
             final long seq = nextSeq++;
-            comm.history().record(seq, desc);
-            future.trace(comm.recorder().issued(FlightRecorder.Lane.COLLECTIVE, -1, seq, desc, future));
+            history.record(seq, desc);
+            future.trace(recorder.issued(FlightRecorder.Lane.COLLECTIVE, -1, seq, desc, future));
             return seq;
         }, seq -> executor.execute(desc, seq, body, future));
     }
@@ -67,8 +75,8 @@ final class OpIssuer
             () ->
             {
                 final long seq = send ? p2pSendSeq[peer]++ : p2pRecvSeq[peer]++;
-                op.trace(comm.recorder().issued(send ? FlightRecorder.Lane.SEND : FlightRecorder.Lane.RECV, peer, seq,
-                    desc, op));
+                op.trace(recorder.issued(send ? FlightRecorder.Lane.SEND : FlightRecorder.Lane.RECV, peer, seq, desc,
+                    op));
                 return seq;
             }, seq -> executor.post(desc, seq, body, op));
     }
@@ -82,7 +90,7 @@ final class OpIssuer
         final IssueGuard.Holder other = issueGuard.enter(lane, desc);
         if (other != null)
         {
-            throw comm.failures().failInOperation(new HcclException(ErrorCode.E_CONCURRENT, comm.rank(), HcclException.UNKNOWN_RANK,
+            throw failures.failInOperation(new HcclException(ErrorCode.E_CONCURRENT, rank, HcclException.UNKNOWN_RANK,
                 desc.operation(), HcclException.NO_SEQUENCE, IssueGuard.Holder.name(Thread.currentThread()) +
                 " issued " + desc + " while " + IssueGuard.Holder.name(other.thread) + " was issuing " + other.desc +
                 " on the same communicator: the order of two threads' operations is decided by a race, differently " +
@@ -147,7 +155,7 @@ final class OpIssuer
                 if (closed)
                 {
                     throw new IllegalStateException(
-                        "communicator of rank " + comm.rank() + " is closed; cannot run " + desc);
+                        "communicator of rank " + rank + " is closed; cannot run " + desc);
                 }
                 seq = nextSeq.getAsLong();
                 claimed = (blocking || claimWhenAsync) && stream.tryClaim();

@@ -21,12 +21,12 @@ import java.nio.ByteBuffer;
  */
 final class Operations
 {
-    private final CommunicatorImpl comm;
+    private final OperationScope comm;
     private final OpIssuer issuer;
     private final AlgorithmSelector algorithms;
     private final int rank;
 
-    Operations(final CommunicatorImpl comm, final OpIssuer issuer, final AlgorithmSelector algorithms)
+    Operations(final OperationScope comm, final OpIssuer issuer, final AlgorithmSelector algorithms)
     {
         this.comm = comm;
         this.issuer = issuer;

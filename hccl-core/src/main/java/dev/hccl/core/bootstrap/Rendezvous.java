@@ -237,8 +237,8 @@ public final class Rendezvous implements AutoCloseable
     }
 
     /**
-     * HCCL_ALGO (parsed, in its canonical form), HCCL_DETERMINISTIC and HCCL_TOPO_PROBE as every rank must agree on them
-     * (a rank that probes waits for peers that do not).
+     * HCCL_ALGO (parsed, in its canonical form), HCCL_DETERMINISTIC and HCCL_TOPO_PROBE, as every rank must agree on
+     * them (a rank that probes waits for peers that do not).
      */
     private static String algoKey(final CommConfig config, final String algorithms)
     {

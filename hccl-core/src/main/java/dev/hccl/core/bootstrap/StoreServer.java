@@ -216,7 +216,8 @@ public final class StoreServer implements AutoCloseable
                 }
                 finally
                 {
-                    admitted.out().flush(); // what was answered before a failure, such as part of a CHECK, still goes out
+                    // What was answered before a failure, such as part of a CHECK, still goes out.
+                    admitted.out().flush();
                 }
             }
         }
