@@ -4,7 +4,6 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.core.mailbox.ClosingRecords;
-import dev.hccl.core.mailbox.Mailbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,12 +28,19 @@ final class CloseConfirmation
     /**
      * Tells the peers, waits for them, compares.
      *
-     * @param comm the communicator, its operations completed.
+     * @param rank        this rank.
+     * @param globalRanks each rank of the communicator in the root communicator.
+     * @param history     the collectives this rank issued, all completed.
+     * @param closings    the communicator's closing records.
+     * @param waitNanos   how long to wait for the peers' records (0 for ranks that are threads: they have closed).
+     * @param failures    the communicator's failure state: a failed one does not warn of peers that did not answer.
      * @return the disagreement, or null when every peer that answered issued the same collectives.
      */
-    static HcclException confirm(final CommunicatorImpl comm)
+    static HcclException confirm(
+        final int rank, final int[] globalRanks, final OpHistory history, final ClosingRecords closings,
+        final long waitNanos, final CommFailure failures)
     {
-        final int n = comm.worldSize();
+        final int n = globalRanks.length;
         if (n == 1)
         {
             return null;
@@ -43,13 +49,12 @@ final class CloseConfirmation
         final int[] peerRanks = new int[n - 1];
         for (int r = 0, i = 0; r < n; r++)
         {
-            if (r != comm.rank())
+            if (r != rank)
             {
                 peerRanks[i] = r;
-                peers[i++] = comm.globalRank(r);
+                peers[i++] = globalRanks[r];
             }
         }
-        final OpHistory history = comm.history();
         final long count = history.count();
         final long hash = history.hash();
         final OpHistory.Entry[] last = history.last();
@@ -60,10 +65,8 @@ final class CloseConfirmation
             seqs[i] = last[i].seq();
             descs[i] = last[i].desc();
         }
-        final Mailbox mailbox = comm.mailbox();
-        mailbox.closings().tell(peers, count, hash, seqs, descs);
-        final long deadline = System.nanoTime() + (comm.inProcess() ? 0 : comm.closeWaitNanos());
-        final ClosingRecords.Record[] records = mailbox.closings().await(peers, deadline);
+        closings.tell(peers, count, hash, seqs, descs);
+        final ClosingRecords.Record[] records = closings.await(peers, System.nanoTime() + waitNanos);
         final List<Integer> unconfirmed = new ArrayList<>();
         for (int i = 0; i < records.length; i++)
         {
@@ -77,19 +80,19 @@ final class CloseConfirmation
             {
                 continue;
             }
-            final HcclException ex = new HcclException(ErrorCode.E_MISMATCH, comm.rank(), peerRanks[i], null,
+            final HcclException ex = new HcclException(ErrorCode.E_MISMATCH, rank, peerRanks[i], null,
                 HcclException.NO_SEQUENCE, "close() found that the ranks did not issue the same collectives: " +
                 difference(peerRanks[i], theirs, count, last) + "; every rank must issue the same collectives in " +
                 "the same order (a broadcast or reduce whose ranks disagree on the root completes without an error " +
                 "on the ranks that only send)", null);
-            LOG.error("rank {}: {}", comm.rank(), ex.getMessage());
+            LOG.error("rank {}: {}", rank, ex.getMessage());
             return ex;
         }
-        if (!unconfirmed.isEmpty() && !comm.inProcess() && comm.failures().get() == null)
+        if (!unconfirmed.isEmpty() && waitNanos > 0 && failures.get() == null)
         {
             LOG.warn("rank {}: ranks {} did not confirm their collectives at close() within HCCL_CONNECT_TIMEOUT " +
-                "({} s): they are gone, or do not close this communicator", comm.rank(), unconfirmed,
-                comm.closeWaitNanos() / 1_000_000_000);
+                "({} s): they are gone, or do not close this communicator", rank, unconfirmed,
+                waitNanos / 1_000_000_000);
         }
         return null;
     }

@@ -35,7 +35,7 @@ import java.util.Arrays;
  * stream against the point-to-point primitives of {@link OpContext}. A failure on the wire fails the communicator:
  * the operation, every queued one and every later one complete with an {@link HcclException}, and the peers are told.
  */
-final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
+final class CommunicatorImpl extends CommunicatorCalls implements OperationScope, FlightRecorder.Subject
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
@@ -74,6 +74,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final OpIssuer issuer;
     private final Operations ops;
     private final Children children;
+    private final PositionSurvey survey;
     /** Split calls so far: each gets an index, alike on every rank. Touched only while issuing a collective. */
     private final CommFailure failure;
     /** The algorithms' slots ({@link PeerGroup#scratch}), then {@link #STAGING_SLOT}; the operation's thread's. */
@@ -132,18 +133,15 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         this.children = new Children(this, issuer, fabric.dispatcher());
         mailbox.attach(globalRanks, failure);
         mailbox.positions().answerFrom(whereabouts::now);
-        this.stallWatch = Watchdog.watch(this, config.stallCheckTime());
+        this.survey = new PositionSurvey(this, this::globalRank, this::rankOfGlobal, mailbox.positions());
+        this.stallWatch = Watchdog.watch(this, config.stallCheckTime(), config.dumpDir(),
+            reason -> recorder.dump(this, dumpDir(), reason));
     }
 
     @Override
     public Whereabouts whereabouts()
     {
         return whereabouts;
-    }
-
-    OpHistory history()
-    {
-        return history;
     }
 
     /**
@@ -225,7 +223,8 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
      * The algorithm chosen for an operation of this size, for the flight recorder; null for operations without a
      * choice (split, send, receive).
      */
-    String algorithmName(final OpDescriptor desc)
+    @Override
+    public String algorithmName(final OpDescriptor desc)
     {
         if (desc.dataType() == null)
         {
@@ -242,16 +241,6 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         {
             return null;
         }
-    }
-
-    CommConfig config()
-    {
-        return config;
-    }
-
-    FlightRecorder recorder()
-    {
-        return recorder;
     }
 
     @Override
@@ -294,11 +283,19 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         return fabric.transportKindTo(globalRanks[peer]);
     }
 
-    long commId()
+    @Override
+    public String hostName()
+    {
+        return topology.hostName(topology.layout().nodeOf(rank));
+    }
+
+    @Override
+    public long commId()
     {
         return commId;
     }
 
+    /** The communicator's mailbox (for tests). */
     Mailbox mailbox()
     {
         return mailbox;
@@ -419,7 +416,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     @Override
     public PositionSurvey.Finding survey(final Position mine, final boolean driving)
     {
-        return PositionSurvey.run(this, mine, driving);
+        return survey.run(mine, driving);
     }
 
     @Override
@@ -490,7 +487,8 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
             LOG.warn("rank {}: operations still running at close", rank);
         }
         failure.awaitPeersTold(CLOSE_WAIT_SLACK_MILLIS);
-        HcclException disagreement = failure.get() == null ? CloseConfirmation.confirm(this) : null;
+        HcclException disagreement = failure.get() == null ? CloseConfirmation.confirm(rank, globalRanks, history,
+            mailbox.closings(), inProcess() ? 0 : closeWaitNanos(), failure) : null;
         final HcclException unreported = failure.unreported(); // before close, or while confirming
         if (disagreement == null && unreported != null)
         {

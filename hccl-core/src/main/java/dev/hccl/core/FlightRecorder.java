@@ -51,6 +51,39 @@ final class FlightRecorder
     /** Default directories refused so far: each is warned about once per process, then only thrown. */
     private static final Set<Path> REFUSED_WARNED = ConcurrentHashMap.newKeySet();
 
+    /** What a dump says of its communicator besides the operations: all the recorder reads of it. */
+    interface Subject
+    {
+        /** @return the communicator's id. */
+        long commId();
+
+        /** @return this rank. */
+        int rank();
+
+        /** @return the communicator's ranks. */
+        int worldSize();
+
+        /** @return the name of this rank's host. */
+        String hostName();
+
+        /** @return the failure state. */
+        CommFailure failures();
+
+        /** @return where this rank waits. */
+        Whereabouts whereabouts();
+
+        /** @return the ranks whose links were lost. */
+        int[] lostRanks();
+
+        /**
+         * The algorithm chosen for an operation.
+         *
+         * @param desc the operation.
+         * @return its name, or null for operations without a choice.
+         */
+        String algorithmName(OpDescriptor desc);
+    }
+
     /** Which lane an operation was numbered in. */
     enum Lane
     {
@@ -206,12 +239,12 @@ final class FlightRecorder
      * Writes the dump: {@code hccl-trace-<comm id>-r<rank>.json} in {@code dir}, replacing an older one whole. The file
      * is made owner-only under a fresh name and renamed over the old one: no link there or in its place is followed.
      *
-     * @param comm   the communicator.
+     * @param comm   what the dump says of the communicator.
      * @param dir    the directory ({@link #directory}); made owner-only if need be.
      * @param reason why.
      * @return the file.
      */
-    Path dump(final CommunicatorImpl comm, final Path dir, final String reason)
+    Path dump(final Subject comm, final Path dir, final String reason)
     {
         Path tmp = null;
         try
@@ -258,12 +291,12 @@ final class FlightRecorder
         }
     }
 
-    private String json(final CommunicatorImpl comm, final String reason)
+    private String json(final Subject comm, final String reason)
     {
         final Json j = new Json();
         j.open().field("format", FORMAT).field("commId", Long.toHexString(comm.commId()))
             .field("rank", comm.rank()).field("worldSize", comm.worldSize())
-            .field("host", comm.topology().hostName(comm.topology().layout().nodeOf(comm.rank())))
+            .field("host", comm.hostName())
             .field("pid", ProcessHandle.current().pid())
             .field("jvm", ManagementFactory.getRuntimeMXBean().getName())
             .field("reason", reason).field("dumpedAtMicros", nowMicros());

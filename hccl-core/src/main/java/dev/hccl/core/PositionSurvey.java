@@ -3,10 +3,12 @@ package dev.hccl.core;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.Request;
 import dev.hccl.core.mailbox.Position;
+import dev.hccl.core.mailbox.PositionDesk;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 
 /**
  * When a wait lasts too long, asks every peer of the communicator where it is (operation, sequence number, whom it
@@ -29,19 +31,37 @@ final class PositionSurvey
     {
     }
 
-    private PositionSurvey()
+    private final OperationScope comm;
+    private final IntUnaryOperator globalRank;
+    private final IntUnaryOperator rankOfGlobal;
+    private final PositionDesk desk;
+
+    /**
+     * A communicator's survey.
+     *
+     * @param comm         the ranks, their waits, what drives the transports.
+     * @param globalRank   a rank's rank in the root communicator.
+     * @param rankOfGlobal this communicator's rank of a rank of the root communicator, or -1.
+     * @param desk         where the questions go out and the answers come in.
+     */
+    PositionSurvey(
+        final OperationScope comm, final IntUnaryOperator globalRank, final IntUnaryOperator rankOfGlobal,
+        final PositionDesk desk)
     {
+        this.comm = comm;
+        this.globalRank = globalRank;
+        this.rankOfGlobal = rankOfGlobal;
+        this.desk = desk;
     }
 
     /**
      * Asks every peer, and waits up to {@link #ANSWER_NANOS} for the answers.
      *
-     * @param comm    the communicator.
      * @param mine    where this rank is.
      * @param driving true when the caller is the thread that drives the transports (it must go on driving).
      * @return the finding.
      */
-    static Finding run(final CommunicatorImpl comm, final Position mine, final boolean driving)
+    Finding run(final Position mine, final boolean driving)
     {
         final int n = comm.worldSize();
         final int me = comm.rank();
@@ -53,9 +73,9 @@ final class PositionSurvey
             {
                 answered[r] = new Request(r, false, 0);
             }
-            comm.mailbox().positions().surveyWith((global, position) ->
+            desk.surveyWith((global, position) ->
             {
-                final int r = comm.rankOfGlobal(global);
+                final int r = rankOfGlobal.applyAsInt(global);
                 if (r >= 0 && got[r] == null)
                 {
                     got[r] = position;
@@ -68,7 +88,7 @@ final class PositionSurvey
                 {
                     if (r != me)
                     {
-                        comm.mailbox().positions().ask(comm.globalRank(r));
+                        desk.ask(globalRank.applyAsInt(r));
                     }
                 }
                 final long deadline = System.nanoTime() + ANSWER_NANOS;
@@ -89,7 +109,7 @@ final class PositionSurvey
             }
             finally
             {
-                comm.mailbox().positions().surveyWith(null);
+                desk.surveyWith(null);
             }
         }
         synchronized (got)

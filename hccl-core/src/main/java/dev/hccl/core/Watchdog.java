@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * What watches every communicator of the process from one daemon thread: Horovod's stall check (a communicator whose
@@ -43,15 +44,17 @@ final class Watchdog
     /**
      * Watches a communicator.
      *
-     * @param comm   the communicator.
+     * @param comm   the communicator's waits, failure state and survey.
      * @param period how often to look, and how long a wait must have lasted to be reported.
+     * @param dir    {@code HCCL_DUMP_DIR}, where a touched trigger file asks for a dump; null for none.
+     * @param dump   writes the flight recorder's dump, for the reason given.
      * @return what cancels it.
      */
-    static Registration watch(final CommunicatorImpl comm, final Duration period)
+    static Registration watch(
+        final OperationScope comm, final Duration period, final String dir, final Consumer<String> dump)
     {
         final StallCheck stalls = new StallCheck(comm, Math.max(1, period.toMillis()));
         stalls.schedule(stalls.periodMillis);
-        final String dir = comm.config().dumpDir();
         if (dir == null)
         {
             return stalls::cancel;
@@ -66,7 +69,7 @@ final class Watchdog
                 seen[0] = m;
                 try
                 {
-                    comm.recorder().dump(comm, comm.dumpDir(), "on demand (" + trigger + " touched)");
+                    dump.accept("on demand (" + trigger + " touched)");
                 }
                 catch (final RuntimeException ex)
                 {
@@ -96,12 +99,12 @@ final class Watchdog
     /** One communicator's stall check: each look schedules the next, when {@link StallSchedule} says. */
     private static final class StallCheck implements Runnable
     {
-        private final CommunicatorImpl comm;
+        private final OperationScope comm;
         private final long periodMillis;
         private volatile boolean cancelled;
         private volatile ScheduledFuture<?> next;
 
-        StallCheck(final CommunicatorImpl comm, final long periodMillis)
+        StallCheck(final OperationScope comm, final long periodMillis)
         {
             this.comm = comm;
             this.periodMillis = periodMillis;
@@ -151,7 +154,7 @@ final class Watchdog
         }
     }
 
-    private static void check(final CommunicatorImpl comm, final long periodMillis)
+    private static void check(final OperationScope comm, final long periodMillis)
     {
         try
         {
@@ -162,7 +165,7 @@ final class Watchdog
             {
                 return;
             }
-            final PositionSurvey.Finding finding = PositionSurvey.run(comm, mine, false);
+            final PositionSurvey.Finding finding = comm.survey(mine, false);
             LOG.warn("rank {}: {} #{} has waited {} s for rank {} ({}); {} HCCL_EXEC_TIMEOUT fails it after {} s",
                 comm.rank(), mine.desc(), mine.seq(), String.format("%.1f", mine.waitedMillis() / 1e3),
                 mine.waitingFor(), awaited, finding.account(), comm.execTimeoutNanos() / 1_000_000_000);
