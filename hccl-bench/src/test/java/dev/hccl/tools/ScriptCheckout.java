@@ -57,7 +57,15 @@ public final class ScriptCheckout
         final Path jar = root.resolve("hccl-bench/target/hccl-tools.jar");
         Files.createDirectories(jar.getParent());
         Files.write(jar, new byte[]{'P', 'K'});
-        final Path fakeBin = Files.createDirectories(tmp.resolve("fakebin"));
+        // A JDK whose java runs the real one on the test class path: JAVA_HOME points to it, as the scripts take
+        // JAVA_HOME's java first, and its release file is the real JDK's, which the scripts read the version from.
+        final Path fakeJdk = Files.createDirectories(tmp.resolve("fakejdk"));
+        final Path fakeBin = Files.createDirectories(fakeJdk.resolve("bin"));
+        final Path release = Paths.get(System.getProperty("java.home"), "release");
+        if (Files.exists(release))
+        {
+            Files.copy(release, fakeJdk.resolve("release"));
+        }
         final Path java = fakeBin.resolve("java");
         Files.writeString(java, String.join("\n",
             "#!/usr/bin/env bash",
@@ -75,6 +83,7 @@ public final class ScriptCheckout
         command.addAll(List.of(hcclrunArgs));
         final ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("PATH", fakeBin + File.pathSeparator + System.getenv("PATH"));
+        pb.environment().put("JAVA_HOME", fakeJdk.toString());
         pb.environment().put("REAL_JAVA", JAVA);
         pb.environment().put("TEST_CLASS_PATH", CLASS_PATH);
         // What the user's shell may hold must not reach the job: JVM options (the JVM notes them on stderr) and

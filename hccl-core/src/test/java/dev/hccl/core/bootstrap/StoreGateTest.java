@@ -65,13 +65,7 @@ class StoreGateTest
             final DataOutputStream out = new DataOutputStream(client.getOutputStream());
             final DataInputStream in = new DataInputStream(client.getInputStream());
             final byte[] clientNonce = JobKey.nonce();
-            out.writeInt(StoreProtocol.MAGIC);
-            out.writeByte(StoreProtocol.VERSION);
-            out.write(clientNonce);
-            out.flush();
-            assertEquals(StoreProtocol.MODE_CLEAR, in.readByte());
-            final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
-            in.readFully(serverNonce);
+            final byte[] serverNonce = StoreSecurityTest.hello(client, clientNonce, in);
             out.write(KEY.prove(StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce));
             out.flush();
             final int status = in.read();

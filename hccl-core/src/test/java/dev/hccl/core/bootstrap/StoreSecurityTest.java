@@ -275,7 +275,10 @@ class StoreSecurityTest
         assertTrue(elsewhere.getAddress().isAnyLocalAddress(), elsewhere.toString());
     }
 
-    private static byte[] hello(final Socket socket, final byte[] clientNonce, final DataInputStream in)
+    /**
+     * A client's hello, up to the store's nonce, which is returned; the store then says nothing before the proof.
+     */
+    static byte[] hello(final Socket socket, final byte[] clientNonce, final DataInputStream in)
         throws IOException
     {
         final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
