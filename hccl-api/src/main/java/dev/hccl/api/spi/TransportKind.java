@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param medium       where the bytes between two ranks travel.
  * @param withinNode   what a link between two ranks of one node costs; null when the transport does not say, which
  *                     leaves the cost model's defaults.
- * @param betweenNodes what a link between two nodes costs; null for a transport that stays within a node.
+ * @param betweenNodes what a link between two nodes costs; null for a transport that stays within a node, or a
+ *                     network transport that does not say ({@link #undeclared()}).
  */
 public record TransportKind(Medium medium, LinkFigures withinNode, LinkFigures betweenNodes)
 {
@@ -79,16 +80,27 @@ public record TransportKind(Medium medium, LinkFigures withinNode, LinkFigures b
      *
      * @param medium       not null.
      * @param withinNode   may be null.
-     * @param betweenNodes not null exactly for {@link Medium#NETWORK}.
+     * @param betweenNodes null unless {@link Medium#NETWORK}.
      */
     public TransportKind
     {
         Objects.requireNonNull(medium, "medium");
-        if ((medium == Medium.NETWORK) != (betweenNodes != null))
+        if (medium != Medium.NETWORK && betweenNodes != null)
         {
-            throw new IllegalArgumentException("a " + medium + " transport " +
-                (betweenNodes == null ? "needs" : "has no") + " figures between nodes");
+            throw new IllegalArgumentException("a " + medium + " transport has no figures between nodes");
         }
+    }
+
+    /**
+     * What a provider that does not say what it is counts as ({@link TransportProvider#kind()}'s default): a network
+     * transport priced as the cost model's defaults, as every transport but shared memory was before transports said
+     * what they are.
+     *
+     * @return the kind.
+     */
+    public static TransportKind undeclared()
+    {
+        return new TransportKind(Medium.NETWORK, null, null);
     }
 
     /**

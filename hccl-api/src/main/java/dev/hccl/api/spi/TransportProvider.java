@@ -31,10 +31,14 @@ public interface TransportProvider
     /**
      * What this transport is: where its bytes travel and what its links cost. The communicator decides from it (the
      * cost model's starting figures, whether the peers are threads of this process), never from {@link #name()}.
+     * A provider that does not say is a network transport priced as the cost model's defaults.
      *
-     * @return the kind.
+     * @return the kind; {@link TransportKind#undeclared()} unless overridden.
      */
-    TransportKind kind();
+    default TransportKind kind()
+    {
+        return TransportKind.undeclared();
+    }
 
     /**
      * Opens this rank's end: binds or creates what the peers will reach, described by

@@ -35,7 +35,7 @@ public final class StartingCosts
             {
                 local = kind;
             }
-            if (network == null && kind.crossesNodes())
+            if (network == null && kind.crossesNodes() && kind.betweenNodes() != null)
             {
                 network = kind;
             }

@@ -2,6 +2,8 @@ package dev.hccl.core.transport;
 
 import dev.hccl.algorithms.CostParameters;
 import dev.hccl.algorithms.LinkCosts;
+import dev.hccl.api.spi.Transport;
+import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.TransportProvider;
 import org.junit.jupiter.api.Test;
@@ -12,6 +14,7 @@ import java.util.ServiceLoader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StartingCostsTest
 {
@@ -35,6 +38,36 @@ class StartingCostsTest
     {
         assertSame(LinkCosts.DEFAULTS, StartingCosts.of(List.of(TransportKind.inProcess())));
         assertSame(LinkCosts.DEFAULTS, StartingCosts.of(List.of()));
+    }
+
+    @Test
+    void aProviderThatDoesNotSayWhatItIsIsPricedAsBeforeTransportsSaid()
+    {
+        final TransportProvider older = new TransportProvider()
+        {
+            @Override
+            public String name()
+            {
+                return "older";
+            }
+
+            @Override
+            public int preference()
+            {
+                return 150;
+            }
+
+            @Override
+            public Transport open(final TransportContext context)
+            {
+                throw new UnsupportedOperationException();
+            }
+        };
+        assertEquals(TransportKind.undeclared(), older.kind());
+        assertTrue(older.kind().crossesNodes());
+        assertSame(LinkCosts.DEFAULTS, StartingCosts.of(List.of(older.kind())));
+        assertEquals(LinkCosts.SHARED_MEMORY_DEFAULTS, StartingCosts.of(List.of(LIBRARY.get(0), older.kind(),
+            LIBRARY.get(1))));
     }
 
     @Test
