@@ -133,6 +133,31 @@ public final class AlgorithmCatalog
      */
     public void register(final String name, final CollectiveAlgorithm algorithm, final AutoLimits auto)
     {
+        registerTyped(name, algorithm, auto);
+    }
+
+    /**
+     * The signature plug-ins were compiled against before algorithms had a type of their own; kept so that they
+     * still link.
+     *
+     * @param name      the name {@code HCCL_ALGO} gives it.
+     * @param algorithm a {@link CollectiveAlgorithm}, as every SPI algorithm interface is.
+     * @param auto      where the cost model may choose it.
+     * @deprecated register a {@link CollectiveAlgorithm}.
+     */
+    @Deprecated
+    public void register(final String name, final Object algorithm, final AutoLimits auto)
+    {
+        if (!(algorithm instanceof CollectiveAlgorithm))
+        {
+            throw new IllegalArgumentException(name + " (" + (algorithm == null ? "null" :
+                algorithm.getClass().getName()) + ") implements no operation's algorithm interface");
+        }
+        registerTyped(name, (CollectiveAlgorithm)algorithm, auto);
+    }
+
+    private void registerTyped(final String name, final CollectiveAlgorithm algorithm, final AutoLimits auto)
+    {
         if (sealed)
         {
             throw new IllegalStateException("the catalog is in use; register " + name + " from an AlgorithmPlugin");

@@ -60,7 +60,6 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final OpHistory history = new OpHistory();
     /** The last operations, dumped on failure and on demand. */
     private final FlightRecorder recorder;
-    /** Shrinks made: the survivors number them alike, so that each shrink's communicator id is new. */
     private final Watchdog.Registration stallWatch;
     private final ExecutionStream stream;
     private final long execTimeoutNanos;
@@ -68,14 +67,11 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final int segmentBytes;
 
     private final AlgorithmSelector algorithms;
-    /** The exchange of (color, key) in split(): fixed, whatever HCCL_ALGO says. */
-
     private final OpExecutor executor;
     private final OpIssuer issuer;
     private final Operations ops;
     private final Children children;
     private final PositionSurvey survey;
-    /** Split calls so far: each gets an index, alike on every rank. Touched only while issuing a collective. */
     private final CommFailure failure;
     /** The algorithms' slots ({@link PeerGroup#scratch}), then {@link #STAGING_SLOT}; the operation's thread's. */
     private final ScratchBuffers scratch = new ScratchBuffers(STAGING_SLOT + 1);
@@ -348,7 +344,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         return scratch.get(slot, bytes);
     }
 
-    // ---------------------------------------------------------------- split
+    // ---------------------------------------------------------------- abort, shrink, split
 
     @Override
     public void abort()

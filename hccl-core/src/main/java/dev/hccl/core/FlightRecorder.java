@@ -40,6 +40,8 @@ final class FlightRecorder
      * from a peer's own failure, and its causes), where 1 gave its message alone.
      */
     static final String FORMAT = "hccl-trace/2";
+    /** The causes a dump lists at most, the failure's first. */
+    static final int CAUSES_DUMPED = 16;
     /** The file whose modification asks every communicator of the process to dump. */
     static final String TRIGGER_FILE = "hccl-dump-now";
     /** The default directory's name, before the user's: {@code hccl-dumps-<user>} under the temporary directory. */
@@ -313,7 +315,9 @@ final class FlightRecorder
                     failure.operation().displayName()).field("seq", failure.sequence())
                 .field("relayed", comm.failures().relayed());
             j.key("causes").array();
-            for (Throwable t = failure.getCause(); t != null && t != t.getCause(); t = t.getCause())
+            // At most CAUSES_DUMPED: a chain may loop (initCause allows A -> B -> A).
+            int listed = 0;
+            for (Throwable t = failure.getCause(); t != null && listed < CAUSES_DUMPED; t = t.getCause(), listed++)
             {
                 j.value(t.toString());
             }

@@ -331,6 +331,18 @@ class AlgorithmSelectorTest
     }
 
     @Test
+    @SuppressWarnings("deprecation")
+    void pluginsCompiledAgainstTheUntypedRegistrationStillRegister()
+    {
+        final AlgorithmCatalog catalog = AlgorithmCatalog.standard();
+        final Object free = new Free();
+        catalog.register("free", free, AutoLimits.NONE); // the register(String, Object, AutoLimits) of older plug-ins
+        assertSame(free, catalog.find(Operation.ALL_REDUCE, "free", AllReduceAlgorithm.class));
+        final Object notAnAlgorithm = "a string";
+        assertThrows(IllegalArgumentException.class, () -> catalog.register("y", notAnAlgorithm, AutoLimits.NONE));
+    }
+
+    @Test
     void theAccountOfAChoiceGivesEveryCostedCandidatesPrediction()
     {
         final AlgorithmChoice choice = automatic(4).choice(Operation.ALL_REDUCE, MIB);

@@ -18,6 +18,8 @@ final class FaultFanout
     private FaultListener listener;
     /** Guarded by this: faults found before the communicator attached. */
     private final ArrayList<Fault> early = new ArrayList<>();
+    /** Guarded by this: the members whose departure was reported, each once; null until attached. */
+    private boolean[] departureReported;
 
     FaultFanout(final PeerStates peers)
     {
@@ -43,16 +45,19 @@ final class FaultFanout
         synchronized (this)
         {
             members = m;
+            departureReported = new boolean[rootWorldSize];
             this.listener = listener;
             replay = new ArrayList<>(early);
             early.clear();
-        }
-        for (int g = 0; g < rootWorldSize; g++)
-        {
-            final PeerStates.Departure d = peers.departure(g);
-            if (d != null && m[g] && !d.orderly())
+            // Under this lock, as reportDeparture marks what it reports: a member's departure is reported once.
+            for (int g = 0; g < rootWorldSize; g++)
             {
-                replay.add(new Fault(d.code(), g, "{peer} " + d.reason(), d.cause(), false));
+                final PeerStates.Departure d = peers.departure(g);
+                if (d != null && m[g] && !d.orderly())
+                {
+                    departureReported[g] = true;
+                    replay.add(new Fault(d.code(), g, "{peer} " + d.reason(), d.cause(), false));
+                }
             }
         }
         for (final Fault fault : replay)
@@ -65,14 +70,24 @@ final class FaultFanout
     }
 
     /**
-     * Whether a rank is known to be of the communicator.
+     * Reports a member's departure, once: after {@link #attach}, which reports the departures before it itself.
      *
-     * @param globalPeer the rank, in the root communicator.
-     * @return false before {@link #attach}.
+     * @param globalPeer the member that left, in the root communicator.
+     * @param fault      the fault it causes here.
      */
-    synchronized boolean isMember(final int globalPeer)
+    void reportDeparture(final int globalPeer, final Fault fault)
     {
-        return members != null && members[globalPeer];
+        final FaultListener l;
+        synchronized (this)
+        {
+            if (members == null || !members[globalPeer] || departureReported[globalPeer])
+            {
+                return;
+            }
+            departureReported[globalPeer] = true;
+            l = listener;
+        }
+        l.onFault(fault);
     }
 
     /**

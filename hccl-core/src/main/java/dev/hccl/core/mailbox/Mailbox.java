@@ -268,7 +268,7 @@ public final class Mailbox
         if (problem != null)
         {
             faults.report(new Fault(problemCode, from, problem, problemCause, false));
-            request.fail(failureOr(problem));
+            request.fail(failureOr(problem, problemCause));
             return;
         }
         if (early != null)
@@ -406,7 +406,7 @@ public final class Mailbox
             faults.report(Fault.of(code, from, problem));
             if (refused != null)
             {
-                refused.request.fail(failureOr(problem));
+                refused.request.fail(failureOr(problem, null));
             }
             return DISCARD;
         }
@@ -535,14 +535,12 @@ public final class Mailbox
         }
         closings.wake(false); // a close waiting for its record stops waiting
         final boolean sending = outbox.holdsFor(globalPeer);
-        if (!faults.isMember(globalPeer))
-        {
-            return; // attach() reports it if the peer turns out to be a member
-        }
         if (!gone.orderly() || waiting || sending)
         {
-            faults.report(new Fault(gone.code(), globalPeer, gone.orderly() ? "{peer} " + gone.reason() +
-                " while this rank still waits for its data" : "{peer} " + gone.reason(), gone.cause(), false));
+            // Before attach(), attach() reports it if the peer turns out to be a member.
+            faults.reportDeparture(globalPeer, new Fault(gone.code(), globalPeer, gone.orderly() ? "{peer} " +
+                gone.reason() + " while this rank still waits for its data" : "{peer} " + gone.reason(), gone.cause(),
+                false));
         }
     }
 
@@ -584,9 +582,11 @@ public final class Mailbox
         return held.bufferedBytes();
     }
 
-    private synchronized HcclException failureOr(final String message)
+    /** The communicator's failure, which the fault just reported has set; or, before it attached, one of its own. */
+    private synchronized HcclException failureOr(final String message, final Throwable cause)
     {
-        return failure != null ? failure : new HcclException(ErrorCode.E_INTERNAL, message.replace("{peer}", "peer"));
+        return failure != null ? failure :
+            new HcclException(ErrorCode.E_INTERNAL, message.replace("{peer}", "peer"), cause);
     }
 
     /** A message, by sender, sequence number and tag. */

@@ -97,7 +97,7 @@ public final class Outbox
         {
             final String problem = "{peer} is gone (" + gone.reason() + ") and this rank still sends to it";
             faults.report(new Fault(ErrorCode.E_REMOTE, to, problem, gone.cause(), false));
-            done.fail(failed(problem));
+            done.fail(failed(problem, gone.cause()));
         }
         else if (ask)
         {
@@ -187,9 +187,10 @@ public final class Outbox
     }
 
     /** The communicator's failure, which the fault just reported has set; or, should it not have, one of its own. */
-    private synchronized HcclException failed(final String problem)
+    private synchronized HcclException failed(final String problem, final Throwable cause)
     {
-        return failure != null ? failure : new HcclException(ErrorCode.E_INTERNAL, problem.replace("{peer}", "peer"));
+        return failure != null ? failure :
+            new HcclException(ErrorCode.E_INTERNAL, problem.replace("{peer}", "peer"), cause);
     }
 
     /** A message sent by rendezvous, waiting for its clear to send. */

@@ -10,8 +10,9 @@ import java.util.Arrays;
  * closed in good order and whose link then drops stays closed); whether its link was ever lost is kept beside it.
  * <p>
  * Thread-safe. Whoever acts on a departure records it here first and then takes its own lock to look at what it
- * holds for the peer; whoever adds work for a peer looks here under that same lock. Either order of the two finds
- * the work: no message or receive is left waiting for a peer that is gone.
+ * holds for the peer; whoever queues a receive for a message not yet announced, or a send held for a clear to send,
+ * looks here under that same lock. Either order of the two finds the work. (A receive matched with a message that has
+ * begun to arrive, or with a request to send, is not checked: its bytes are on their way.)
  */
 public final class PeerStates
 {

@@ -83,6 +83,18 @@ class FaultStructureTest
     }
 
     @Test
+    void aMembersLossIsReportedOnceThoughTheCommunicatorAttachedWhileItWasToldOfIt()
+    {
+        final Dispatcher dispatcher = new Dispatcher(2);
+        final Mailbox mailbox = dispatcher.mailbox(7);
+        post(mailbox);
+        dispatcher.onLinkFailure(1, reset()); // before attach: kept for attach() to report
+        final List<Fault> faults = attach(mailbox, 2);
+        mailbox.peerGone(1); // the dispatcher's fan-out reaching this mailbox after attach() replayed the loss
+        assertEquals(1, faults.size(), faults.toString());
+    }
+
+    @Test
     void aPeerThatClosedInGoodOrderAndThenDropsStaysClosed()
     {
         final Dispatcher dispatcher = new Dispatcher(2);
