@@ -68,6 +68,7 @@ public final class AlgorithmCatalog
         catalog.registerTuned(BruckAllGatherAlgorithm.NAME, new BruckAllGatherAlgorithm());
         catalog.registerTuned(PairwiseAllToAllAlgorithm.NAME, new PairwiseAllToAllAlgorithm());
         catalog.registerTuned(DisseminationBarrierAlgorithm.NAME, new DisseminationBarrierAlgorithm());
+        catalog.registerTuned(ArenaAlgorithm.NAME, new ArenaAlgorithm());
         // The V collectives, scatter and gather, each under the name of the family whose schedule it follows.
         catalog.registerTuned(RingVAlgorithm.NAME, new RingVAlgorithm());
         catalog.registerTuned(PairwiseAllToAllVAlgorithm.NAME, new PairwiseAllToAllVAlgorithm());

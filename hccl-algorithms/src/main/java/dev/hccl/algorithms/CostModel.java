@@ -55,10 +55,29 @@ public final class CostModel
     public static CostModel of(
         final AlgorithmCatalog catalog, final TuningTable tuning, final Operation operation, final RankLayout layout)
     {
+        return of(catalog, tuning, operation, layout, false);
+    }
+
+    /**
+     * The model of one operation on one layout, whose ranks may share a node arena.
+     *
+     * @param catalog   the algorithms and the limits they are registered with.
+     * @param tuning    the figures that price them.
+     * @param operation the operation.
+     * @param layout    the ranks' nodes.
+     * @param nodeArena whether the ranks share a node arena: the algorithms that need one
+     *                  ({@link CostedAlgorithm#needsNodeArena()}) are weighed only then, and on one node.
+     * @return the model; {@link #isEmpty()} when the operation has no costed algorithm there.
+     */
+    public static CostModel of(final AlgorithmCatalog catalog, final TuningTable tuning, final Operation operation,
+        final RankLayout layout, final boolean nodeArena)
+    {
+        final boolean arenaHere = nodeArena && layout.nodeCount() == 1;
         final List<Candidate> list = new ArrayList<>();
         for (final CollectiveAlgorithm algorithm : catalog.algorithmsFor(operation))
         {
-            if (algorithm instanceof CostedAlgorithm costed && costed.weighedOn(layout))
+            if (algorithm instanceof CostedAlgorithm costed && costed.weighedOn(layout) &&
+                (arenaHere || !costed.needsNodeArena()))
             {
                 final String name = catalog.nameOf(operation, algorithm);
                 list.add(new Candidate(name, algorithm, costed, catalog.autoLimits(operation, name)));

@@ -58,6 +58,17 @@ public interface CostedAlgorithm extends CollectiveAlgorithm
     }
 
     /**
+     * Whether the algorithm runs in the node arena ({@link dev.hccl.api.spi.PeerGroup#arena()}): the cost model
+     * weighs it only for ranks that share one, and {@code HCCL_ALGO} forcing it elsewhere takes the model's choice.
+     *
+     * @return false unless the algorithm says otherwise.
+     */
+    default boolean needsNodeArena()
+    {
+        return false;
+    }
+
+    /**
      * Whether the algorithm can run an operation of this size at all: false where its buffers cannot hold it. The
      * cost model passes it over there, and when {@code HCCL_ALGO} forces this very algorithm (not a composition that
      * runs it as a level), the call falls back to the model's choice.

@@ -109,6 +109,23 @@ public final class TuningTable
      */
     static final long HIERARCHICAL_TREE_BROADCAST_MAX_BYTES = 64 * 1024;
 
+    /**
+     * The node arena's piece: the bytes one step of {@link ArenaAlgorithm} moves through each region (at most the
+     * region's half). Small enough that a piece copied in is still in cache when it is reduced and copied out, large
+     * enough that a step's signals are few against its copies.
+     */
+    static final long ARENA_PIECE_BYTES = 256 * 1024;
+    /**
+     * Up to this size every rank reduces a whole arena all-reduce itself (one round of signals); above it each
+     * reduces its slice and copies the others' out (two rounds, each byte reduced once).
+     */
+    static final long ARENA_ONE_ROUND_MAX_BYTES = 16 * 1024;
+    /**
+     * A round of the arena's signals, as a fraction of a message's latency on the node's links: a cache line that
+     * crosses cores, with no framing, matching or ring to pass.
+     */
+    static final double ARENA_SIGNAL_ALPHA = 0.25;
+
     /*
      * The figures. Per protocol, from the kernels and conversions timed single-threaded over 64 MiB (ALGORITHMS.md,
      * "Protocols and the tuning table"): HALF reduces at FP16's (the slower of FP16 and BF16) speed against FP32's,
@@ -343,6 +360,7 @@ public final class TuningTable
         rows.put(key(BruckAllGatherAlgorithm.NAME), row(AutoLimits.NONE));
         rows.put(key(PairwiseAllToAllAlgorithm.NAME), row(AutoLimits.NONE));
         rows.put(key(DisseminationBarrierAlgorithm.NAME), row(AutoLimits.NONE));
+        rows.put(key(ArenaAlgorithm.NAME), row(AutoLimits.NONE));
         return rows;
     }
 

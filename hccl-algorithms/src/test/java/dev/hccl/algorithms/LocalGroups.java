@@ -1,6 +1,7 @@
 package dev.hccl.algorithms;
 
 import dev.hccl.api.RankLayout;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
@@ -32,6 +33,11 @@ final class LocalGroups implements AutoCloseable
 {
     /** How long a wait may last before the test calls the algorithm hung. */
     static final long WAIT_SECONDS = 60;
+    /**
+     * Each rank's region in the node arena that ranks on one node share: small, so that the large counts take many
+     * steps of the arena's protocol.
+     */
+    static final int ARENA_REGION_BYTES = 8192;
 
     private final int size;
     private final int segmentBytes;
@@ -45,6 +51,8 @@ final class LocalGroups implements AutoCloseable
     /** Their payload bytes. */
     private final AtomicLong crossNodeBytes = new AtomicLong();
     private final Mailbox[] boxes;
+    /** The node arena's memory when every rank is on one node, else null; kept from run to run, as a real one is. */
+    private final ByteBuffer arenaMemory;
     private final ExecutorService ranks;
     private final ScheduledExecutorService delayer;
 
@@ -76,6 +84,8 @@ final class LocalGroups implements AutoCloseable
         this.segmentBytes = segmentBytes;
         this.jitter = jitterSeed == null ? null : new Random(jitterSeed);
         this.boxes = new Mailbox[size];
+        this.arenaMemory = layout.nodeCount() == 1 ?
+            ByteBuffer.allocateDirect(size * ARENA_REGION_BYTES).order(ByteOrder.nativeOrder()) : null;
         for (int r = 0; r < size; r++)
         {
             boxes[r] = new Mailbox();
@@ -267,6 +277,73 @@ final class LocalGroups implements AutoCloseable
         {
             return layout;
         }
+
+        @Override
+        public NodeArena arena()
+        {
+            return null == arenaMemory ? null : arena;
+        }
+
+        @Override
+        public void awaitSignal(final int index, final long atLeast, final int writer)
+        {
+            checkPeer(writer);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (arena.signal(index) < atLeast)
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    throw new AssertionError("rank " + rank + " waited " + WAIT_SECONDS + " s for rank " + writer +
+                        "'s signal at " + index + " to reach " + atLeast + "; it is " + arena.signal(index));
+                }
+                Thread.yield();
+            }
+        }
+
+        /** This rank's view of the arena. */
+        private final NodeArena arena = new NodeArena()
+        {
+            @Override
+            public int members()
+            {
+                return size;
+            }
+
+            @Override
+            public int member()
+            {
+                return rank;
+            }
+
+            @Override
+            public int rankOf(final int member)
+            {
+                return member;
+            }
+
+            @Override
+            public int regionBytes()
+            {
+                return ARENA_REGION_BYTES;
+            }
+
+            @Override
+            public ByteBuffer memory()
+            {
+                return arenaMemory;
+            }
+
+            @Override
+            public boolean enter()
+            {
+                return true;
+            }
+
+            @Override
+            public void exit()
+            {
+            }
+        };
 
         private void checkPeer(final int peer)
         {

@@ -98,7 +98,7 @@ public final class Setting<T>
      * @return the integer.
      * @throws IllegalArgumentException saying it must be an integer.
      */
-    static Integer parseInteger(final String text)
+    public static Integer parseInteger(final String text)
     {
         try
         {

@@ -127,7 +127,21 @@ final class AlgorithmSelector
     AlgorithmSelector(
         final AlgoOverride override, final RankLayout layout, final boolean deterministic, final LinkCosts defaults)
     {
-        this(catalog(), override, layout, deterministic, defaults);
+        this(catalog(), override, layout, deterministic, defaults, false);
+    }
+
+    /**
+     * @param override      what the user forces.
+     * @param layout        the communicator's layout.
+     * @param deterministic whether only the defaults decide.
+     * @param defaults      the link figures until a probe measures them.
+     * @param nodeArena     whether the communicator's ranks share a node arena, which the algorithms that need one
+     *                      run on ({@link CostedAlgorithm#needsNodeArena()}); every rank has the same answer.
+     */
+    AlgorithmSelector(final AlgoOverride override, final RankLayout layout, final boolean deterministic,
+        final LinkCosts defaults, final boolean nodeArena)
+    {
+        this(catalog(), override, layout, deterministic, defaults, nodeArena);
     }
 
     /**
@@ -136,10 +150,11 @@ final class AlgorithmSelector
      * @param layout        the communicator's layout.
      * @param deterministic whether only the defaults decide.
      * @param defaults      the link figures until a probe measures them.
+     * @param nodeArena     whether the communicator's ranks share a node arena.
      */
     AlgorithmSelector(
         final AlgorithmCatalog catalog, final AlgoOverride override, final RankLayout layout,
-        final boolean deterministic, final LinkCosts defaults)
+        final boolean deterministic, final LinkCosts defaults, final boolean nodeArena)
     {
         this.catalog = catalog;
         this.override = override;
@@ -148,8 +163,8 @@ final class AlgorithmSelector
         this.links = defaults;
         for (final Operation op : Operation.values())
         {
-            models.put(op, CostModel.of(catalog, TuningTable.standard(), op, layout));
-            force(op);
+            models.put(op, CostModel.of(catalog, TuningTable.standard(), op, layout, nodeArena));
+            force(op, nodeArena);
         }
     }
 
@@ -158,7 +173,7 @@ final class AlgorithmSelector
      * does: {@code level1:X} runs the hierarchical schedule with X between nodes, for the operations the hierarchy
      * has; a bare name forces that algorithm over all ranks.
      */
-    private void force(final Operation op)
+    private void force(final Operation op, final boolean nodeArena)
     {
         final String name = override.forced(op, layout.nodeCount() > 1, catalog);
         if (name == null)
@@ -170,6 +185,14 @@ final class AlgorithmSelector
         {
             // AlgoOverride.parse accepted the name for this operation, so the catalog has it.
             throw new IllegalStateException("HCCL_ALGO names " + name + " for " + op.displayName() + ", not found");
+        }
+        if (algorithm instanceof CostedAlgorithm costed && costed.needsNodeArena() &&
+            !(nodeArena && layout.nodeCount() == 1))
+        {
+            LOG.warn("HCCL_ALGO forces {} for {}, which runs in the node arena, but these {} ranks share none (ranks " +
+                "on several nodes, shared memory off or HCCL_SHM_ARENA_SIZE=0, or a communicator split from " +
+                "another); taking the cost model's choice", name, op.displayName(), layout.worldSize());
+            return;
         }
         final CollectiveAlgorithm composed = layout.nodeCount() > 1 && override.levelForm(op) ?
             catalog.withLevel1(op, algorithm) : null;

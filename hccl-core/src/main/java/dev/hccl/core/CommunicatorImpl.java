@@ -13,6 +13,7 @@ import dev.hccl.api.TopoProbe;
 import dev.hccl.api.Topology;
 import dev.hccl.api.spi.BackoffWait;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
@@ -65,6 +66,8 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final long execTimeoutNanos;
     /** Read per segment by the algorithms: resolved once, not looked up in the configuration each time. */
     private final int segmentBytes;
+    /** The node's shared memory: the root communicator's alone, as one arena serves one operation at a time. */
+    private final NodeArena nodeArena;
 
     private final AlgorithmSelector algorithms;
     private final OpExecutor executor;
@@ -97,8 +100,9 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
             layout.sizeOf(layout.nodeOf(rank));
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.segmentBytes = config.segmentBytes();
+        this.nodeArena = isRoot() ? fabric.nodeArena() : null;
         this.algorithms = new AlgorithmSelector(config.get(AlgoOverride.SETTING), layout, config.deterministic(),
-            fabric.defaultCosts());
+            fabric.defaultCosts(), null != nodeArena && nodeArena.members() == globalRanks.length);
         if (rank == 0 && LOG.isDebugEnabled())
         {
             LOG.debug("rank 0: {}", algorithms);
@@ -425,6 +429,12 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     public WaitPolicy waitPolicy()
     {
         return waitPolicy;
+    }
+
+    @Override
+    public NodeArena nodeArena()
+    {
+        return nodeArena;
     }
 
     /** Which node each rank of this communicator runs on. */

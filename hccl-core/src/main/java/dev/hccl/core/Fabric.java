@@ -2,6 +2,7 @@ package dev.hccl.core;
 
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.TransportKind;
 import dev.hccl.core.mailbox.Dispatcher;
@@ -51,6 +52,16 @@ final class Fabric
     ProgressEngine progressEngine()
     {
         return progressEngine;
+    }
+
+    /**
+     * The memory the ranks of this node share, for the root communicator alone.
+     *
+     * @return the arena, its ranks being the root communicator's; null when there is none.
+     */
+    NodeArena nodeArena()
+    {
+        return transports.nodeArena();
     }
 
     /** Whether every peer is a thread of this process, whose messages arrive before their send returns. */

@@ -3,6 +3,7 @@ package dev.hccl.core;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.RankLayout;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
@@ -18,6 +19,9 @@ import java.nio.ByteBuffer;
  */
 final class OpContext implements PeerGroup
 {
+    /** How long a wait for a signal of the node arena lasts before the stall reports hear of it. */
+    static final long SIGNAL_REPORT_AFTER_NANOS = 1_000_000;
+
     private final OperationScope comm;
     private final OpDescriptor desc;
     private final long seq;
@@ -109,6 +113,92 @@ final class OpContext implements PeerGroup
                 comm.rank(), request.peer(), desc.operation(), seq, request + " failed: " +
                 (failure instanceof HcclException ? ((HcclException)failure).detail() : failure.toString()), failure));
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The communicator's node arena when its members are exactly this communicator's ranks (every rank on one node).
+     */
+    @Override
+    public NodeArena arena()
+    {
+        final NodeArena arena = comm.nodeArena();
+        return null != arena && arena.members() == comm.worldSize() ? arena : null;
+    }
+
+    @Override
+    public void awaitSignal(final int index, final long atLeast, final int writer)
+    {
+        final NodeArena arena = arena();
+        if (null == arena)
+        {
+            throw new IllegalStateException("rank " + comm.rank() + " has no node arena in " + this);
+        }
+        if (arena.signal(index) < atLeast)
+        {
+            awaitSignalWaiting(arena, index, atLeast, writer);
+        }
+    }
+
+    /**
+     * The slow path: waits as the policy says, never longer than a park at a time, since nothing wakes a thread when
+     * a signal in shared memory changes; the failure state is read on every turn, so a failed communicator (a peer
+     * whose death the transport noticed, an abort) ends the wait within a park. The wait is registered for the stall
+     * reports only once it has lasted {@link #SIGNAL_REPORT_AFTER_NANOS}: the usual wait is shorter, and allocates
+     * nothing.
+     */
+    private void awaitSignalWaiting(final NodeArena arena, final int index, final long atLeast, final int writer)
+    {
+        final Whereabouts whereabouts = comm.whereabouts();
+        final WaitPolicy policy = comm.waitPolicy();
+        final long start = System.nanoTime();
+        final long deadline = start + comm.execTimeoutNanos();
+        boolean reported = false;
+        try
+        {
+            long now = start;
+            while (arena.signal(index) < atLeast)
+            {
+                final HcclException failed = comm.failures().get();
+                if (null != failed)
+                {
+                    throw comm.failures().failInOperation(failed);
+                }
+                final long left = deadline - now;
+                if (left <= 0)
+                {
+                    throw signalTimedOut(writer, index, atLeast, comm.survey(whereabouts.now(), false));
+                }
+                if (!reported && now - start >= SIGNAL_REPORT_AFTER_NANOS)
+                {
+                    reported = true;
+                    whereabouts.waiting(desc, seq, writer, "rank " + writer + "'s signal at byte " + index +
+                        " of the node arena to reach " + atLeast);
+                }
+                policy.idle(SignalPark.ENGINE, now - start, left);
+                now = System.nanoTime();
+            }
+        }
+        finally
+        {
+            if (reported)
+            {
+                whereabouts.stopped();
+            }
+        }
+    }
+
+    private HcclException signalTimedOut(
+        final int writer, final int index, final long atLeast, final PositionSurvey.Finding finding)
+    {
+        final int culprit = finding.culprit() >= 0 ? finding.culprit() : writer;
+        return comm.failures().failInOperation(new HcclException(ErrorCode.E_TIMEOUT, comm.rank(), culprit,
+            desc.operation(), seq,
+            "waited " + comm.execTimeoutNanos() / 1e9 + " s (HCCL_EXEC_TIMEOUT) for rank " + writer + "'s signal " +
+            "at byte " + index + " of the node arena to reach " + atLeast + " in " + desc + "; " +
+            (finding.culprit() >= 0 ? "" : "rank " + writer + " may be hung or not issuing the same operations; ") +
+            finding.account(), null));
     }
 
     /** The timeout's error, naming the rank that the peers' positions show at fault (or the one waited for). */

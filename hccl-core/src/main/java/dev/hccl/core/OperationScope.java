@@ -1,6 +1,7 @@
 package dev.hccl.core;
 
 import dev.hccl.api.RankLayout;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.mailbox.Position;
@@ -40,6 +41,14 @@ interface OperationScope
 
     /** @return how a waiting thread spins, yields and parks. */
     WaitPolicy waitPolicy();
+
+    /**
+     * The memory this rank shares with the others of its node for the communicator's collectives.
+     *
+     * @return the arena, its members being this communicator's ranks; null when it has none (only the root
+     * communicator may have one: two communicators' operations run at once, one arena's do not).
+     */
+    NodeArena nodeArena();
 
     /**
      * Scratch memory of the running operation.

@@ -35,11 +35,34 @@ final class Whereabouts
     void waiting(final OpDescriptor desc, final long seq, final int peer, final Request awaited)
     {
         awaitedRequests.add(awaited);
+        waiting(desc, seq, peer, awaited.toString());
+    }
+
+    /**
+     * A thread of this rank starts waiting for something that is not a transfer (a signal in the node arena); it
+     * looks at the failure state itself while it waits.
+     *
+     * @param desc    the operation.
+     * @param seq     its sequence number.
+     * @param peer    the rank waited for, in the communicator.
+     * @param awaited what it waits for, in words.
+     */
+    void waiting(final OpDescriptor desc, final long seq, final int peer, final String awaited)
+    {
         this.sinceNanos = System.nanoTime();
         this.seq = seq;
-        this.awaited = awaited.toString();
+        this.awaited = awaited;
         this.waitingFor = peer;
         this.desc = desc; // last: a reader that sees it sees the rest
+    }
+
+    /**
+     * A wait that {@link #waiting(OpDescriptor, long, int, String)} began is over.
+     */
+    void stopped()
+    {
+        desc = null;
+        waitingFor = -1;
     }
 
     /**
@@ -50,8 +73,7 @@ final class Whereabouts
     void stopped(final Request awaited)
     {
         awaitedRequests.remove(awaited);
-        desc = null;
-        waitingFor = -1;
+        stopped();
     }
 
     /**

@@ -307,7 +307,7 @@ class AlgorithmSelectorTest
         for (final int n : new int[] {2, 8, 9})
         {
             final AlgorithmSelector selector = new AlgorithmSelector(catalog, AlgoOverride.parse(null, catalog),
-                RankLayout.singleNode(n), false, LinkCosts.DEFAULTS);
+                RankLayout.singleNode(n), false, LinkCosts.DEFAULTS, false);
             assertEquals(n <= 8, "free".equals(selector.allReduce(1024).name()), "n = " + n);
             assertFalse("free".equals(selector.allReduce(2048).name()), "n = " + n);
             // Where the algorithm says it cannot run, the model passes it over.

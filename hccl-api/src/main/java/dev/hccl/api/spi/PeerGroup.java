@@ -107,6 +107,33 @@ public interface PeerGroup
     void await(Request request);
 
     /**
+     * The memory this group's ranks share on their node, when they all run on one node and the transports offer it
+     * ({@link NodeArena}): member {@code i} is rank {@code i} of this group. Only the operation's thread uses it.
+     *
+     * @return the arena, or null when there is none (the default): the algorithm then passes messages.
+     */
+    default NodeArena arena()
+    {
+        return null;
+    }
+
+    /**
+     * Waits until a signal of {@link #arena()} is at least a value, bounded by the execution timeout as
+     * {@link #await} is, and waiting as the communicator's wait policy says (never spinning where the ranks of the
+     * node outnumber its cores).
+     *
+     * @param index   the signal's byte index in the arena's memory.
+     * @param atLeast the value awaited; signals only grow.
+     * @param writer  the rank of this group that writes the signal, named when the wait fails.
+     * @throws dev.hccl.api.HcclException when the communicator failed or the wait timed out.
+     * @throws IllegalStateException      when this group has no arena.
+     */
+    default void awaitSignal(final int index, final long atLeast, final int writer)
+    {
+        throw new IllegalStateException("this group has no node arena");
+    }
+
+    /**
      * A direct scratch buffer owned by the communicator, valid for the current operation, taken on the operation's
      * thread only. Two calls with different slots return buffers that do not overlap, and the communicator itself
      * never uses these slots. Slots 0 and 1 are any algorithm's; slot 2 is reserved for composed algorithms such as

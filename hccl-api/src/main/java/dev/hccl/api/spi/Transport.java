@@ -75,6 +75,20 @@ public interface Transport extends AutoCloseable
     }
 
     /**
+     * The memory this transport shares among this rank and the peers it connected on this node, for the collectives
+     * of the root communicator within the node: asked once, after {@link #connect}. Every member of an arena gets
+     * the same answer (members in ascending rank order, the same region size), or every member gets null: the
+     * transport agrees on it with the members, so that no rank runs a collective through the arena while another
+     * passes messages. The transport unmaps it at {@link #close()}.
+     *
+     * @return the arena, its ranks being the root communicator's; null when this transport has none (the default).
+     */
+    default NodeArena nodeArena()
+    {
+        return null;
+    }
+
+    /**
      * Closes every link. Idempotent.
      */
     @Override

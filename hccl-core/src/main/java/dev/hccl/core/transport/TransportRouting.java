@@ -4,6 +4,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.PeerEndpoint;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Transport;
@@ -18,6 +19,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -51,6 +53,8 @@ public final class TransportRouting implements AutoCloseable
     private final List<Transport> inUse;
     private final boolean inProcess;
     private final ProgressEngine engine;
+    /** The first arena a transport in use offers, in order of preference; null when none does. */
+    private final NodeArena nodeArena;
 
     private TransportRouting(final Transport[] byPeer, final String[] nameByPeer, final TransportKind[] kindByPeer,
         final List<Opened> inUse)
@@ -69,6 +73,18 @@ public final class TransportRouting implements AutoCloseable
             }
         }
         this.engine = CompositeProgressEngine.of(engines);
+        this.nodeArena = this.inUse.stream().map(Transport::nodeArena).filter(Objects::nonNull).findFirst()
+            .orElse(null);
+    }
+
+    /**
+     * The memory the ranks of this node share for the collectives of the root communicator.
+     *
+     * @return the arena, its ranks being the root communicator's; null when no transport offers one.
+     */
+    public NodeArena nodeArena()
+    {
+        return nodeArena;
     }
 
     /**

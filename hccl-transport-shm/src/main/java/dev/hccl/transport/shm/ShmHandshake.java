@@ -251,7 +251,7 @@ final class ShmHandshake
         }
     }
 
-    private String await(final String key, final int peer, final long deadlineNanos)
+    String await(final String key, final int peer, final long deadlineNanos)
     {
         while (true)
         {
@@ -312,7 +312,7 @@ final class ShmHandshake
         return lo + "-" + hi + "/" + what;
     }
 
-    private String freeBytes()
+    String freeBytes()
     {
         try
         {
@@ -324,7 +324,7 @@ final class ShmHandshake
         }
     }
 
-    private boolean delete(final Path file)
+    boolean delete(final Path file)
     {
         try
         {

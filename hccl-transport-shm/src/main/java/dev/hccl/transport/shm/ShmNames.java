@@ -26,6 +26,8 @@ final class ShmNames
 
     /** Keeps these hashes apart from any other proof made with the job's key. */
     private static final String ROLE = "shm-segment-name";
+    /** The same, for node arenas. */
+    private static final String ARENA_ROLE = "shm-arena-name";
 
     private final JobKey key;
     private final long commId;
@@ -51,8 +53,23 @@ final class ShmNames
      */
     String fileName(final int lo, final int hi)
     {
-        final byte[] mac = key.prove(ROLE, ByteBuffer.allocate(Long.BYTES).putLong(commId).array(),
-            ByteBuffer.allocate(2 * Integer.BYTES).putInt(lo).putInt(hi).array());
+        return name(ROLE, ByteBuffer.allocate(2 * Integer.BYTES).putInt(lo).putInt(hi).array());
+    }
+
+    /**
+     * The name of a node arena's file.
+     *
+     * @param lowest the arena's lowest rank, which creates it.
+     * @return {@code hccl-} and {@value #NAME_BITS} bits in hex, apart from every pair's.
+     */
+    String arenaFileName(final int lowest)
+    {
+        return name(ARENA_ROLE, ByteBuffer.allocate(Integer.BYTES).putInt(lowest).array());
+    }
+
+    private String name(final String role, final byte[] ranks)
+    {
+        final byte[] mac = key.prove(role, ByteBuffer.allocate(Long.BYTES).putLong(commId).array(), ranks);
         return PREFIX + HexFormat.of().formatHex(mac, 0, NAME_BITS / Byte.SIZE);
     }
 }

@@ -1,23 +1,12 @@
 package dev.hccl.transport.shm;
 
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
 
 /**
  * The memory one pair of ranks shares: a file in the shared-memory directory, mapped by both, holding two
@@ -29,44 +18,28 @@ import java.util.Set;
  * the memory then lasts as long as a mapping does, and the kernel frees it when the last one goes, however the
  * processes end.
  * <p>
- * Ownership: the segment owns its mapping. {@link #unmap()} may be called only when no thread can touch the memory
- * again; a thread that does afterwards crashes the JVM.
- * <p>
- * Size: the segment also keeps the file open, so that {@link #truncation()} tells from the file's size
- * whether another process shrank it under the mapping (where an access faults: SIGBUS, which the JVM turns into an
- * {@link InternalError}, thrown at the access or, from compiled code, a little later).
+ * Ownership: the segment owns its mapping ({@link ShmFile}). {@link #unmap()} may be called only when no thread can
+ * touch the memory again; a thread that does afterwards crashes the JVM.
  */
 final class ShmSegment
 {
-    /** Owner-only: no other user may map a rank's data. */
-    static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     /** The smallest ring allowed. */
     static final int RING_BYTES_MIN = 4 * 1024;
     /** The largest ring allowed: two of them and their trailers must stay under 2 GiB, one mapping's limit. */
     static final int RING_BYTES_MAX = 512 * 1024 * 1024;
 
-    private static final int FILL_CHUNK_BYTES = 64 * 1024;
-    private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY_ATTRIBUTE =
-        PosixFilePermissions.asFileAttribute(OWNER_ONLY);
-
-    private final Path file;
+    private final ShmFile file;
     private final int ringBytes;
-    private final MappedByteBuffer mapped;
-    /** The file, kept open for its size; closed with the mapping. */
-    private final FileChannel channel;
     private final ByteBuffer loToHiRegion;
     private final ByteBuffer hiToLoRegion;
     private final OneToOneRingBuffer loToHi;
     private final OneToOneRingBuffer hiToLo;
-    private boolean unmapped;
 
-    private ShmSegment(
-        final Path file, final int ringBytes, final MappedByteBuffer mapped, final FileChannel channel)
+    private ShmSegment(final ShmFile file, final int ringBytes)
     {
         this.file = file;
         this.ringBytes = ringBytes;
-        this.mapped = mapped;
-        this.channel = channel;
+        final ByteBuffer mapped = file.memory();
         final int ringRegion = ringBytes + RingBufferDescriptor.TRAILER_LENGTH;
         this.loToHiRegion = mapped.slice(0, ringRegion);
         this.hiToLoRegion = mapped.slice(ringRegion, ringRegion);
@@ -104,10 +77,7 @@ final class ShmSegment
     }
 
     /**
-     * Creates the file (it must not exist), owner-only, fills it with zeros through the channel and maps it. Written
-     * through the channel, every page is allocated now: a directory that lacks the room fails here with an
-     * {@link IOException} ("No space left on device"), where a sparse file would map fine and kill the JVM with
-     * SIGBUS at the first write to a page that tmpfs cannot back.
+     * Creates the file (it must not exist), owner-only, filled with zeros, and maps it ({@link ShmFile#create}).
      *
      * @param file      the path; deleted again when anything fails after creating it.
      * @param ringBytes each ring's capacity.
@@ -117,37 +87,7 @@ final class ShmSegment
     static ShmSegment create(final Path file, final int ringBytes) throws IOException
     {
         checkRingBytes(ringBytes);
-        final long size = fileBytes(ringBytes);
-        final Set<OpenOption> options = Set.of(
-            StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
-            LinkOption.NOFOLLOW_LINKS);
-        final FileChannel channel;
-        try
-        {
-            channel = FileChannel.open(file, options, OWNER_ONLY_ATTRIBUTE);
-        }
-        catch (final UnsupportedOperationException ex)
-        {
-            throw new IOException("cannot create " + file + " owner-only: " + ex.getMessage(), ex);
-        }
-        // From here the file is ours: any failure deletes it.
-        MappedByteBuffer mapped = null;
-        try
-        {
-            fillWithZeros(channel, size);
-            mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
-            return new ShmSegment(file, ringBytes, mapped, channel);
-        }
-        catch (final IOException | RuntimeException | Error ex)
-        {
-            if (null != mapped)
-            {
-                IoUtil.unmap(mapped);
-            }
-            closeQuietly(channel, ex);
-            deleteQuietly(file, ex);
-            throw ex;
-        }
+        return new ShmSegment(ShmFile.create(file, fileBytes(ringBytes)), ringBytes);
     }
 
     /**
@@ -161,81 +101,17 @@ final class ShmSegment
     static ShmSegment open(final Path file, final int ringBytes) throws IOException
     {
         checkRingBytes(ringBytes);
-        final long size = fileBytes(ringBytes);
-        final FileChannel channel = FileChannel.open(
-            file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-        try
-        {
-            final long actual = channel.size();
-            if (actual != size)
-            {
-                throw new IOException(file + " holds " + actual + " bytes, not the " + size + " expected");
-            }
-            return new ShmSegment(file, ringBytes, channel.map(FileChannel.MapMode.READ_WRITE, 0, size), channel);
-        }
-        catch (final IOException | RuntimeException | Error ex)
-        {
-            closeQuietly(channel, ex);
-            throw ex;
-        }
-    }
-
-    private static void closeQuietly(final FileChannel channel, final Throwable failure)
-    {
-        try
-        {
-            channel.close();
-        }
-        catch (final IOException ex)
-        {
-            failure.addSuppressed(ex);
-        }
+        return new ShmSegment(ShmFile.open(file, fileBytes(ringBytes)), ringBytes);
     }
 
     /**
-     * Whether the file is shorter than the layout needs: another process truncated it under the mapping, so that an
-     * access to the pages it no longer backs faults. Reads the size of the file kept open, not the memory.
+     * Whether another process truncated the file under the mapping ({@link ShmFile#truncation()}).
      *
      * @return what is wrong, naming the sizes, or null when the file is whole (or its size cannot be read).
      */
     String truncation()
     {
-        long actual;
-        try
-        {
-            actual = channel.size();
-        }
-        catch (final IOException ex)
-        {
-            return null;
-        }
-        return actual >= bytes() ? null : "holds " + actual + " bytes where its layout needs " + bytes();
-    }
-
-    private static void fillWithZeros(final FileChannel channel, final long size) throws IOException
-    {
-        final ByteBuffer zeros = ByteBuffer.allocateDirect(FILL_CHUNK_BYTES);
-        long position = 0;
-        while (position < size)
-        {
-            zeros.clear().limit((int)Math.min(FILL_CHUNK_BYTES, size - position));
-            while (zeros.hasRemaining())
-            {
-                position += channel.write(zeros, position);
-            }
-        }
-    }
-
-    private static void deleteQuietly(final Path file, final Throwable failure)
-    {
-        try
-        {
-            Files.deleteIfExists(file);
-        }
-        catch (final IOException ex)
-        {
-            failure.addSuppressed(ex);
-        }
+        return file.truncation();
     }
 
     /**
@@ -245,7 +121,7 @@ final class ShmSegment
      */
     Path file()
     {
-        return file;
+        return file.path();
     }
 
     /**
@@ -330,7 +206,7 @@ final class ShmSegment
      */
     boolean isUnmapped()
     {
-        return unmapped;
+        return file.isUnmapped();
     }
 
     /**
@@ -338,18 +214,6 @@ final class ShmSegment
      */
     void unmap()
     {
-        if (!unmapped)
-        {
-            unmapped = true;
-            IoUtil.unmap(mapped);
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException ex)
-            {
-                // Nothing is lost: the descriptor only told the size.
-            }
-        }
+        file.unmap();
     }
 }

@@ -63,6 +63,8 @@ public final class ShmTransport implements Transport
     private final Path dir;
     private final ShmAddress address;
     private final int ringBytes;
+    /** Each member's bytes in the node arena ({@code HCCL_SHM_ARENA_SIZE}); 0: none. */
+    private final int arenaBytes;
     private final long heartbeatTimeoutMillis;
     /** Whether DATA records carry a CRC32C of their payload ({@code HCCL_CHECKSUM}), as every rank agrees. */
     private final boolean checksum;
@@ -78,6 +80,8 @@ public final class ShmTransport implements Transport
     private ShmPeer[] connected = new ShmPeer[0];
     private ShmWatch watch;
     private ShmHandshake handshake;
+    /** The node arena, once agreed; null when there is none. Read without the lock once connect has returned. */
+    private volatile ShmArena arena;
 
     /**
      * This rank's end, with the default ring size and the configuration's heartbeat timeout
@@ -115,6 +119,7 @@ public final class ShmTransport implements Transport
         this.dir = dir.toAbsolutePath();
         this.address = ShmAddress.ofThisProcess(this.dir);
         this.ringBytes = ShmSegment.checkRingBytes(ringBytes);
+        this.arenaBytes = context.config().get(ShmTransportProvider.ARENA_SIZE);
         this.heartbeatTimeoutMillis = heartbeatTimeoutMillis;
         this.checksum = context.config().get(CommConfig.CHECKSUM);
         this.progress = new ShmProgress(inbound);
@@ -221,11 +226,13 @@ public final class ShmTransport implements Transport
                 watch.start();
             }
             final Set<Integer> ranks = Collections.unmodifiableSet(new TreeSet<>(segments.keySet()));
+            arena = new ArenaHandshake(rank, names, dir, bootstrap, handshake).run(ranks, arenaBytes, deadlineNanos);
             if (!addresses.isEmpty())
             {
-                LOG.debug("rank {}: shared memory with {} of {} peers {} in {} ms ({} KiB rings, in {})",
+                LOG.debug("rank {}: shared memory with {} of {} peers {} in {} ms ({} KiB rings, {}, in {})",
                     rank, ranks.size(), addresses.size(), ranks,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), ringBytes / 1024, dir);
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), ringBytes / 1024,
+                    null == arena ? "no node arena" : arena, dir);
             }
             return ranks;
         }
@@ -256,6 +263,18 @@ public final class ShmTransport implements Transport
             throw new IllegalStateException("rank " + rank + " has no shared-memory link to rank " + peer);
         }
         return p.link;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One file for this rank and every peer it connected, when they all connected each other and agreed
+     * ({@link ArenaHandshake}); its regions are {@code HCCL_SHM_ARENA_SIZE} bytes each.
+     */
+    @Override
+    public ShmArena nodeArena()
+    {
+        return arena;
     }
 
     /**
@@ -292,6 +311,12 @@ public final class ShmTransport implements Transport
         lifecycle.lock();
         try
         {
+            final ShmArena a = arena;
+            if (null != a && !a.close(CLOSE_WAIT_NANOS))
+            {
+                LOG.debug("rank {}: a thread is still inside the node arena; its mapping is left to the process's " +
+                    "exit", rank);
+            }
             final ShmPeer[] ps = connected;
             final long goodbyeDeadline = System.nanoTime() + GOODBYE_WAIT_NANOS;
             boolean quiet = true;

@@ -36,6 +36,16 @@ public final class ShmTransportProvider implements TransportProvider
     public static final Setting<Boolean> DISABLE = Setting.flag("HCCL_SHM_DISABLE",
         "ranks of one node talk over TCP, not shared memory");
 
+    /**
+     * Bytes of each rank's region in the node arena, the memory the ranks of a node share for their collectives
+     * ({@link ShmArena}); 0 turns the arena off, and the collectives then pass messages over the pairs' rings.
+     */
+    public static final Setting<Integer> ARENA_SIZE = Setting.of("HCCL_SHM_ARENA_SIZE", 4 * 1024 * 1024,
+        Setting::parseInteger, v -> v == 0 || validArenaSize(v), "0, or a multiple of 4096 in [64 KiB, 256 MiB]",
+        "bytes of each rank's region in the node arena that collectives within a node share; 0 turns it off");
+
+    private static final int ARENA_SIZE_MIN = 64 * 1024;
+    private static final int ARENA_SIZE_MAX = 256 * 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(ShmTransportProvider.class);
 
     /**
@@ -83,12 +93,12 @@ public final class ShmTransportProvider implements TransportProvider
     /**
      * {@inheritDoc}
      *
-     * @return {@link #DIR} and {@link #DISABLE}.
+     * @return {@link #DIR}, {@link #DISABLE} and {@link #ARENA_SIZE}.
      */
     @Override
     public List<Setting<?>> settings()
     {
-        return List.of(DIR, DISABLE);
+        return List.of(DIR, DISABLE, ARENA_SIZE);
     }
 
     /**
@@ -124,6 +134,27 @@ public final class ShmTransportProvider implements TransportProvider
             return null;
         }
         return new ShmTransport(context, dir);
+    }
+
+    private static boolean validArenaSize(final int bytes)
+    {
+        return bytes % 4096 == 0 && bytes >= ARENA_SIZE_MIN && bytes <= ARENA_SIZE_MAX;
+    }
+
+    /**
+     * Checks an arena region's size, as a peer published it.
+     *
+     * @param bytes the size.
+     * @return bytes.
+     * @throws IllegalArgumentException unless {@link #ARENA_SIZE} would accept it, and not 0.
+     */
+    static int checkArenaSize(final int bytes)
+    {
+        if (!validArenaSize(bytes))
+        {
+            throw new IllegalArgumentException("arena region of " + bytes + " bytes");
+        }
+        return bytes;
     }
 
     private static void warnUnusable(final TransportContext context, final String dir, final String why)

@@ -54,6 +54,8 @@ final class ShmCluster implements AutoCloseable
     private final boolean ownDir;
     /** Whether the ranks opened from here on run under HCCL_CHECKSUM. */
     private boolean checksum;
+    /** The HCCL_SHM_ARENA_SIZE of the ranks opened from here on; null: the default. */
+    private Integer arenaSize;
     private final ExecutorService executor = Executors.newCachedThreadPool(r ->
     {
         final Thread t = new Thread(r, "test-rank");
@@ -105,10 +107,31 @@ final class ShmCluster implements AutoCloseable
         return this;
     }
 
+    /**
+     * Sets the node arena's region size of the ranks opened from here on.
+     *
+     * @param bytes HCCL_SHM_ARENA_SIZE; 0 turns the arena off.
+     * @return this.
+     */
+    ShmCluster arenaSize(final int bytes)
+    {
+        this.arenaSize = bytes;
+        return this;
+    }
+
     TransportContext context(final int rank, final int worldSize, final RecordingInbound inbound)
     {
+        CommConfig config = config(rank, worldSize, dir, checksum);
+        if (null != arenaSize)
+        {
+            config = CommConfig.builder().environment(Map.of()).worldSize(worldSize).rank(rank)
+                .set(ShmTransportProvider.DIR, dir.toString())
+                .set(CommConfig.CHECKSUM, checksum)
+                .set(ShmTransportProvider.ARENA_SIZE, arenaSize)
+                .conclude();
+        }
         return new TransportContext(rank, worldSize, commId, TOKEN, NODE, InetAddress.getLoopbackAddress(),
-            config(rank, worldSize, dir, checksum), inbound, bootstrap);
+            config, inbound, bootstrap);
     }
 
     ShmTransport open(final int rank, final int worldSize, final RecordingInbound inbound)

@@ -1,0 +1,416 @@
+package dev.hccl.algorithms;
+
+import dev.hccl.algorithms.kernel.Copies;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+import dev.hccl.api.spi.AllGatherAlgorithm;
+import dev.hccl.api.spi.AllReduceAlgorithm;
+import dev.hccl.api.spi.BarrierAlgorithm;
+import dev.hccl.api.spi.BroadcastAlgorithm;
+import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.PeerGroup;
+import dev.hccl.api.spi.ReduceAlgorithm;
+import dev.hccl.api.spi.ReduceScatterAlgorithm;
+import dev.hccl.api.spi.Reducer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The collectives of one node in its shared arena ({@link PeerGroup#arena()}), as DeepSpeed's shared-memory
+ * all-reduce and Open MPI's {@code coll/xhc} run them: each rank writes its input once into its own region, reads
+ * the others' regions in place, and signals with sequence numbers ({@link ArenaSteps}), so no byte passes through a
+ * point-to-point channel and no message is matched.
+ * <p>
+ * <b>All-reduce</b>, per piece of at most {@link TuningTable#ARENA_PIECE_BYTES} (a step): every rank copies its piece
+ * in and posts; then, up to {@link TuningTable#ARENA_ONE_ROUND_MAX_BYTES}, every rank reduces the whole piece from all
+ * regions into its output in rank order (one round of signals); above it, rank {@code r} reduces slice {@code r} of
+ * the piece from all regions into its own region, says so, and every rank copies all the reduced slices out (two
+ * rounds, every byte reduced once). <b>Reduce</b> is the same with only the root copying out. <b>Reduce-scatter</b>:
+ * every rank copies in its input's piece of every block, and reduces its own block's piece from all regions into its
+ * output. <b>All-gather</b>: every rank copies its block's piece in, then every block's out. <b>Broadcast</b>: the root
+ * copies in, the others copy out. <b>Barrier</b>: a step with no data.
+ * <p>
+ * Each slice is reduced by one rank in one fixed order (rank order from 0, or from the slice's owner), then copied,
+ * so every rank ends with the same bits, and the same from run to run.
+ * <p>
+ * Without an arena (a group across nodes, a view of some ranks) every operation runs the message-passing algorithm it
+ * falls back to ({@link RingAlgorithm}, {@link BinomialTreeAlgorithm}, {@link DisseminationBarrierAlgorithm}); every
+ * rank of a group sees the same arena or none, so all take the same path.
+ * <p>
+ * <b>Cost</b>, for {@code m} bytes in {@code S} steps: a step's signals cost {@code sigma}, a fraction of a
+ * message's latency ({@link TuningTable#ARENA_SIGNAL_ALPHA}: a cache line crossing cores, with no framing, matching or
+ * ring), and a copy {@code beta/2} per byte, as a shared-memory link's {@code beta} prices two copies (into its ring
+ * and out).
+ * <ul>
+ *     <li>all-reduce: {@code 2 S sigma + m beta + (n-1)/n m gamma}; one round: {@code S sigma + m beta +
+ *     (n-1) m gamma};</li>
+ *     <li>reduce: as all-reduce; reduce-scatter ({@code m} the whole input): {@code S sigma + m beta/2 +
+ *     (n-1)/n m gamma};</li>
+ *     <li>all-gather ({@code m} the whole output): {@code S sigma + (m/n + m) beta/2};</li>
+ *     <li>broadcast: {@code S sigma + m beta}; barrier: {@code sigma}.</li>
+ * </ul>
+ */
+public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAlgorithm, AllGatherAlgorithm,
+    BroadcastAlgorithm, ReduceAlgorithm, BarrierAlgorithm, CostedAlgorithm
+{
+    /** The name, as HCCL_ALGO spells it. */
+    public static final String NAME = "arena";
+
+    private static final RingAlgorithm RING = new RingAlgorithm();
+    private static final BinomialTreeAlgorithm TREE = new BinomialTreeAlgorithm();
+    private static final DisseminationBarrierAlgorithm DISSEMINATION = new DisseminationBarrierAlgorithm();
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public boolean needsNodeArena()
+    {
+        return true;
+    }
+
+    @Override
+    public void allReduce(
+        final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int count, final DataType type,
+        final Reducer reducer)
+    {
+        final NodeArena arena = group.arena();
+        if (null == arena)
+        {
+            RING.allReduce(group, send, recv, count, type, reducer);
+            return;
+        }
+        if (LocalCases.allReduceDone(group, send, recv, count, count * type.size()))
+        {
+            return;
+        }
+        enter(group, arena, Operation.ALL_REDUCE);
+        try
+        {
+            reduceInArena(group, arena, send, recv, count, type.size(), reducer, -1);
+        }
+        finally
+        {
+            arena.exit();
+        }
+    }
+
+    @Override
+    public void reduce(
+        final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int count, final DataType type,
+        final Reducer reducer, final int root)
+    {
+        final NodeArena arena = group.arena();
+        if (null == arena)
+        {
+            TREE.reduce(group, send, recv, count, type, reducer, root);
+            return;
+        }
+        if (group.size() == 1 || count == 0)
+        {
+            if (send != recv && group.rank() == root)
+            {
+                Copies.copy(recv, 0, send, 0, count * type.size());
+            }
+            return;
+        }
+        enter(group, arena, Operation.REDUCE);
+        try
+        {
+            reduceInArena(group, arena, send, recv, count, type.size(), reducer, root);
+        }
+        finally
+        {
+            arena.exit();
+        }
+    }
+
+    /**
+     * All-reduce ({@code root} -1) or reduce to {@code root}, piece by piece.
+     */
+    private static void reduceInArena(
+        final PeerGroup group, final NodeArena arena, final ByteBuffer send, final ByteBuffer recv, final int count,
+        final int size, final Reducer reducer, final int root)
+    {
+        final ByteBuffer memory = arena.memory();
+        final ArenaSteps steps = new ArenaSteps(group, arena);
+        final int n = group.size();
+        final int me = group.rank();
+        final int pieceElements = pieceBytes(steps) / size;
+        final boolean oneRound = (long)count * size <= TuningTable.ARENA_ONE_ROUND_MAX_BYTES;
+        for (int first = 0; first < count; first += pieceElements)
+        {
+            final int elements = Math.min(pieceElements, count - first);
+            final int bytes = elements * size;
+            final int at = first * size;
+            steps.begin();
+            Copies.copy(memory, steps.data(me), send, at, bytes);
+            steps.posted();
+            steps.awaitAllPosted();
+            if (oneRound)
+            {
+                if (root < 0 || root == me)
+                {
+                    Copies.copy(recv, at, memory, steps.data(0), bytes);
+                    for (int m = 1; m < n; m++)
+                    {
+                        reducer.reduce(recv, at, memory, steps.data(m), elements);
+                    }
+                }
+                steps.done();
+                continue;
+            }
+            // This rank's slice, reduced in place in its own half, from its own value on in rank order.
+            final int from = ArenaSteps.sliceStart(elements, size, n, me);
+            final int to = ArenaSteps.sliceStart(elements, size, n, me + 1);
+            for (int k = 1; k < n && to > from; k++)
+            {
+                final int m = (me + k) % n;
+                reducer.reduce(memory, steps.data(me) + from * size, memory, steps.data(m) + from * size, to - from);
+            }
+            steps.reduced();
+            if (root >= 0 && root != me)
+            {
+                steps.done();
+                continue;
+            }
+            steps.awaitAllReduced();
+            for (int m = 0; m < n; m++)
+            {
+                final int start = ArenaSteps.sliceStart(elements, size, n, m);
+                final int end = ArenaSteps.sliceStart(elements, size, n, m + 1);
+                Copies.copy(recv, at + start * size, memory, steps.data(m) + start * size, (end - start) * size);
+            }
+            steps.done();
+        }
+    }
+
+    @Override
+    public void reduceScatter(
+        final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int recvCount, final DataType type,
+        final Reducer reducer)
+    {
+        final NodeArena arena = group.arena();
+        if (null == arena)
+        {
+            RING.reduceScatter(group, send, recv, recvCount, type, reducer);
+            return;
+        }
+        if (LocalCases.reduceScatterDone(group, send, recv, recvCount, type))
+        {
+            return;
+        }
+        enter(group, arena, Operation.REDUCE_SCATTER);
+        try
+        {
+            final ByteBuffer memory = arena.memory();
+            final ArenaSteps steps = new ArenaSteps(group, arena);
+            final int n = group.size();
+            final int me = group.rank();
+            final int size = type.size();
+            final int blockBytes = recvCount * size;
+            // A step carries the same piece of every block.
+            final int pieceElements = Math.max(1, pieceBytes(steps) / n / size);
+            for (int first = 0; first < recvCount; first += pieceElements)
+            {
+                final int elements = Math.min(pieceElements, recvCount - first);
+                final int bytes = elements * size;
+                steps.begin();
+                for (int b = 0; b < n; b++)
+                {
+                    Copies.copy(memory, steps.data(me) + b * bytes, send, b * blockBytes + first * size, bytes);
+                }
+                steps.posted();
+                steps.awaitAllPosted();
+                Copies.copy(recv, first * size, memory, steps.data(0) + me * bytes, bytes);
+                for (int m = 1; m < n; m++)
+                {
+                    reducer.reduce(recv, first * size, memory, steps.data(m) + me * bytes, elements);
+                }
+                steps.done();
+            }
+        }
+        finally
+        {
+            arena.exit();
+        }
+    }
+
+    @Override
+    public void allGather(
+        final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int sendCount, final DataType type)
+    {
+        final NodeArena arena = group.arena();
+        if (null == arena)
+        {
+            RING.allGather(group, send, recv, sendCount, type);
+            return;
+        }
+        if (LocalCases.allGatherDone(group, send, recv, sendCount, type))
+        {
+            return;
+        }
+        enter(group, arena, Operation.ALL_GATHER);
+        try
+        {
+            final ByteBuffer memory = arena.memory();
+            final ArenaSteps steps = new ArenaSteps(group, arena);
+            final int n = group.size();
+            final int me = group.rank();
+            final int size = type.size();
+            final int blockBytes = sendCount * size;
+            final int pieceElements = pieceBytes(steps) / size;
+            for (int first = 0; first < sendCount; first += pieceElements)
+            {
+                final int bytes = Math.min(pieceElements, sendCount - first) * size;
+                final int at = first * size;
+                steps.begin();
+                Copies.copy(memory, steps.data(me), send, at, bytes);
+                steps.posted();
+                steps.awaitAllPosted();
+                for (int m = 0; m < n; m++)
+                {
+                    Copies.copy(recv, m * blockBytes + at, memory, steps.data(m), bytes);
+                }
+                steps.done();
+            }
+        }
+        finally
+        {
+            arena.exit();
+        }
+    }
+
+    @Override
+    public void broadcast(
+        final PeerGroup group, final ByteBuffer buf, final int count, final DataType type, final int root)
+    {
+        final NodeArena arena = group.arena();
+        if (null == arena)
+        {
+            RING.broadcast(group, buf, count, type, root);
+            return;
+        }
+        if (group.size() == 1 || count == 0)
+        {
+            return;
+        }
+        enter(group, arena, Operation.BROADCAST);
+        try
+        {
+            final ByteBuffer memory = arena.memory();
+            final ArenaSteps steps = new ArenaSteps(group, arena);
+            final int me = group.rank();
+            final int size = type.size();
+            final int pieceElements = pieceBytes(steps) / size;
+            for (int first = 0; first < count; first += pieceElements)
+            {
+                final int bytes = Math.min(pieceElements, count - first) * size;
+                final int at = first * size;
+                steps.begin();
+                if (me == root)
+                {
+                    Copies.copy(memory, steps.data(me), buf, at, bytes);
+                    steps.posted();
+                }
+                else
+                {
+                    steps.awaitPosted(root);
+                    Copies.copy(buf, at, memory, steps.data(root), bytes);
+                }
+                steps.done();
+            }
+        }
+        finally
+        {
+            arena.exit();
+        }
+    }
+
+    @Override
+    public void barrier(final PeerGroup group)
+    {
+        final NodeArena arena = group.arena();
+        if (null == arena)
+        {
+            DISSEMINATION.barrier(group);
+            return;
+        }
+        if (group.size() == 1)
+        {
+            return;
+        }
+        enter(group, arena, Operation.BARRIER);
+        try
+        {
+            final ArenaSteps steps = new ArenaSteps(group, arena);
+            steps.begin();
+            steps.posted();
+            steps.awaitAllPosted();
+            steps.done();
+        }
+        finally
+        {
+            arena.exit();
+        }
+    }
+
+    /** The bytes of one step's piece: the arena's half, up to the tuning table's piece size. */
+    private static int pieceBytes(final ArenaSteps steps)
+    {
+        return (int)Math.min(steps.halfBytes(), TuningTable.ARENA_PIECE_BYTES);
+    }
+
+    private static void enter(final PeerGroup group, final NodeArena arena, final Operation operation)
+    {
+        if (!arena.enter())
+        {
+            throw new HcclException(ErrorCode.E_UNAVAIL, group.rank(), HcclException.UNKNOWN_RANK, operation,
+                HcclException.NO_SEQUENCE, "the node arena is closed: the communicator is closing", null);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * As the class comment says, with {@code S} the steps at {@link TuningTable#ARENA_PIECE_BYTES} each.
+     */
+    @Override
+    public double predictSeconds(
+        final Operation operation, final int worldSize, final long bytes, final CostParameters cost)
+    {
+        CostTerms.check(worldSize, bytes);
+        final double sigma = TuningTable.ARENA_SIGNAL_ALPHA * cost.alpha();
+        final double copy = cost.beta() / 2;
+        final int n = worldSize;
+        final double shared = (n - 1) / (double)n;
+        switch (operation)
+        {
+            case ALL_REDUCE:
+            case REDUCE:
+                return bytes <= TuningTable.ARENA_ONE_ROUND_MAX_BYTES ?
+                    steps(bytes) * sigma + bytes * 2 * copy + (n - 1) * bytes * cost.gamma() :
+                    2 * steps(bytes) * sigma + bytes * 2 * copy + shared * bytes * cost.gamma();
+            case REDUCE_SCATTER:
+                return steps(bytes) * sigma + bytes * copy + shared * bytes * cost.gamma();
+            case ALL_GATHER:
+                return steps(bytes) * sigma + (bytes / (double)n + bytes) * copy;
+            case BROADCAST:
+                return steps(bytes) * sigma + bytes * 2 * copy;
+            case BARRIER:
+                return sigma;
+            default:
+                throw CostTerms.unsupported(NAME, operation);
+        }
+    }
+
+    private static long steps(final long bytes)
+    {
+        return Math.max(1, (bytes + TuningTable.ARENA_PIECE_BYTES - 1) / TuningTable.ARENA_PIECE_BYTES);
+    }
+}

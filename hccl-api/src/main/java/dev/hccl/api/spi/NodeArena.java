@@ -1,0 +1,97 @@
+package dev.hccl.api.spi;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Memory that the ranks of one node all map, one region per rank, so that a collective within the node reads its
+ * peers' data in place instead of passing it along point-to-point channels, as Open MPI's {@code coll/xhc} and
+ * DeepSpeed's shared-memory all-reduce do. A transport that reaches its peers through shared memory offers one
+ * ({@link Transport#nodeArena()}); an algorithm reaches it through {@link PeerGroup#arena()}, never by the
+ * transport's name.
+ * <p>
+ * <b>Memory.</b> {@link #memory()} holds {@link #members()} regions of {@link #regionBytes()} each, member
+ * {@code m}'s from byte {@code m * regionBytes()}; every byte is zero when the arena is made, and the arena belongs to
+ * one communicator, whose operations run one at a time, so its protocol may keep state in the memory from one
+ * operation to the next. What lies in the regions is the algorithms' protocol, not the transport's.
+ * <p>
+ * <b>Signals.</b> A long at an 8-byte-aligned index is a signal: {@link #signal(int, long)} publishes it with release
+ * semantics, so that every write before it is seen by a member that reads the new value with {@link #signal(int)}
+ * (acquire); {@link PeerGroup#awaitSignal} waits for one. Each signal has a single writer.
+ * <p>
+ * <b>Access.</b> Every access to the memory happens between {@link #enter()} and {@link #exit()}: the transport
+ * unmaps the memory at close only once no thread is inside, as touching unmapped memory would crash the JVM.
+ */
+public interface NodeArena
+{
+    /**
+     * Ranks that share the arena.
+     *
+     * @return at least 1.
+     */
+    int members();
+
+    /**
+     * This rank's index among the members.
+     *
+     * @return 0 to {@link #members()} - 1.
+     */
+    int member();
+
+    /**
+     * The rank a member is, in the group that offers the arena ({@link PeerGroup#arena()}: the group's rank; a
+     * transport's arena: the root communicator's rank). Members are in ascending order of rank.
+     *
+     * @param member 0 to {@link #members()} - 1.
+     * @return the rank.
+     */
+    int rankOf(int member);
+
+    /**
+     * Bytes of each member's region: a multiple of 4,096.
+     *
+     * @return the size.
+     */
+    int regionBytes();
+
+    /**
+     * All the regions, shared by every member: a direct buffer in native byte order, from byte 0. Its position and
+     * limit are never to be changed; callers take slices or absolute accesses.
+     *
+     * @return the memory.
+     */
+    ByteBuffer memory();
+
+    /**
+     * Makes the calling thread one that may touch the memory.
+     *
+     * @return true when it may, and must then call {@link #exit()}; false once the arena is closing.
+     */
+    boolean enter();
+
+    /**
+     * Ends an access that {@link #enter()} allowed.
+     */
+    void exit();
+
+    /**
+     * Reads a signal, with acquire semantics.
+     *
+     * @param index the signal's byte index in {@link #memory()}, a multiple of 8.
+     * @return its value.
+     */
+    default long signal(final int index)
+    {
+        return (long)ArenaSignals.LONGS.getAcquire(memory(), index);
+    }
+
+    /**
+     * Publishes a signal, with release semantics; only its one writer calls this.
+     *
+     * @param index the signal's byte index in {@link #memory()}, a multiple of 8.
+     * @param value the new value.
+     */
+    default void signal(final int index, final long value)
+    {
+        ArenaSignals.LONGS.setRelease(memory(), index, value);
+    }
+}

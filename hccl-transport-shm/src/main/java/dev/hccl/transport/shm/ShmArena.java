@@ -1,0 +1,171 @@
+package dev.hccl.transport.shm;
+
+import dev.hccl.api.spi.NodeArena;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The node arena in shared memory: one file of {@code members * regionBytes}, created by the lowest member, mapped by
+ * every member and unlinked as soon as the last has mapped it ({@link ArenaHandshake}), so that nothing is left in
+ * the directory however the processes end; the kernel frees the memory with the last mapping.
+ * <p>
+ * <b>Unmapping.</b> Every access is between {@link #enter()} and {@link #exit()}; {@link #close(long)} stops new
+ * entries and unmaps only once the last thread inside has left, or leaves the mapping to the process's exit when one
+ * stays: unmapping memory a thread still reads would crash the JVM.
+ */
+final class ShmArena implements NodeArena
+{
+    private final ShmFile file;
+    private final int[] ranks;
+    private final int member;
+    private final int regionBytes;
+    private final ByteBuffer memory;
+    /** Threads inside, plus {@link #CLOSING} once closing has begun. */
+    private final AtomicInteger inside = new AtomicInteger();
+
+    /** Added to {@link #inside} by {@link #close}: no thread enters afterwards. */
+    private static final int CLOSING = 1 << 30;
+    private static final long CLOSE_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /**
+     * @param file        the mapped file, of {@code ranks.length * regionBytes} bytes.
+     * @param ranks       the members' ranks in the root communicator, ascending.
+     * @param member      this rank's index in {@code ranks}.
+     * @param regionBytes each member's bytes.
+     */
+    ShmArena(final ShmFile file, final int[] ranks, final int member, final int regionBytes)
+    {
+        if ((long)ranks.length * regionBytes != file.bytes())
+        {
+            throw new IllegalArgumentException(
+                file.bytes() + " bytes mapped for " + ranks.length + " regions of " + regionBytes);
+        }
+        this.file = file;
+        this.ranks = ranks.clone();
+        this.member = member;
+        this.regionBytes = regionBytes;
+        this.memory = file.memory().duplicate().order(ByteOrder.nativeOrder());
+    }
+
+    /**
+     * Bytes of the file for an arena.
+     *
+     * @param members     ranks that share it.
+     * @param regionBytes each one's bytes.
+     * @return the size.
+     */
+    static long fileBytes(final int members, final int regionBytes)
+    {
+        return (long)members * regionBytes;
+    }
+
+    @Override
+    public int members()
+    {
+        return ranks.length;
+    }
+
+    @Override
+    public int member()
+    {
+        return member;
+    }
+
+    @Override
+    public int rankOf(final int m)
+    {
+        return ranks[m];
+    }
+
+    @Override
+    public int regionBytes()
+    {
+        return regionBytes;
+    }
+
+    @Override
+    public ByteBuffer memory()
+    {
+        return memory;
+    }
+
+    @Override
+    public boolean enter()
+    {
+        if (inside.incrementAndGet() >= CLOSING)
+        {
+            inside.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public void exit()
+    {
+        inside.decrementAndGet();
+    }
+
+    /**
+     * Whether another process truncated the file under the mapping ({@link ShmFile#truncation()}).
+     *
+     * @return what is wrong, or null when the file is whole.
+     */
+    String truncation()
+    {
+        return file.truncation();
+    }
+
+    /**
+     * Stops new entries and unmaps the memory once no thread is inside. Idempotent.
+     *
+     * @param waitNanos how long to wait for the threads inside.
+     * @return true when the memory is unmapped (now or before); false when a thread stayed inside, and the mapping is
+     * left to the process's exit.
+     */
+    boolean close(final long waitNanos)
+    {
+        synchronized (this)
+        {
+            if (file.isUnmapped())
+            {
+                return true;
+            }
+            if (inside.get() < CLOSING)
+            {
+                inside.addAndGet(CLOSING);
+            }
+            final long deadline = System.nanoTime() + waitNanos;
+            while (inside.get() != CLOSING)
+            {
+                if (System.nanoTime() - deadline >= 0)
+                {
+                    return false;
+                }
+                LockSupport.parkNanos(CLOSE_POLL_NANOS);
+            }
+            file.unmap();
+            return true;
+        }
+    }
+
+    /**
+     * Whether the memory is unmapped.
+     *
+     * @return true after a {@link #close(long)} that unmapped it.
+     */
+    boolean isUnmapped()
+    {
+        return file.isUnmapped();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "node arena of ranks " + java.util.Arrays.toString(ranks) + ", " + regionBytes / 1024 + " KiB each";
+    }
+}

@@ -1,0 +1,111 @@
+package dev.hccl.transport.shm;
+
+import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.testing.RecordingInbound;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The node arena: agreed by every rank that shares memory or by none, one memory seen by all, nothing left in the
+ * directory, and never unmapped under a thread inside it.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ShmArenaTest
+{
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception
+    {
+        for (int i = toClose.size() - 1; i >= 0; i--)
+        {
+            toClose.get(i).close();
+        }
+    }
+
+    private ShmCluster cluster() throws IOException
+    {
+        final ShmCluster c = new ShmCluster();
+        toClose.add(c);
+        return c;
+    }
+
+    @Test
+    void threeRanksShareOneArenaAndLeaveNoFile() throws Exception
+    {
+        final ShmCluster cluster = cluster().arenaSize(64 * 1024);
+        final ShmTransport[] t = cluster.connected(new RecordingInbound[3]);
+        assertEquals(List.of(), cluster.files(), "files left in " + cluster.dir + " after connect");
+        for (int r = 0; r < 3; r++)
+        {
+            final NodeArena arena = t[r].nodeArena();
+            assertNotNull(arena, "rank " + r + " has no arena");
+            assertEquals(3, arena.members());
+            assertEquals(r, arena.member());
+            assertEquals(2, arena.rankOf(2));
+            assertEquals(64 * 1024, arena.regionBytes());
+            assertEquals(3 * 64 * 1024, arena.memory().capacity());
+        }
+        // One memory: what rank 2 publishes in its region, ranks 0 and 1 read.
+        final int index = 2 * 64 * 1024 + 8;
+        t[2].nodeArena().signal(index, 42);
+        assertEquals(42, t[0].nodeArena().signal(index));
+        assertEquals(42, t[1].nodeArena().signal(index));
+        for (final ShmTransport x : t)
+        {
+            x.close();
+            assertTrue(x.nodeArena().isUnmapped(), "the arena is still mapped after close");
+        }
+        assertEquals(List.of(), cluster.files());
+    }
+
+    /** A rank whose arena is off has none, and the others, which cannot all share one, have none either. */
+    @Test
+    void oneRankWithoutAnArenaMeansNoneForAny() throws Exception
+    {
+        final ShmCluster cluster = cluster();
+        final RecordingInbound[] in = new RecordingInbound[3];
+        final ShmTransport[] t = new ShmTransport[3];
+        for (int r = 0; r < 3; r++)
+        {
+            cluster.arenaSize(r == 1 ? 0 : 64 * 1024);
+            t[r] = cluster.open(r, 3, in[r] = new RecordingInbound());
+        }
+        final List<Set<Integer>> connected = cluster.connectAll(t);
+        assertEquals(Set.of(0, 2), connected.get(1), "the pairs connect all the same");
+        for (int r = 0; r < 3; r++)
+        {
+            assertNull(t[r].nodeArena(), "rank " + r + " has an arena");
+        }
+        assertEquals(List.of(), cluster.files());
+    }
+
+    @Test
+    void closeNeverUnmapsUnderAThreadInside() throws Exception
+    {
+        final ShmCluster cluster = cluster().arenaSize(64 * 1024);
+        final ShmTransport[] t = cluster.connected(new RecordingInbound[2]);
+        final ShmArena arena = t[0].nodeArena();
+        assertTrue(arena.enter());
+        assertFalse(arena.close(TimeUnit.MILLISECONDS.toNanos(50)), "closed with a thread inside");
+        assertFalse(arena.isUnmapped());
+        assertFalse(arena.enter(), "a thread entered a closing arena");
+        arena.signal(0, 7); // still mapped: the thread inside may go on
+        arena.exit();
+        assertTrue(arena.close(TimeUnit.SECONDS.toNanos(1)));
+        assertTrue(arena.isUnmapped());
+    }
+}
