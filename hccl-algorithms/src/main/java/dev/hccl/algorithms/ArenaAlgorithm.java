@@ -26,8 +26,10 @@ import java.nio.ByteBuffer;
  * <b>All-reduce</b>, per piece of at most {@link TuningTable#ARENA_PIECE_BYTES} (a step): every rank copies its piece
  * in and posts; then, up to {@link TuningTable#ARENA_ONE_ROUND_MAX_BYTES}, every rank reduces the whole piece from all
  * regions into its output in rank order (one round of signals); above it, rank {@code r} reduces slice {@code r} of
- * the piece from all regions into its own region, says so, and every rank copies all the reduced slices out (two
- * rounds, every byte reduced once). <b>Reduce</b> is the same with only the root copying out. <b>Reduce-scatter</b>:
+ * the piece, its own input's and the others' regions', straight into its output and puts the result in its region,
+ * says so, and every rank copies the others' reduced slices out (two rounds, every byte reduced once; a rank copies
+ * in all but its own slice, which only it reads). <b>Reduce</b> is the same with only the root copying out (the other
+ * ranks reduce their slice in their region). <b>Reduce-scatter</b>:
  * every rank copies in its input's piece of every block, and reduces its own block's piece from all regions into its
  * output. <b>All-gather</b>: every rank copies its block's piece in, then every block's out. <b>Broadcast</b>: the root
  * copies in, the others copy out. <b>Barrier</b>: a step with no data.
@@ -35,7 +37,7 @@ import java.nio.ByteBuffer;
  * Each slice is reduced by one rank in one fixed order (rank order from 0, or from the slice's owner), then copied,
  * so every rank ends with the same bits, and the same from run to run.
  * <p>
- * Without an arena (a group across nodes, a view of some ranks) every operation runs the message-passing algorithm it
+ * Without an arena that spans the group (a group across nodes, a view of some ranks) every operation runs the message-passing algorithm it
  * falls back to ({@link RingAlgorithm}, {@link BinomialTreeAlgorithm}, {@link DisseminationBarrierAlgorithm}); every
  * rank of a group sees the same arena or none, so all take the same path.
  * <p>
@@ -79,7 +81,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int count, final DataType type,
         final Reducer reducer)
     {
-        final NodeArena arena = group.arena();
+        final NodeArena arena = spanning(group);
         if (null == arena)
         {
             RING.allReduce(group, send, recv, count, type, reducer);
@@ -105,7 +107,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int count, final DataType type,
         final Reducer reducer, final int root)
     {
-        final NodeArena arena = group.arena();
+        final NodeArena arena = spanning(group);
         if (null == arena)
         {
             TREE.reduce(group, send, recv, count, type, reducer, root);
@@ -148,8 +150,20 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             final int elements = Math.min(pieceElements, count - first);
             final int bytes = elements * size;
             final int at = first * size;
+            // This rank's slice of the piece, in bytes from the piece's start.
+            final int from = ArenaSteps.sliceStart(elements, size, n, me) * size;
+            final int to = ArenaSteps.sliceStart(elements, size, n, me + 1) * size;
             steps.begin();
-            Copies.copy(memory, steps.data(me), send, at, bytes);
+            if (oneRound || (root >= 0 && root != me))
+            {
+                Copies.copy(memory, steps.data(me), send, at, bytes);
+            }
+            else
+            {
+                // The others read every slice of this rank's piece but its own, which it reduces from its input.
+                Copies.copy(memory, steps.data(me), send, at, from);
+                Copies.copy(memory, steps.data(me) + to, send, at + to, bytes - to);
+            }
             steps.posted();
             steps.awaitAllPosted();
             if (oneRound)
@@ -165,26 +179,36 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 steps.done();
                 continue;
             }
-            // This rank's slice, reduced in place in its own half, from its own value on in rank order.
-            final int from = ArenaSteps.sliceStart(elements, size, n, me);
-            final int to = ArenaSteps.sliceStart(elements, size, n, me + 1);
-            for (int k = 1; k < n && to > from; k++)
-            {
-                final int m = (me + k) % n;
-                reducer.reduce(memory, steps.data(me) + from * size, memory, steps.data(m) + from * size, to - from);
-            }
-            steps.reduced();
             if (root >= 0 && root != me)
             {
+                // This rank's slice, reduced in place in its own half, from its own value on in rank order.
+                for (int k = 1; k < n && to > from; k++)
+                {
+                    reducer.reduce(memory, steps.data(me) + from, memory, steps.data((me + k) % n) + from,
+                        (to - from) / size);
+                }
+                steps.reduced();
                 steps.done();
                 continue;
             }
+            // This rank's slice, reduced straight into its output in the same order, then put where the others
+            // copy it from.
+            Copies.copy(recv, at + from, send, at + from, to - from);
+            for (int k = 1; k < n && to > from; k++)
+            {
+                reducer.reduce(recv, at + from, memory, steps.data((me + k) % n) + from, (to - from) / size);
+            }
+            Copies.copy(memory, steps.data(me) + from, recv, at + from, to - from);
+            steps.reduced();
             steps.awaitAllReduced();
             for (int m = 0; m < n; m++)
             {
-                final int start = ArenaSteps.sliceStart(elements, size, n, m);
-                final int end = ArenaSteps.sliceStart(elements, size, n, m + 1);
-                Copies.copy(recv, at + start * size, memory, steps.data(m) + start * size, (end - start) * size);
+                if (m != me)
+                {
+                    final int start = ArenaSteps.sliceStart(elements, size, n, m) * size;
+                    final int end = ArenaSteps.sliceStart(elements, size, n, m + 1) * size;
+                    Copies.copy(recv, at + start, memory, steps.data(m) + start, end - start);
+                }
             }
             steps.done();
         }
@@ -195,7 +219,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int recvCount, final DataType type,
         final Reducer reducer)
     {
-        final NodeArena arena = group.arena();
+        final NodeArena arena = spanning(group);
         if (null == arena)
         {
             RING.reduceScatter(group, send, recv, recvCount, type, reducer);
@@ -245,7 +269,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
     public void allGather(
         final PeerGroup group, final ByteBuffer send, final ByteBuffer recv, final int sendCount, final DataType type)
     {
-        final NodeArena arena = group.arena();
+        final NodeArena arena = spanning(group);
         if (null == arena)
         {
             RING.allGather(group, send, recv, sendCount, type);
@@ -290,7 +314,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
     public void broadcast(
         final PeerGroup group, final ByteBuffer buf, final int count, final DataType type, final int root)
     {
-        final NodeArena arena = group.arena();
+        final NodeArena arena = spanning(group);
         if (null == arena)
         {
             RING.broadcast(group, buf, count, type, root);
@@ -335,7 +359,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
     @Override
     public void barrier(final PeerGroup group)
     {
-        final NodeArena arena = group.arena();
+        final NodeArena arena = spanning(group);
         if (null == arena)
         {
             DISSEMINATION.barrier(group);
@@ -360,13 +384,31 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         }
     }
 
+    /**
+     * The group's arena when it spans the whole group, its members being the group's ranks in order (member
+     * {@code m} is rank {@code m}); else null.
+     *
+     * @param group the ranks.
+     * @return the arena, or null.
+     */
+    static NodeArena spanning(final PeerGroup group)
+    {
+        final NodeArena arena = group.arena();
+        return null != arena && arena.members() == group.size() ? arena : null;
+    }
+
     /** The bytes of one step's piece: the arena's half, up to the tuning table's piece size. */
-    private static int pieceBytes(final ArenaSteps steps)
+    static int pieceBytes(final ArenaSteps steps)
     {
         return (int)Math.min(steps.halfBytes(), TuningTable.ARENA_PIECE_BYTES);
     }
 
-    private static void enter(final PeerGroup group, final NodeArena arena, final Operation operation)
+    /**
+     * Enters the arena for an operation.
+     *
+     * @throws HcclException {@link ErrorCode#E_UNAVAIL} once the arena is closing.
+     */
+    static void enter(final PeerGroup group, final NodeArena arena, final Operation operation)
     {
         if (!arena.enter())
         {

@@ -1,7 +1,11 @@
 package dev.hccl.algorithms;
 
+import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
+
+import java.nio.ByteBuffer;
 
 /**
  * The node arena's protocol: how its regions are laid out and how the members take steps through them together.
@@ -28,7 +32,9 @@ final class ArenaSteps
     static final int POSTED = 0;
     static final int REDUCED = LINE;
     static final int DONE = 2 * LINE;
-    /** Bytes before a region's first data half: the three signals, and a line to keep data off their lines. */
+    /** Where the operation of each step parity is written: its codes and root, then its count. */
+    static final int OPERATION = 3 * LINE;
+    /** Bytes before a region's first data half: the three signals and the operations, each on lines of their own. */
     static final int CONTROL_BYTES = 4 * LINE;
 
     private final PeerGroup group;
@@ -39,6 +45,9 @@ final class ArenaSteps
     private final int halfBytes;
     /** The step being taken; 0 before {@link #begin()}. */
     private long step;
+    /** This operation, as {@link #OPERATION} holds it: codes and root, count; null when not known. */
+    private final OpDescriptor operation;
+    private final long operationCodes;
 
     /**
      * The steps of one operation.
@@ -55,6 +64,14 @@ final class ArenaSteps
         this.regionBytes = arena.regionBytes();
         this.halfBytes = halfBytes(regionBytes);
         this.step = arena.signal(signal(me, DONE));
+        this.operation = group.operation();
+        this.operationCodes = null == operation ? 0 : codes(operation);
+    }
+
+    private static long codes(final OpDescriptor desc)
+    {
+        return (long)DescriptorCodec.code(desc.operation()) << 48 | (long)DescriptorCodec.code(desc.dataType()) << 40 |
+            (long)DescriptorCodec.code(desc.reduceOp()) << 32 | (desc.root() & 0xFFFF_FFFFL);
     }
 
     /**
@@ -103,6 +120,13 @@ final class ArenaSteps
      */
     void posted()
     {
+        if (null != operation)
+        {
+            final ByteBuffer memory = arena.memory();
+            final int at = operationAt(me);
+            memory.putLong(at, operationCodes);
+            memory.putLong(at + Long.BYTES, operation.count());
+        }
         arena.signal(signal(me, POSTED), step);
     }
 
@@ -132,6 +156,7 @@ final class ArenaSteps
         if (member != me)
         {
             group.awaitSignal(signal(member, POSTED), step, member);
+            checkOperation(member);
         }
     }
 
@@ -140,7 +165,34 @@ final class ArenaSteps
      */
     void awaitAllPosted()
     {
-        awaitAll(POSTED, step);
+        for (int m = 0; m < members; m++)
+        {
+            awaitPosted(m);
+        }
+    }
+
+    /** Whether a member that posted this step did so in this operation; fails the operation if not. */
+    private void checkOperation(final int member)
+    {
+        if (null == operation)
+        {
+            return;
+        }
+        final ByteBuffer memory = arena.memory();
+        final int at = operationAt(member);
+        final long codes = memory.getLong(at);
+        final long count = memory.getLong(at + Long.BYTES);
+        if (codes != operationCodes || count != operation.count())
+        {
+            throw group.mismatch(member, new DescriptorCodec().decode((int)(codes >>> 48) & 0xFF,
+                (int)(codes >>> 40) & 0xFF, (int)(codes >>> 32) & 0xFF, (int)codes, count));
+        }
+    }
+
+    /** Where a member's operation of this step's parity lies. */
+    private int operationAt(final int member)
+    {
+        return member * regionBytes + OPERATION + (int)(step & 1) * 2 * Long.BYTES;
     }
 
     /**

@@ -57,8 +57,9 @@ final class HierarchicalAllGather
                 .order(ByteOrder.nativeOrder());
             final ByteBuffer mine = recv.slice(own * blockBytes, blockBytes).order(ByteOrder.nativeOrder());
             acrossNodes.allGather(new SubGroup(group, layout.rail(localRank)), mine, rail, sendCount, type);
-            RingAlgorithm.allGatherInPlace(new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank()))), recv,
-                Partition.blocks(nodes * sendCount, layout.mostPerNode(), type.size(), group.segmentBytes()));
+            NodeLevel.allGatherInPlace(new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank()))), recv,
+                Partition.blocks(nodes * sendCount, layout.mostPerNode(), type.size(), group.segmentBytes()),
+                type.size());
         }
         else
         {

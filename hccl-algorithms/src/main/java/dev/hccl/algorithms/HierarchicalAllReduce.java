@@ -79,7 +79,7 @@ final class HierarchicalAllReduce
         {
             final int localRank = layout.localRank(group.rank());
             final Partition chunks = new Partition(count, layout.mostPerNode(), type.size(), group.segmentBytes());
-            RingAlgorithm.reduceScatterInPlace(local, recv, chunks, reducer);
+            NodeLevel.reduceScatterInPlace(local, recv, chunks, reducer);
             final int elements = chunks.chunkElements(localRank);
             if (elements > 0)
             {
@@ -88,16 +88,15 @@ final class HierarchicalAllReduce
                 acrossNodes.allReduce(new SubGroup(group, layout.rail(localRank)), chunk, chunk, elements, type,
                     reducer);
             }
-            RingAlgorithm.allGatherInPlace(local, recv, chunks);
+            NodeLevel.allGatherInPlace(local, recv, chunks, type.size());
             return;
         }
-        final BinomialTreeAlgorithm tree = new BinomialTreeAlgorithm();
-        tree.reduce(local, recv, recv, count, type, reducer, 0);
+        NodeLevel.reduce(local, recv, recv, count, type, reducer, 0);
         if (local.rank() == 0)
         {
             acrossNodes.allReduce(new SubGroup(group, layout.rail(0)), recv, recv, count, type, reducer);
         }
-        tree.broadcast(local, recv, count, type, 0);
+        NodeLevel.broadcast(local, recv, count, type, 0);
     }
 
     /**
@@ -195,13 +194,13 @@ final class HierarchicalAllReduce
         {
             for (int p = 0; p < pieces; p++)
             {
-                RingAlgorithm.reduceScatterInPlace(locals[p], piece[p], chunks[p], reducer);
+                NodeLevel.reduceScatterInPlace(locals[p], piece[p], chunks[p], reducer);
                 reduced.release();
             }
             for (int p = 0; p < pieces; p++)
             {
                 group.await(crossed[p]);
-                RingAlgorithm.allGatherInPlace(locals[p], piece[p], chunks[p]);
+                NodeLevel.allGatherInPlace(locals[p], piece[p], chunks[p], type.size());
             }
             done = true;
         }

@@ -41,9 +41,9 @@ final class HierarchicalBroadcast
         {
             final PeerGroup localGroup = new SubGroup(group, local);
             final int localRoot = layout.localRank(leaders[node]);
-            if (treeWithinNode(local.length, (long)count * type.size()))
+            if (null != ArenaAlgorithm.spanning(localGroup) || treeWithinNode(local.length, (long)count * type.size()))
             {
-                new BinomialTreeAlgorithm().broadcast(localGroup, buf, count, type, localRoot);
+                NodeLevel.broadcast(localGroup, buf, count, type, localRoot);
             }
             else
             {

@@ -63,7 +63,7 @@ final class HierarchicalReduceScatter
             // Within the node, local rank j reduces rail j's N blocks (contiguous, in node order) over its node; the
             // rail's own reduce-scatter then hands each of its ranks its block, reduced over every node.
             final int localRank = layout.localRank(group.rank());
-            RingAlgorithm.reduceScatterInPlace(new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank()))), work,
+            NodeLevel.reduceScatterInPlace(new SubGroup(group, layout.ranksOn(layout.nodeOf(group.rank()))), work,
                 Partition.blocks(nodes * recvCount, layout.mostPerNode(), type.size(), group.segmentBytes()), reducer);
             final ByteBuffer rail = work.slice(localRank * nodes * blockBytes, nodes * blockBytes)
                 .order(ByteOrder.nativeOrder());

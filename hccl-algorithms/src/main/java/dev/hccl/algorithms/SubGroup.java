@@ -1,6 +1,9 @@
 package dev.hccl.algorithms;
 
+import dev.hccl.api.HcclException;
 import dev.hccl.api.RankLayout;
+import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
@@ -187,6 +190,49 @@ final class SubGroup implements PeerGroup
      *
      * @return the layout.
      */
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The parent's arena when this view's ranks are exactly its members, in its order (a node's ranks, as a
+     * hierarchical algorithm's level 0 takes them): member {@code m} is then rank {@code m} here. Else null, since an
+     * arena's steps need every member and no one else.
+     */
+    @Override
+    public NodeArena arena()
+    {
+        final NodeArena whole = parent.arena();
+        if (null == whole || whole.members() != members.length)
+        {
+            return null;
+        }
+        for (int m = 0; m < members.length; m++)
+        {
+            if (whole.rankOf(m) != members[m])
+            {
+                return null;
+            }
+        }
+        return new ArenaView(whole);
+    }
+
+    @Override
+    public void awaitSignal(final int index, final long atLeast, final int writer)
+    {
+        parent.awaitSignal(index, atLeast, members[writer]);
+    }
+
+    @Override
+    public OpDescriptor operation()
+    {
+        return parent.operation();
+    }
+
+    @Override
+    public HcclException mismatch(final int peer, final OpDescriptor theirs)
+    {
+        return parent.mismatch(members[peer], theirs);
+    }
+
     @Override
     public RankLayout layout()
     {

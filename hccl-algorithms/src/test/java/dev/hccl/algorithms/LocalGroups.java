@@ -51,8 +51,8 @@ final class LocalGroups implements AutoCloseable
     /** Their payload bytes. */
     private final AtomicLong crossNodeBytes = new AtomicLong();
     private final Mailbox[] boxes;
-    /** The node arena's memory when every rank is on one node, else null; kept from run to run, as a real one is. */
-    private final ByteBuffer arenaMemory;
+    /** Each node's arena memory, by node; kept from run to run, as a real one is. */
+    private final ByteBuffer[] arenaMemory;
     private final ExecutorService ranks;
     private final ScheduledExecutorService delayer;
 
@@ -84,8 +84,12 @@ final class LocalGroups implements AutoCloseable
         this.segmentBytes = segmentBytes;
         this.jitter = jitterSeed == null ? null : new Random(jitterSeed);
         this.boxes = new Mailbox[size];
-        this.arenaMemory = layout.nodeCount() == 1 ?
-            ByteBuffer.allocateDirect(size * ARENA_REGION_BYTES).order(ByteOrder.nativeOrder()) : null;
+        this.arenaMemory = new ByteBuffer[layout.nodeCount()];
+        for (int node = 0; node < arenaMemory.length; node++)
+        {
+            arenaMemory[node] = ByteBuffer.allocateDirect(layout.sizeOf(node) * ARENA_REGION_BYTES)
+                .order(ByteOrder.nativeOrder());
+        }
         for (int r = 0; r < size; r++)
         {
             boxes[r] = new Mailbox();
@@ -281,13 +285,17 @@ final class LocalGroups implements AutoCloseable
         @Override
         public NodeArena arena()
         {
-            return null == arenaMemory ? null : arena;
+            return arena;
         }
 
         @Override
         public void awaitSignal(final int index, final long atLeast, final int writer)
         {
             checkPeer(writer);
+            if (nodeOfRank[writer] != nodeOfRank[rank])
+            {
+                throw new AssertionError("rank " + rank + " awaits a signal of rank " + writer + " of another node");
+            }
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
             while (arena.signal(index) < atLeast)
             {
@@ -300,25 +308,25 @@ final class LocalGroups implements AutoCloseable
             }
         }
 
-        /** This rank's view of the arena. */
+        /** This rank's view of its node's arena: the node's ranks, in ascending order. */
         private final NodeArena arena = new NodeArena()
         {
             @Override
             public int members()
             {
-                return size;
+                return layout.sizeOf(nodeOfRank[rank]);
             }
 
             @Override
             public int member()
             {
-                return rank;
+                return layout.localRank(rank);
             }
 
             @Override
             public int rankOf(final int member)
             {
-                return member;
+                return layout.ranksOn(nodeOfRank[rank])[member];
             }
 
             @Override
@@ -330,7 +338,7 @@ final class LocalGroups implements AutoCloseable
             @Override
             public ByteBuffer memory()
             {
-                return arenaMemory;
+                return arenaMemory[nodeOfRank[rank]];
             }
 
             @Override

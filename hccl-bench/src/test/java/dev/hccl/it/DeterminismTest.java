@@ -1,6 +1,7 @@
 package dev.hccl.it;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.ArenaAlgorithm;
 import dev.hccl.api.Fp8Floats;
 import dev.hccl.api.HalfFloats;
 import dev.hccl.api.CommConfig;
@@ -10,6 +11,7 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -31,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code HCCL_DETERMINISTIC=true}: floating-point reductions of random (inexact) values give bitwise the same result
  * on every rank, in every repetition, over TCP and over the in-JVM transport alike (whose messages arrive in quite
- * different orders), for every all-reduce algorithm forced in turn and for the automatic choice.
+ * different orders), for every all-reduce algorithm forced in turn and for the automatic choice; over shared memory
+ * too, which gives TCP's bits unless the node arena runs (forced, or chosen), which reduces in an order of its own.
  */
 @Timeout(600)
 class DeterminismTest
@@ -65,10 +68,18 @@ class DeterminismTest
     {
         final byte[][] tcp = runAllReduce(openTcp(algo), type, count);
         final byte[][] inJvm = runAllReduce(Hccl.initAll(RANKS, config(algo, -1, 0).worldSize(RANKS).conclude()), type, count);
+        final byte[][] shm = runAllReduce(open(algo, false), type, count);
+        // Over shared memory the node arena may run where the others pass messages, in an order of its own.
+        final boolean arenaOverShm = algo.equals(ArenaAlgorithm.NAME) || algo.equals(AlgorithmCatalog.AUTOMATIC);
         for (int r = 0; r < RANKS; r++)
         {
             assertArrayEquals(tcp[0], tcp[r], "rank " + r + " differs from rank 0 over TCP");
             assertArrayEquals(tcp[0], inJvm[r], "rank " + r + " in the JVM differs from TCP");
+            assertArrayEquals(shm[0], shm[r], "rank " + r + " differs from rank 0 over shared memory");
+            if (!arenaOverShm)
+            {
+                assertArrayEquals(tcp[0], shm[r], "rank " + r + " over shared memory differs from TCP");
+            }
         }
         assertTrue(!Arrays.equals(tcp[0], new byte[tcp[0].length]), "the result must not be all zero");
     }
@@ -77,7 +88,8 @@ class DeterminismTest
     @MethodSource("reductions")
     void reduceScatterAndReduceGiveTheSameBitsEveryTime(final Operation op) throws Exception
     {
-        final List<Communicator> comms = openTcp(AlgorithmCatalog.AUTOMATIC);
+        // Over shared memory: the node arena's reduce-scatter and reduce.
+        final List<Communicator> comms = open(AlgorithmCatalog.AUTOMATIC, false);
         try
         {
             final int count = 30_011;
@@ -156,8 +168,15 @@ class DeterminismTest
 
     private static List<Communicator> openTcp(final String algo) throws Exception
     {
+        return open(algo, true);
+    }
+
+    /** Ranks as threads with a real rendezvous: over TCP alone, or over shared memory (and its node arena). */
+    private static List<Communicator> open(final String algo, final boolean tcpOnly) throws Exception
+    {
         final int port = TcpConformanceTest.freePort();
-        return Ranks.run(RANKS, 120, rank -> Hccl.init(config(algo, rank, port).conclude()));
+        return Ranks.run(RANKS, 120, rank -> Hccl.init(config(algo, rank, port)
+            .set(ShmTransportProvider.DISABLE, tcpOnly).conclude()));
     }
 
     private static CommConfigBuilder config(final String algo, final int rank, final int port)

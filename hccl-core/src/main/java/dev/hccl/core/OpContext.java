@@ -7,9 +7,10 @@ import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
-import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
+import dev.hccl.api.spi.WaitPolicy;
+import dev.hccl.core.mailbox.ClosingRecords;
 
 import java.nio.ByteBuffer;
 
@@ -118,19 +119,18 @@ final class OpContext implements PeerGroup
     /**
      * {@inheritDoc}
      * <p>
-     * The communicator's node arena when its members are exactly this communicator's ranks (every rank on one node).
+     * The communicator's node arena: its members' ranks are the root communicator's, which are this communicator's.
      */
     @Override
     public NodeArena arena()
     {
-        final NodeArena arena = comm.nodeArena();
-        return null != arena && arena.members() == comm.worldSize() ? arena : null;
+        return comm.nodeArena();
     }
 
     @Override
     public void awaitSignal(final int index, final long atLeast, final int writer)
     {
-        final NodeArena arena = arena();
+        final NodeArena arena = comm.nodeArena();
         if (null == arena)
         {
             throw new IllegalStateException("rank " + comm.rank() + " has no node arena in " + this);
@@ -143,15 +143,18 @@ final class OpContext implements PeerGroup
 
     /**
      * The slow path: waits as the policy says, never longer than a park at a time, since nothing wakes a thread when
-     * a signal in shared memory changes; the failure state is read on every turn, so a failed communicator (a peer
-     * whose death the transport noticed, an abort) ends the wait within a park. The wait is registered for the stall
-     * reports only once it has lasted {@link #SIGNAL_REPORT_AFTER_NANOS}: the usual wait is shorter, and allocates
-     * nothing.
+     * a signal in shared memory changes. Between looks it polls the transports when this thread may drive them (it
+     * usually holds them for its whole operation, so nobody else would read a peer's ABORT, GOODBYE or closing
+     * record), and it reads the failure state, so a failed communicator ends the wait within a park. The wait is
+     * registered for the stall reports only once it has lasted {@link #SIGNAL_REPORT_AFTER_NANOS}: the usual wait is
+     * shorter, and allocates nothing.
      */
     private void awaitSignalWaiting(final NodeArena arena, final int index, final long atLeast, final int writer)
     {
         final Whereabouts whereabouts = comm.whereabouts();
         final WaitPolicy policy = comm.waitPolicy();
+        final ProgressEngine engine = comm.progressEngine();
+        final boolean driving = null != engine && engine.enter();
         final long start = System.nanoTime();
         final long deadline = start + comm.execTimeoutNanos();
         boolean reported = false;
@@ -160,6 +163,10 @@ final class OpContext implements PeerGroup
             long now = start;
             while (arena.signal(index) < atLeast)
             {
+                if (driving)
+                {
+                    engine.poll(0);
+                }
                 final HcclException failed = comm.failures().get();
                 if (null != failed)
                 {
@@ -168,13 +175,17 @@ final class OpContext implements PeerGroup
                 final long left = deadline - now;
                 if (left <= 0)
                 {
-                    throw signalTimedOut(writer, index, atLeast, comm.survey(whereabouts.now(), false));
+                    throw signalTimedOut(writer, index, atLeast, comm.survey(whereabouts.now(), driving));
                 }
-                if (!reported && now - start >= SIGNAL_REPORT_AFTER_NANOS)
+                if (now - start >= SIGNAL_REPORT_AFTER_NANOS)
                 {
-                    reported = true;
-                    whereabouts.waiting(desc, seq, writer, "rank " + writer + "'s signal at byte " + index +
-                        " of the node arena to reach " + atLeast);
+                    if (!reported)
+                    {
+                        reported = true;
+                        whereabouts.waiting(desc, seq, writer, "rank " + writer + "'s signal at byte " + index +
+                            " of the node arena to reach " + atLeast);
+                    }
+                    closedEarly(writer);
                 }
                 policy.idle(SignalPark.ENGINE, now - start, left);
                 now = System.nanoTime();
@@ -182,10 +193,29 @@ final class OpContext implements PeerGroup
         }
         finally
         {
+            if (driving)
+            {
+                engine.exit();
+            }
             if (reported)
             {
                 whereabouts.stopped();
             }
+        }
+    }
+
+    /**
+     * Fails the operation when the rank waited for closed its communicator before issuing it: with no receive posted
+     * for it, the mailbox cannot tell from its closing record that this wait never ends.
+     */
+    private void closedEarly(final int writer)
+    {
+        final long issued = comm.wire().issuedBeforeClosing(writer);
+        if (issued >= 0 && seq >= issued)
+        {
+            throw comm.failures().failInOperation(new HcclException(ErrorCode.E_REMOTE, comm.rank(), writer,
+                desc.operation(), seq, ClosingRecords.closedWhileWaiting(issued, seq).replace("{peer}",
+                "rank " + writer), null));
         }
     }
 
@@ -199,6 +229,27 @@ final class OpContext implements PeerGroup
             "at byte " + index + " of the node arena to reach " + atLeast + " in " + desc + "; " +
             (finding.culprit() >= 0 ? "" : "rank " + writer + " may be hung or not issuing the same operations; ") +
             finding.account(), null));
+    }
+
+    @Override
+    public OpDescriptor operation()
+    {
+        return desc;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * In the mailbox's words for the same finding, with this operation's sequence number; the communicator fails.
+     */
+    @Override
+    public HcclException mismatch(final int peer, final OpDescriptor theirs)
+    {
+        return comm.failures().failInOperation(new HcclException(ErrorCode.E_MISMATCH, comm.rank(), peer,
+            desc.operation(), seq, "operation mismatch at #" + seq + ": rank " + peer + " issued " +
+            (null == theirs ? "an operation whose fingerprint in the node arena cannot be read" : theirs) +
+            " while this rank issued " + desc + "; every rank must issue the same collectives in the same order",
+            null));
     }
 
     /** The timeout's error, naming the rank that the peers' positions show at fault (or the one waited for). */

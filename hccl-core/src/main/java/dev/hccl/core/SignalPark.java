@@ -7,8 +7,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * What a wait for a signal in the node arena hands its {@link dev.hccl.api.spi.WaitPolicy}: an engine with no I/O
  * that parks for the time asked and does not wake on arrival, so that the policy spins, yields, then parks in short
- * growing naps, as it does over shared-memory rings. The transports meanwhile are driven by their own threads (the
- * shared-memory watch), which notice a peer's death.
+ * growing naps, as it does over shared-memory rings. The waiting thread polls the transports itself between naps
+ * when it drives them.
  */
 final class SignalPark implements ProgressEngine
 {

@@ -67,4 +67,15 @@ final class Wire
     {
         mailbox.post(globalRanks[peer], seq, tag, desc, dst, offset, length, reducer, left, leftOffset, request);
     }
+
+    /**
+     * How many collectives a peer said it issued when it closed its communicator.
+     *
+     * @param peer the peer, in this communicator.
+     * @return the count, or -1 while it has not closed.
+     */
+    long issuedBeforeClosing(final int peer)
+    {
+        return mailbox.closings().issuedBy(globalRanks[peer]);
+    }
 }

@@ -46,6 +46,12 @@ class AlgorithmSelectorTest
         return new AlgorithmSelector(AlgoOverride.parse(spec, CATALOG), layout, false);
     }
 
+    /** A selector for ranks that share a node arena (on one node; across nodes only the levels could use it). */
+    private static AlgorithmSelector forcingWithArena(final String spec, final RankLayout layout)
+    {
+        return new AlgorithmSelector(AlgoOverride.parse(spec, CATALOG), layout, false, LinkCosts.DEFAULTS, true);
+    }
+
     private static AlgorithmSelector automatic(final int worldSize)
     {
         return forcing(null, RankLayout.singleNode(worldSize));
@@ -77,11 +83,22 @@ class AlgorithmSelectorTest
             {
                 final CollectiveAlgorithm expected = CATALOG.find(op, name, AlgorithmCatalog.roleOf(op));
                 final String perOp = op.displayName().toLowerCase(Locale.ROOT) + "=" + name;
+                final boolean needsArena = expected instanceof CostedAlgorithm costed && costed.needsNodeArena();
                 for (final long bytes : new long[] {0, 8, 4096, 1 << 20})
                 {
                     final RankLayout one = RankLayout.singleNode(4);
-                    assertSame(expected, chosen(forcing(perOp, one), op, bytes), perOp + " at " + bytes);
-                    assertSame(expected, chosen(forcing(name, one), op, bytes), name + " at " + bytes);
+                    assertSame(expected, chosen(forcingWithArena(perOp, one), op, bytes), perOp + " at " + bytes);
+                    assertSame(expected, chosen(forcingWithArena(name, one), op, bytes), name + " at " + bytes);
+                    final AlgorithmChoice choice = forcingWithArena(name, one).choice(op, bytes);
+                    assertEquals(true, choice.forced(), choice.toString());
+                    assertEquals(CATALOG.nameOf(op, expected), choice.algorithm());
+                    if (needsArena)
+                    {
+                        // No arena spans two nodes, nor ranks that share none: the cost model decides there.
+                        assertFalse(forcingWithArena(name, TWO_BY_TWO).choice(op, bytes).forced(), name);
+                        assertFalse(forcing(name, one).choice(op, bytes).forced(), name);
+                        continue;
+                    }
                     // Across nodes a bare name forces that algorithm over all ranks; the level form composes the
                     // levels as HCCL does, for the operations the hierarchy has.
                     assertSame(expected, chosen(forcing(name, TWO_BY_TWO), op, bytes), "bare across nodes: " + name);
@@ -96,10 +113,24 @@ class AlgorithmSelectorTest
                     {
                         assertSame(expected, levels, "level1 across nodes: " + name);
                     }
-                    final AlgorithmChoice choice = forcing(name, one).choice(op, bytes);
-                    assertEquals(true, choice.forced(), choice.toString());
-                    assertEquals(CATALOG.nameOf(op, expected), choice.algorithm());
                 }
+            }
+        }
+    }
+
+    @Test
+    void theArenaIsWeighedOnlyWhereTheRanksShareOne()
+    {
+        for (final Operation op : List.of(Operation.ALL_REDUCE, Operation.ALL_GATHER, Operation.REDUCE_SCATTER,
+            Operation.BROADCAST, Operation.REDUCE, Operation.BARRIER))
+        {
+            for (final long bytes : new long[] {8, 64 * 1024, MIB, 64 * MIB})
+            {
+                assertEquals("arena", forcingWithArena(null, RankLayout.singleNode(4)).choice(op, bytes).algorithm(),
+                    op + " at " + bytes + " on one node with an arena");
+                assertFalse(automatic(4).choice(op, bytes).predictedSeconds().containsKey("arena"), op + " without");
+                assertFalse(forcingWithArena(null, TWO_BY_TWO).choice(op, bytes).predictedSeconds().containsKey("arena"),
+                    op + " across nodes");
             }
         }
     }
@@ -349,8 +380,10 @@ class AlgorithmSelectorTest
         final String text = choice.describe();
         for (final String name : CATALOG.namesFor(Operation.ALL_REDUCE))
         {
-            final boolean candidate = !name.equals("hierarchical") && !name.equals("fullmesh") &&
-                CATALOG.find(Operation.ALL_REDUCE, name, CostedAlgorithm.class) != null;
+            final CostedAlgorithm costed = CATALOG.find(Operation.ALL_REDUCE, name, CostedAlgorithm.class);
+            // Not weighed: hierarchical on one node, fullmesh above its limit, the arena where none is shared.
+            final boolean candidate = !name.equals("hierarchical") && !name.equals("fullmesh") && costed != null &&
+                !costed.needsNodeArena();
             assertEquals(candidate, text.contains(name + " "), name + " in: " + text);
         }
         assertEquals(true, text.startsWith("H-D_R (cost model: "), text);

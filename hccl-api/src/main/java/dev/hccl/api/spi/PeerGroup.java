@@ -1,5 +1,8 @@
 package dev.hccl.api.spi;
 
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
 
 import java.nio.ByteBuffer;
@@ -107,8 +110,9 @@ public interface PeerGroup
     void await(Request request);
 
     /**
-     * The memory this group's ranks share on their node, when they all run on one node and the transports offer it
-     * ({@link NodeArena}): member {@code i} is rank {@code i} of this group. Only the operation's thread uses it.
+     * The memory this rank shares with the ranks of this group on its node, when the transports offer it
+     * ({@link NodeArena}): member {@code m} is rank {@link NodeArena#rankOf rankOf(m)} of this group, and the members
+     * are fewer than the group's ranks when the group spans nodes. Only the operation's thread uses it.
      *
      * @return the arena, or null when there is none (the default): the algorithm then passes messages.
      */
@@ -124,13 +128,42 @@ public interface PeerGroup
      *
      * @param index   the signal's byte index in the arena's memory.
      * @param atLeast the value awaited; signals only grow.
-     * @param writer  the rank of this group that writes the signal, named when the wait fails.
+     * @param writer  the rank of this group that writes the signal (a member), named when the wait fails.
      * @throws dev.hccl.api.HcclException when the communicator failed or the wait timed out.
      * @throws IllegalStateException      when this group has no arena.
      */
     default void awaitSignal(final int index, final long atLeast, final int writer)
     {
         throw new IllegalStateException("this group has no node arena");
+    }
+
+    /**
+     * The operation this group runs, as every rank must issue it: what an algorithm that passes no messages (the node
+     * arena's) shows its peers, so that ranks that issued different operations fail instead of mixing their data.
+     *
+     * @return the operation's fingerprint, or null when not known (the default): nothing is then checked.
+     */
+    default OpDescriptor operation()
+    {
+        return null;
+    }
+
+    /**
+     * The error for a peer found running another operation than this rank's {@link #operation()}; the algorithm
+     * throws it, and the communicator fails with it.
+     *
+     * @param peer   the rank of this group that runs it.
+     * @param theirs what it runs, or null when what it shows cannot be read.
+     * @return the exception, {@link ErrorCode#E_MISMATCH}, naming both operations.
+     */
+    default HcclException mismatch(final int peer, final OpDescriptor theirs)
+    {
+        final OpDescriptor mine = operation();
+        return new HcclException(ErrorCode.E_MISMATCH, rank(), peer,
+            null == mine ? Operation.INIT : mine.operation(), HcclException.NO_SEQUENCE,
+            "operation mismatch: rank " + peer + " issued " + (null == theirs ? "an unreadable operation" : theirs) +
+            " while this rank issued " + mine + "; every rank must issue the same collectives in the same order",
+            null);
     }
 
     /**

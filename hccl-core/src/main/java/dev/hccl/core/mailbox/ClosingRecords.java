@@ -109,7 +109,7 @@ public final class ClosingRecords
      * @param from the peer, in the root communicator.
      * @return the count, or -1 while it has not closed.
      */
-    synchronized long issuedBy(final int from)
+    public synchronized long issuedBy(final int from)
     {
         return records[from] == null ? -1 : records[from].count;
     }
@@ -164,8 +164,14 @@ public final class ClosingRecords
         return count >= 0 && op != Operation.SEND && op != Operation.RECV && recv.seq >= count;
     }
 
-    /** Why a receive from a peer that closed after {@code count} collectives never completes. */
-    static String closedWhileWaiting(final long count, final long seq)
+    /**
+     * Why a wait for a peer that closed after {@code count} collectives never ends.
+     *
+     * @param count what the peer issued.
+     * @param seq   the collective waiting.
+     * @return the reason, the peer written {@code {peer}}.
+     */
+    public static String closedWhileWaiting(final long count, final long seq)
     {
         return "{peer} closed its communicator after issuing " + count + " collectives, while this rank waits for " +
             "its data in collective #" + seq + ": every rank must issue the same collectives (did {peer} fail, or " +
