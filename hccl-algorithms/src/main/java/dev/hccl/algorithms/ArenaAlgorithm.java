@@ -2,8 +2,6 @@ package dev.hccl.algorithms;
 
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
-import dev.hccl.api.ErrorCode;
-import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.spi.AllGatherAlgorithm;
 import dev.hccl.api.spi.AllReduceAlgorithm;
@@ -91,14 +89,9 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         {
             return;
         }
-        enter(group, arena, Operation.ALL_REDUCE);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.ALL_REDUCE))
         {
-            reduceInArena(group, arena, send, recv, count, type.size(), reducer, -1);
-        }
-        finally
-        {
-            arena.exit();
+            reduceInArena(steps, group, arena, send, recv, count, type.size(), reducer, -1);
         }
     }
 
@@ -121,26 +114,20 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             }
             return;
         }
-        enter(group, arena, Operation.REDUCE);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.REDUCE))
         {
-            reduceInArena(group, arena, send, recv, count, type.size(), reducer, root);
-        }
-        finally
-        {
-            arena.exit();
+            reduceInArena(steps, group, arena, send, recv, count, type.size(), reducer, root);
         }
     }
 
     /**
      * All-reduce ({@code root} -1) or reduce to {@code root}, piece by piece.
      */
-    private static void reduceInArena(
+    private static void reduceInArena(final ArenaSteps steps,
         final PeerGroup group, final NodeArena arena, final ByteBuffer send, final ByteBuffer recv, final int count,
         final int size, final Reducer reducer, final int root)
     {
         final ByteBuffer memory = arena.memory();
-        final ArenaSteps steps = new ArenaSteps(group, arena);
         final int n = group.size();
         final int me = group.rank();
         final int pieceElements = pieceBytes(steps) / size;
@@ -229,11 +216,9 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         {
             return;
         }
-        enter(group, arena, Operation.REDUCE_SCATTER);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.REDUCE_SCATTER))
         {
             final ByteBuffer memory = arena.memory();
-            final ArenaSteps steps = new ArenaSteps(group, arena);
             final int n = group.size();
             final int me = group.rank();
             final int size = type.size();
@@ -259,10 +244,6 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 steps.done();
             }
         }
-        finally
-        {
-            arena.exit();
-        }
     }
 
     @Override
@@ -279,11 +260,9 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         {
             return;
         }
-        enter(group, arena, Operation.ALL_GATHER);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.ALL_GATHER))
         {
             final ByteBuffer memory = arena.memory();
-            final ArenaSteps steps = new ArenaSteps(group, arena);
             final int n = group.size();
             final int me = group.rank();
             final int size = type.size();
@@ -304,10 +283,6 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 steps.done();
             }
         }
-        finally
-        {
-            arena.exit();
-        }
     }
 
     @Override
@@ -324,11 +299,9 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         {
             return;
         }
-        enter(group, arena, Operation.BROADCAST);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.BROADCAST))
         {
             final ByteBuffer memory = arena.memory();
-            final ArenaSteps steps = new ArenaSteps(group, arena);
             final int me = group.rank();
             final int size = type.size();
             final int pieceElements = pieceBytes(steps) / size;
@@ -350,10 +323,6 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 steps.done();
             }
         }
-        finally
-        {
-            arena.exit();
-        }
     }
 
     @Override
@@ -369,18 +338,12 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         {
             return;
         }
-        enter(group, arena, Operation.BARRIER);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.BARRIER))
         {
-            final ArenaSteps steps = new ArenaSteps(group, arena);
             steps.begin();
             steps.posted();
             steps.awaitAllPosted();
             steps.done();
-        }
-        finally
-        {
-            arena.exit();
         }
     }
 
@@ -401,20 +364,6 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
     static int pieceBytes(final ArenaSteps steps)
     {
         return (int)Math.min(steps.halfBytes(), TuningTable.ARENA_PIECE_BYTES);
-    }
-
-    /**
-     * Enters the arena for an operation.
-     *
-     * @throws HcclException {@link ErrorCode#E_UNAVAIL} once the arena is closing.
-     */
-    static void enter(final PeerGroup group, final NodeArena arena, final Operation operation)
-    {
-        if (!arena.enter())
-        {
-            throw new HcclException(ErrorCode.E_UNAVAIL, group.rank(), HcclException.UNKNOWN_RANK, operation,
-                HcclException.NO_SEQUENCE, "the node arena is closed: the communicator is closing", null);
-        }
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.hccl.algorithms;
 
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
 import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
@@ -13,7 +16,11 @@ import java.nio.ByteBuffer;
  * <b>Layout.</b> Each member's region starts with three signals, each on a cache line of its own and written by that
  * member alone: {@code POSTED} (the last step whose data it has written into its region), {@code REDUCED} (the last
  * step whose slice it has reduced in place) and {@code DONE} (the last step in which it finished reading the others'
- * regions). Two data halves follow; step {@code k} uses half {@code k & 1} of every region.
+ * regions). Then the operation of each step parity, as its member issued it (its codes and root, its count), written
+ * before {@code POSTED}: a member that reads another's {@code POSTED} compares that operation with its own, so that
+ * ranks that issued different operations fail ({@link PeerGroup#mismatch}) instead of mixing their data, as the
+ * mailbox's fingerprints do for messages. Two data halves follow; step {@code k} uses half {@code k & 1} of every
+ * region.
  * <p>
  * <b>Steps.</b> Every member takes the same steps, numbered from 1 for the arena's life: a collective takes as many
  * as its size needs, the same on every member, and a member keeps its count in its own {@code DONE} signal, so that
@@ -22,9 +29,10 @@ import java.nio.ByteBuffer;
  * and so consecutive operations, need no barrier, and a member runs at most one step ahead of the slowest (double
  * buffering). Signals only grow, and a member waits for a value, never for a change, so a wait cannot miss one.
  * <p>
- * Not thread-safe: one per operation, on the operation's thread.
+ * Not thread-safe: one per operation, on the operation's thread, made by {@link #enter} and closed when the
+ * operation is done with the arena.
  */
-final class ArenaSteps
+final class ArenaSteps implements AutoCloseable
 {
     /** Bytes of one cache line, which each signal has to itself. */
     static final int LINE = 64;
@@ -50,12 +58,42 @@ final class ArenaSteps
     private final long operationCodes;
 
     /**
-     * The steps of one operation.
+     * Enters the arena for one operation's steps ({@link NodeArena#enter()}); {@link #close()} leaves it.
      *
-     * @param group the ranks: {@link PeerGroup#arena()}'s members.
-     * @param arena the arena.
+     * @param group     the ranks: the arena's members.
+     * @param arena     the arena.
+     * @param operation the operation, named when the arena is closing.
+     * @return the steps.
+     * @throws HcclException {@link ErrorCode#E_UNAVAIL} once the arena is closing.
      */
-    ArenaSteps(final PeerGroup group, final NodeArena arena)
+    static ArenaSteps enter(final PeerGroup group, final NodeArena arena, final Operation operation)
+    {
+        if (!arena.enter())
+        {
+            throw new HcclException(ErrorCode.E_UNAVAIL, group.rank(), HcclException.UNKNOWN_RANK, operation,
+                HcclException.NO_SEQUENCE, "the node arena is closed: the communicator is closing", null);
+        }
+        try
+        {
+            return new ArenaSteps(group, arena);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            arena.exit();
+            throw ex;
+        }
+    }
+
+    /**
+     * Leaves the arena: no access to its memory follows.
+     */
+    @Override
+    public void close()
+    {
+        arena.exit();
+    }
+
+    private ArenaSteps(final PeerGroup group, final NodeArena arena)
     {
         this.group = group;
         this.arena = arena;

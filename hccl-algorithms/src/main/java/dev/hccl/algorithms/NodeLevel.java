@@ -47,11 +47,9 @@ final class NodeLevel
             RingAlgorithm.reduceScatterInPlace(group, work, chunks, reducer);
             return;
         }
-        ArenaAlgorithm.enter(group, arena, Operation.REDUCE_SCATTER);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.REDUCE_SCATTER))
         {
             final ByteBuffer memory = arena.memory();
-            final ArenaSteps steps = new ArenaSteps(group, arena);
             final int n = group.size();
             final int me = group.rank();
             final int size = reducer.elementSize();
@@ -79,10 +77,6 @@ final class NodeLevel
                 steps.done();
             }
         }
-        finally
-        {
-            arena.exit();
-        }
     }
 
     /**
@@ -101,11 +95,9 @@ final class NodeLevel
             RingAlgorithm.allGatherInPlace(group, work, chunks);
             return;
         }
-        ArenaAlgorithm.enter(group, arena, Operation.ALL_GATHER);
-        try
+        try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.ALL_GATHER))
         {
             final ByteBuffer memory = arena.memory();
-            final ArenaSteps steps = new ArenaSteps(group, arena);
             final int n = group.size();
             final int me = group.rank();
             final int per = Math.max(1, ArenaAlgorithm.pieceBytes(steps) / size);
@@ -130,10 +122,6 @@ final class NodeLevel
                 }
                 steps.done();
             }
-        }
-        finally
-        {
-            arena.exit();
         }
     }
 

@@ -145,7 +145,8 @@ final class OpContext implements PeerGroup
      * The slow path: waits as the policy says, never longer than a park at a time, since nothing wakes a thread when
      * a signal in shared memory changes. Between looks it polls the transports when this thread may drive them (it
      * usually holds them for its whole operation, so nobody else would read a peer's ABORT, GOODBYE or closing
-     * record), and it reads the failure state, so a failed communicator ends the wait within a park. The wait is
+     * record), and it reads the failure state, so a failed communicator ends the wait within a park. An interrupt is
+     * held aside and restored at the end, so that the parks still park. The wait is
      * registered for the stall reports only once it has lasted {@link #SIGNAL_REPORT_AFTER_NANOS}: the usual wait is
      * shorter, and allocates nothing.
      */
@@ -154,6 +155,8 @@ final class OpContext implements PeerGroup
         final Whereabouts whereabouts = comm.whereabouts();
         final WaitPolicy policy = comm.waitPolicy();
         final ProgressEngine engine = comm.progressEngine();
+        // Held aside for the whole wait, as Request.await does: a park returns at once on an interrupted thread.
+        boolean interrupted = Thread.interrupted();
         final boolean driving = null != engine && engine.enter();
         final long start = System.nanoTime();
         final long deadline = start + comm.execTimeoutNanos();
@@ -188,6 +191,7 @@ final class OpContext implements PeerGroup
                     closedEarly(writer);
                 }
                 policy.idle(SignalPark.ENGINE, now - start, left);
+                interrupted |= Thread.interrupted();
                 now = System.nanoTime();
             }
         }
@@ -200,6 +204,10 @@ final class OpContext implements PeerGroup
             if (reported)
             {
                 whereabouts.stopped();
+            }
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -140,13 +140,26 @@ final class ShmArena implements NodeArena
                 inside.addAndGet(CLOSING);
             }
             final long deadline = System.nanoTime() + waitNanos;
-            while (inside.get() != CLOSING)
+            // Held aside while waiting: a park returns at once on an interrupted thread.
+            boolean interrupted = Thread.interrupted();
+            try
             {
-                if (System.nanoTime() - deadline >= 0)
+                while (inside.get() != CLOSING)
                 {
-                    return false;
+                    if (System.nanoTime() - deadline >= 0)
+                    {
+                        return false;
+                    }
+                    LockSupport.parkNanos(CLOSE_POLL_NANOS);
+                    interrupted |= Thread.interrupted();
                 }
-                LockSupport.parkNanos(CLOSE_POLL_NANOS);
+            }
+            finally
+            {
+                if (interrupted)
+                {
+                    Thread.currentThread().interrupt();
+                }
             }
             file.unmap();
             return true;
