@@ -33,7 +33,7 @@ class ArenaAlgorithmTest
     private static final Reducer SUM = Reducers.of(DataType.INT32, ReduceOp.SUM);
     private static final int OPERATIONS = 300;
     /** Elements of up to several steps of {@link LocalGroups#ARENA_REGION_BYTES}' halves. */
-    private static final int MAX_COUNT = 3000;
+    private static final int MAX_COUNT = 12_000;
 
     private enum Kind
     {

@@ -21,6 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Test support: {@code n} ranks as threads, each with a {@link PeerGroup} over memory, so that an algorithm can be
@@ -34,10 +35,13 @@ final class LocalGroups implements AutoCloseable
     /** How long a wait may last before the test calls the algorithm hung. */
     static final long WAIT_SECONDS = 60;
     /**
-     * Each rank's region in the node arena that ranks on one node share: small, so that the large counts take many
-     * steps of the arena's protocol.
+     * Each rank's region in the node arena that ranks on one node share: small, so that the large counts take
+     * several steps of the arena's protocol (halves of 16,256 bytes).
      */
-    static final int ARENA_REGION_BYTES = 8192;
+    static final int ARENA_REGION_BYTES = 32 * 1024;
+    /** Looks at a signal between naps of a waiting rank, after its first spins. */
+    private static final int SIGNAL_SPINS = 64;
+    private static final long SIGNAL_NAP_NANOS = 20_000;
 
     private final int size;
     private final int segmentBytes;
@@ -297,6 +301,9 @@ final class LocalGroups implements AutoCloseable
                 throw new AssertionError("rank " + rank + " awaits a signal of rank " + writer + " of another node");
             }
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            // Spins a little, then naps, as the real wait does where ranks outnumber cores (these ranks are threads
+            // on a busy machine: yielding alone would take the cores from the rank that is to signal).
+            int turns = 0;
             while (arena.signal(index) < atLeast)
             {
                 if (System.nanoTime() - deadline > 0)
@@ -304,7 +311,14 @@ final class LocalGroups implements AutoCloseable
                     throw new AssertionError("rank " + rank + " waited " + WAIT_SECONDS + " s for rank " + writer +
                         "'s signal at " + index + " to reach " + atLeast + "; it is " + arena.signal(index));
                 }
-                Thread.yield();
+                if (++turns < SIGNAL_SPINS)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    LockSupport.parkNanos(SIGNAL_NAP_NANOS);
+                }
             }
         }
 
