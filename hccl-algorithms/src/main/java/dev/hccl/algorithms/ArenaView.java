@@ -63,6 +63,18 @@ final class ArenaView implements NodeArena
     }
 
     @Override
+    public void markFailed()
+    {
+        whole.markFailed();
+    }
+
+    @Override
+    public int failedMember()
+    {
+        return whole.failedMember();
+    }
+
+    @Override
     public long signal(final int index)
     {
         return whole.signal(index);

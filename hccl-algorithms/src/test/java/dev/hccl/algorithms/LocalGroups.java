@@ -365,6 +365,18 @@ final class LocalGroups implements AutoCloseable
             public void exit()
             {
             }
+
+            @Override
+            public void markFailed()
+            {
+                throw new AssertionError("rank " + rank + ": no communicator fails in these groups");
+            }
+
+            @Override
+            public int failedMember()
+            {
+                return -1;
+            }
         };
 
         private void checkPeer(final int peer)

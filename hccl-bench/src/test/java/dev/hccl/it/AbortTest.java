@@ -4,6 +4,7 @@ import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
+import dev.hccl.api.ReduceOp;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
@@ -12,9 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * ncclCommAbort: abort() from another thread ends every wait on the communicator at once, here and on the peers,
- * over TCP; a send held by the rendezvous protocol (its receive never posted) ends too.
+ * over TCP; a send held by the rendezvous protocol (its receive never posted) ends too. In the node arena, a peer
+ * does not complete the aborted operation with what it had posted.
  */
 @Timeout(120)
 class AbortTest
@@ -83,5 +88,92 @@ class AbortTest
                 return null;
             });
         }
+    }
+
+    @Test
+    void aPeerDoesNotCompleteWithWhatAnAbortedOperationPostedInTheNodeArena() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final int count = 1024; // one round of signals: every rank reads every rank's data as soon as it is posted
+        final List<Communicator> comms = Ranks.run(2, 60, rank -> Hccl.init(CommConfig.builder()
+            .environment(Map.of()).rank(rank).worldSize(2).masterAddr("127.0.0.1").masterPort(port)
+            .algo("allreduce=arena").execTimeout(Duration.ofSeconds(100)).connectTimeout(Duration.ofSeconds(60))
+            .conclude()));
+        try
+        {
+            final AtomicReference<Throwable> aborted = new AtomicReference<>();
+            final Thread posting = new Thread(() ->
+            {
+                try
+                {
+                    final ByteBuffer data = floats(count, 1);
+                    comms.get(0).allReduce(data, data, count, DataType.FP32, ReduceOp.SUM);
+                }
+                catch (final Throwable ex)
+                {
+                    aborted.set(ex);
+                }
+            }, "posting");
+            posting.start();
+            // Rank 0 has posted its data in the arena and waits for rank 1's, which has issued nothing yet.
+            awaitWaitingForASignal(posting);
+            comms.get(0).abort();
+            // Rank 1's reason to fail is on its way over the link; the arena already holds everything its operation
+            // would read.
+            final ByteBuffer data = floats(count, 2);
+            final HcclException remote = assertThrows(HcclException.class,
+                () -> comms.get(1).allReduce(data, data, count, DataType.FP32, ReduceOp.SUM),
+                "rank 1 completed an operation that rank 0 had aborted");
+            assertEquals(ErrorCode.E_REMOTE, remote.errorCode(), remote.getMessage());
+            assertTrue(remote.getMessage().contains("rank 0 failed: ") &&
+                remote.getMessage().contains("aborted by the application"), remote.getMessage());
+            posting.join(TimeUnit.SECONDS.toMillis(30));
+            assertTrue(aborted.get() instanceof HcclException, "rank 0: " + aborted.get());
+            assertEquals(ErrorCode.E_UNAVAIL, ((HcclException)aborted.get()).errorCode(), aborted.get().getMessage());
+        }
+        finally
+        {
+            Ranks.onEach(comms, 60, comm ->
+            {
+                try
+                {
+                    comm.close();
+                }
+                catch (final HcclException expected)
+                {
+                    // the abort, told again
+                }
+                return null;
+            });
+        }
+    }
+
+    private static ByteBuffer floats(final int count, final float value)
+    {
+        final ByteBuffer b = ByteBuffer.allocateDirect(count * Float.BYTES).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < count; i++)
+        {
+            b.putFloat(i * Float.BYTES, value);
+        }
+        return b;
+    }
+
+    /** Waits until {@code t} waits for a signal of the node arena, as its stack shows. */
+    private static void awaitWaitingForASignal(final Thread t) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline)
+        {
+            for (final StackTraceElement frame : t.getStackTrace())
+            {
+                if (frame.getClassName().equals("dev.hccl.core.OpContext") &&
+                    frame.getMethodName().equals("awaitSignalWaiting"))
+                {
+                    return;
+                }
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError(t.getName() + " never waited for a signal of the node arena");
     }
 }

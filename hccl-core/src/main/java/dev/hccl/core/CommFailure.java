@@ -2,6 +2,7 @@ package dev.hccl.core;
 
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.core.mailbox.Fault;
 import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.Mailbox;
@@ -16,8 +17,8 @@ import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
 
 /**
- * A communicator's failure state: set once, told to every peer before anything here wakes, then given to every posted
- * receive and every wait in progress; {@code close} waits until the peers have been told. It is also where the
+ * A communicator's failure state: set once, marked in the node arena and told to every peer before anything here
+ * wakes, then given to every posted receive and every wait in progress; {@code close} waits until the peers have been told. It is also where the
  * mailbox's faults become the user's {@link HcclException}: the peer in this communicator's numbering, the operation
  * running and its sequence number, the transport's exception as cause.
  */
@@ -30,6 +31,7 @@ final class CommFailure implements FaultListener
     private final long commId;
     private final IntFunction<Link> links;
     private final Mailbox mailbox;
+    private final NodeArena arena;
     private final Whereabouts whereabouts;
     private final IntUnaryOperator rankOfGlobal;
     private final Supplier<OpExecutor.RunningOp> running;
@@ -48,6 +50,7 @@ final class CommFailure implements FaultListener
      * @param commId       the communicator's id, which the ABORT names.
      * @param links        the link to each rank of the communicator.
      * @param mailbox      the communicator's receives.
+     * @param arena        the communicator's node arena, or null.
      * @param whereabouts  the waits in progress, failed with the communicator.
      * @param rankOfGlobal this communicator's rank of a rank of the root communicator, or -1.
      * @param running      the operation running now, or null.
@@ -55,7 +58,7 @@ final class CommFailure implements FaultListener
      */
     CommFailure(
         final int rank, final int size, final long commId, final IntFunction<Link> links, final Mailbox mailbox,
-        final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal,
+        final NodeArena arena, final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal,
         final Supplier<OpExecutor.RunningOp> running,
         final Consumer<HcclException> afterFailure)
     {
@@ -64,6 +67,7 @@ final class CommFailure implements FaultListener
         this.commId = commId;
         this.links = links;
         this.mailbox = mailbox;
+        this.arena = arena;
         this.whereabouts = whereabouts;
         this.rankOfGlobal = rankOfGlobal;
         this.running = running;
@@ -145,9 +149,14 @@ final class CommFailure implements FaultListener
         }
         LOG.error("communicator failed: {}", cause.getMessage());
         // Tell the peers before waking anything here: a woken operation may close the communicator, and its goodbye
-        // must not reach a peer before the reason does.
+        // must not reach a peer before the reason does. The arena first: a peer that reads what an operation posted
+        // there before failing here would complete that operation, before the reason reached it.
         try
         {
+            if (null != arena)
+            {
+                arena.markFailed();
+            }
             for (int peer = 0; peer < size; peer++)
             {
                 if (peer != rank)

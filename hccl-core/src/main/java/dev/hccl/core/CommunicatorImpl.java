@@ -124,7 +124,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         this.recorder = new FlightRecorder(config.traceBufferSize());
         this.mailbox = fabric.dispatcher().mailbox(commId);
         this.wire = new Wire(mailbox, this.globalRanks);
-        this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox, whereabouts,
+        this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox, nodeArena, whereabouts,
             this::rankOfGlobal, this::runningOp, this::dumpOnFailure);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
         this.executor = new OpExecutor(this, mailbox, fabric);

@@ -22,6 +22,11 @@ final class OpContext implements PeerGroup
 {
     /** How long a wait for a signal of the node arena lasts before the stall reports hear of it. */
     static final long SIGNAL_REPORT_AFTER_NANOS = 1_000_000;
+    /**
+     * How long a wait that finds the node arena marked failed by another member waits for that member's reason,
+     * which follows on its link, before failing without it.
+     */
+    static final long FAILURE_REASON_WAIT_NANOS = 2_000_000_000L;
 
     private final OperationScope comm;
     private final OpDescriptor desc;
@@ -135,7 +140,8 @@ final class OpContext implements PeerGroup
         {
             throw new IllegalStateException("rank " + comm.rank() + " has no node arena in " + this);
         }
-        if (arena.signal(index) < atLeast)
+        // The failure mark after the signal: a member that posted and then failed must not see its data used.
+        if (arena.signal(index) < atLeast || arena.failedMember() >= 0)
         {
             awaitSignalWaiting(arena, index, atLeast, writer);
         }
@@ -145,8 +151,10 @@ final class OpContext implements PeerGroup
      * The slow path: waits as the policy says, never longer than a park at a time, since nothing wakes a thread when
      * a signal in shared memory changes. Between looks it polls the transports when this thread may drive them (it
      * usually holds them for its whole operation, so nobody else would read a peer's ABORT, GOODBYE or closing
-     * record), and it reads the failure state, so a failed communicator ends the wait within a park. An interrupt is
-     * held aside and restored at the end, so that the parks still park. The wait is
+     * record), and it reads the failure state, so a failed communicator ends the wait within a park. An arena that
+     * another member marked failed ends it too, once that member's reason has arrived (or after
+     * {@link #FAILURE_REASON_WAIT_NANOS} without it). An interrupt is held aside and restored at the end, so that the
+     * parks still park. The wait is
      * registered for the stall reports only once it has lasted {@link #SIGNAL_REPORT_AFTER_NANOS}: the usual wait is
      * shorter, and allocates nothing.
      */
@@ -161,10 +169,12 @@ final class OpContext implements PeerGroup
         final long start = System.nanoTime();
         final long deadline = start + comm.execTimeoutNanos();
         boolean reported = false;
+        long markSeen = 0;
         try
         {
             long now = start;
-            while (arena.signal(index) < atLeast)
+            int markedBy;
+            while ((markedBy = arena.failedMember()) >= 0 || arena.signal(index) < atLeast)
             {
                 if (driving)
                 {
@@ -174,6 +184,17 @@ final class OpContext implements PeerGroup
                 if (null != failed)
                 {
                     throw comm.failures().failInOperation(failed);
+                }
+                if (markedBy >= 0)
+                {
+                    if (0 == markSeen)
+                    {
+                        markSeen = now | 1;
+                    }
+                    else if (now - markSeen >= FAILURE_REASON_WAIT_NANOS)
+                    {
+                        throw markedFailed(arena.rankOf(markedBy));
+                    }
                 }
                 final long left = deadline - now;
                 if (left <= 0)
@@ -225,6 +246,15 @@ final class OpContext implements PeerGroup
                 desc.operation(), seq, ClosingRecords.closedWhileWaiting(issued, seq).replace("{peer}",
                 "rank " + writer), null));
         }
+    }
+
+    /** The failure of a wait that found the arena marked failed by another member whose reason never arrived. */
+    private HcclException markedFailed(final int failedRank)
+    {
+        return comm.failures().failInOperation(new HcclException(ErrorCode.E_REMOTE, comm.rank(), failedRank,
+            desc.operation(), seq, "rank " + failedRank + " failed: it marked the node arena failed, and its reason " +
+            "did not arrive within " + FAILURE_REASON_WAIT_NANOS / 1_000_000_000 + " s; rank " + failedRank +
+            "'s log says what went wrong", null));
     }
 
     private HcclException signalTimedOut(

@@ -74,6 +74,21 @@ public interface NodeArena
     void exit();
 
     /**
+     * Marks the arena failed, before this member's peers are told why over their links: a member that goes on to
+     * read this one's data would otherwise complete an operation that failed here, with what it had posted. The
+     * first member to mark it stands; a mark is never taken back. Nothing happens once the arena is closing.
+     */
+    void markFailed();
+
+    /**
+     * Which member marked the arena failed ({@link #markFailed()}), with acquire semantics: a wait on a signal looks at
+     * this too, so that an operation on a failed arena fails instead of completing.
+     *
+     * @return the member, or -1 while none has.
+     */
+    int failedMember();
+
+    /**
      * Reads a signal, with acquire semantics.
      *
      * @param index the signal's byte index in {@link #memory()}, a multiple of 8.

@@ -2,6 +2,8 @@ package dev.hccl.transport.shm;
 
 import dev.hccl.api.spi.NodeArena;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
@@ -9,9 +11,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The node arena in shared memory: one file of {@code members * regionBytes}, created by the lowest member, mapped by
- * every member and unlinked as soon as the last has mapped it ({@link ArenaHandshake}), so that nothing is left in
- * the directory however the processes end; the kernel frees the memory with the last mapping.
+ * The node arena in shared memory: one file of {@code members * regionBytes}, then a line of the transport's own,
+ * created by the lowest member, mapped by every member and unlinked as soon as the last has mapped it
+ * ({@link ArenaHandshake}), so that nothing is left in the directory however the processes end; the kernel frees the
+ * memory with the last mapping.
+ * <p>
+ * <b>The failure line</b> after the regions holds the member that marked the arena failed, plus one (0 while none
+ * has); the first compare-and-set stands.
  * <p>
  * <b>Unmapping.</b> Every access is between {@link #enter()} and {@link #exit()}; {@link #close(long)} stops new
  * entries and unmaps only once the last thread inside has left, or leaves the mapping to the process's exit when one
@@ -24,22 +30,27 @@ final class ShmArena implements NodeArena
     private final int member;
     private final int regionBytes;
     private final ByteBuffer memory;
+    /** The failure line: {@link #TRAILER_BYTES} after the regions. */
+    private final ByteBuffer trailer;
     /** Threads inside, plus {@link #CLOSING} once closing has begun. */
     private final AtomicInteger inside = new AtomicInteger();
 
     /** Added to {@link #inside} by {@link #close}: no thread enters afterwards. */
     private static final int CLOSING = 1 << 30;
     private static final long CLOSE_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+    /** Bytes after the regions: the failure line, a cache line of its own. */
+    private static final int TRAILER_BYTES = 64;
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     /**
-     * @param file        the mapped file, of {@code ranks.length * regionBytes} bytes.
+     * @param file        the mapped file, of {@link #fileBytes} bytes.
      * @param ranks       the members' ranks in the root communicator, ascending.
      * @param member      this rank's index in {@code ranks}.
      * @param regionBytes each member's bytes.
      */
     ShmArena(final ShmFile file, final int[] ranks, final int member, final int regionBytes)
     {
-        if ((long)ranks.length * regionBytes != file.bytes())
+        if (fileBytes(ranks.length, regionBytes) != file.bytes())
         {
             throw new IllegalArgumentException(
                 file.bytes() + " bytes mapped for " + ranks.length + " regions of " + regionBytes);
@@ -48,7 +59,9 @@ final class ShmArena implements NodeArena
         this.ranks = ranks.clone();
         this.member = member;
         this.regionBytes = regionBytes;
-        this.memory = file.memory().duplicate().order(ByteOrder.nativeOrder());
+        final int regions = ranks.length * regionBytes;
+        this.memory = file.memory().duplicate().limit(regions).slice().order(ByteOrder.nativeOrder());
+        this.trailer = file.memory().duplicate().position(regions).slice().order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -60,7 +73,7 @@ final class ShmArena implements NodeArena
      */
     static long fileBytes(final int members, final int regionBytes)
     {
-        return (long)members * regionBytes;
+        return (long)members * regionBytes + TRAILER_BYTES;
     }
 
     @Override
@@ -91,6 +104,28 @@ final class ShmArena implements NodeArena
     public ByteBuffer memory()
     {
         return memory;
+    }
+
+    @Override
+    public void markFailed()
+    {
+        if (enter())
+        {
+            try
+            {
+                LONGS.compareAndSet(trailer, 0, 0L, member + 1L);
+            }
+            finally
+            {
+                exit();
+            }
+        }
+    }
+
+    @Override
+    public int failedMember()
+    {
+        return (int)(long)LONGS.getAcquire(trailer, 0) - 1;
     }
 
     @Override
