@@ -35,6 +35,11 @@ import java.nio.ByteBuffer;
  * Each slice is reduced by one rank in one fixed order (rank order from 0, or from the slice's owner), then copied,
  * so every rank ends with the same bits, and the same from run to run.
  * <p>
+ * <b>Registered buffers.</b> From {@link TuningTable#ARENA_IN_PLACE_MIN_BYTES} on, a rank whose input lies in a
+ * registered buffer ({@link dev.hccl.api.spi.RegisteredMemory}) posts where it lies instead of copying it in, and an
+ * all-reduce's reduced slice likewise: the others read them there ({@link ArenaSteps#postedInPlace}), and the rank
+ * waits for them before it returns. Each rank decides for itself; the others read wherever its data lies.
+ * <p>
  * Without an arena that spans the group (a group across nodes, a view of some ranks) every operation runs the message-passing algorithm it
  * falls back to ({@link RingAlgorithm}, {@link BinomialTreeAlgorithm}, {@link DisseminationBarrierAlgorithm}); every
  * rank of a group sees the same arena or none, so all take the same path.
@@ -132,6 +137,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         final int me = group.rank();
         final int pieceElements = pieceBytes(steps) / size;
         final boolean oneRound = (long)count * size <= TuningTable.ARENA_ONE_ROUND_MAX_BYTES;
+        final boolean inPlace = !oneRound && inPlaceSized((long)count * size);
         for (int first = 0; first < count; first += pieceElements)
         {
             final int elements = Math.min(pieceElements, count - first);
@@ -141,26 +147,29 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             final int from = ArenaSteps.sliceStart(elements, size, n, me) * size;
             final int to = ArenaSteps.sliceStart(elements, size, n, me + 1) * size;
             steps.begin();
-            if (oneRound || (root >= 0 && root != me))
+            if (!(inPlace && steps.postedInPlace(send, at, bytes)))
             {
-                Copies.copy(memory, steps.data(me), send, at, bytes);
+                if (oneRound || (root >= 0 && root != me))
+                {
+                    Copies.copy(memory, steps.data(me), send, at, bytes);
+                }
+                else
+                {
+                    // The others read every slice of this rank's piece but its own, which it reduces from its input.
+                    Copies.copy(memory, steps.data(me), send, at, from);
+                    Copies.copy(memory, steps.data(me) + to, send, at + to, bytes - to);
+                }
+                steps.posted();
             }
-            else
-            {
-                // The others read every slice of this rank's piece but its own, which it reduces from its input.
-                Copies.copy(memory, steps.data(me), send, at, from);
-                Copies.copy(memory, steps.data(me) + to, send, at + to, bytes - to);
-            }
-            steps.posted();
             steps.awaitAllPosted();
             if (oneRound)
             {
                 if (root < 0 || root == me)
                 {
-                    Copies.copy(recv, at, memory, steps.data(0), bytes);
+                    Copies.copy(recv, at, steps.source(0), steps.sourceAt(0), bytes);
                     for (int m = 1; m < n; m++)
                     {
-                        reducer.reduce(recv, at, memory, steps.data(m), elements);
+                        reducer.reduce(recv, at, steps.source(m), steps.sourceAt(m), elements);
                     }
                 }
                 steps.done();
@@ -168,10 +177,16 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             }
             if (root >= 0 && root != me)
             {
-                // This rank's slice, reduced in place in its own half, from its own value on in rank order.
+                // This rank's slice, reduced in its own half (where the root copies it from), from its own value on
+                // in rank order.
+                if (steps.inPlace(me))
+                {
+                    Copies.copy(memory, steps.data(me) + from, send, at + from, to - from);
+                }
                 for (int k = 1; k < n && to > from; k++)
                 {
-                    reducer.reduce(memory, steps.data(me) + from, memory, steps.data((me + k) % n) + from,
+                    final int m = (me + k) % n;
+                    reducer.reduce(memory, steps.data(me) + from, steps.source(m), steps.sourceAt(m) + from,
                         (to - from) / size);
                 }
                 steps.reduced();
@@ -179,25 +194,37 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 continue;
             }
             // This rank's slice, reduced straight into its output in the same order, then put where the others
-            // copy it from.
+            // copy it from, unless they can read it there.
             Copies.copy(recv, at + from, send, at + from, to - from);
             for (int k = 1; k < n && to > from; k++)
             {
-                reducer.reduce(recv, at + from, memory, steps.data((me + k) % n) + from, (to - from) / size);
+                final int m = (me + k) % n;
+                reducer.reduce(recv, at + from, steps.source(m), steps.sourceAt(m) + from, (to - from) / size);
             }
-            Copies.copy(memory, steps.data(me) + from, recv, at + from, to - from);
-            steps.reduced();
-            steps.awaitAllReduced();
-            for (int m = 0; m < n; m++)
+            if (!(inPlace && root < 0 && steps.reducedInPlace(recv, at, bytes)))
             {
-                if (m != me)
-                {
-                    final int start = ArenaSteps.sliceStart(elements, size, n, m) * size;
-                    final int end = ArenaSteps.sliceStart(elements, size, n, m + 1) * size;
-                    Copies.copy(recv, at + start, memory, steps.data(m) + start, end - start);
-                }
+                Copies.copy(memory, steps.data(me) + from, recv, at + from, to - from);
+                steps.reduced();
             }
+            steps.awaitAllReduced();
+            copyReducedOut(steps, recv, at, elements, size, n, me);
             steps.done();
+        }
+        steps.finish();
+    }
+
+    /** Copies every other member's reduced slice of a piece into the output. */
+    private static void copyReducedOut(final ArenaSteps steps,
+        final ByteBuffer recv, final int at, final int elements, final int size, final int n, final int me)
+    {
+        for (int m = 0; m < n; m++)
+        {
+            if (m != me)
+            {
+                final int start = ArenaSteps.sliceStart(elements, size, n, m) * size;
+                final int end = ArenaSteps.sliceStart(elements, size, n, m + 1) * size;
+                Copies.copy(recv, at + start, steps.reducedSource(m), steps.reducedAt(m) + start, end - start);
+            }
         }
     }
 
@@ -225,24 +252,32 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             final int blockBytes = recvCount * size;
             // A step carries the same piece of every block.
             final int pieceElements = Math.max(1, pieceBytes(steps) / n / size);
+            final boolean inPlace = inPlaceSized((long)blockBytes * n);
             for (int first = 0; first < recvCount; first += pieceElements)
             {
                 final int elements = Math.min(pieceElements, recvCount - first);
                 final int bytes = elements * size;
                 steps.begin();
-                for (int b = 0; b < n; b++)
+                if (!(inPlace && steps.postedInPlace(send, first * size, (n - 1) * blockBytes + bytes)))
                 {
-                    Copies.copy(memory, steps.data(me) + b * bytes, send, b * blockBytes + first * size, bytes);
+                    for (int b = 0; b < n; b++)
+                    {
+                        Copies.copy(memory, steps.data(me) + b * bytes, send, b * blockBytes + first * size, bytes);
+                    }
+                    steps.posted();
                 }
-                steps.posted();
                 steps.awaitAllPosted();
-                Copies.copy(recv, first * size, memory, steps.data(0) + me * bytes, bytes);
+                // This rank's block of each member's piece: blocks lie a block apart in place, a piece apart in a half.
+                Copies.copy(recv, first * size, steps.source(0),
+                    steps.sourceAt(0) + me * (steps.inPlace(0) ? blockBytes : bytes), bytes);
                 for (int m = 1; m < n; m++)
                 {
-                    reducer.reduce(recv, first * size, memory, steps.data(m) + me * bytes, elements);
+                    reducer.reduce(recv, first * size, steps.source(m),
+                        steps.sourceAt(m) + me * (steps.inPlace(m) ? blockBytes : bytes), elements);
                 }
                 steps.done();
             }
+            steps.finish();
         }
     }
 
@@ -268,20 +303,25 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             final int size = type.size();
             final int blockBytes = sendCount * size;
             final int pieceElements = pieceBytes(steps) / size;
+            final boolean inPlace = inPlaceSized(blockBytes);
             for (int first = 0; first < sendCount; first += pieceElements)
             {
                 final int bytes = Math.min(pieceElements, sendCount - first) * size;
                 final int at = first * size;
                 steps.begin();
-                Copies.copy(memory, steps.data(me), send, at, bytes);
-                steps.posted();
+                if (!(inPlace && steps.postedInPlace(send, at, bytes)))
+                {
+                    Copies.copy(memory, steps.data(me), send, at, bytes);
+                    steps.posted();
+                }
                 steps.awaitAllPosted();
                 for (int m = 0; m < n; m++)
                 {
-                    Copies.copy(recv, m * blockBytes + at, memory, steps.data(m), bytes);
+                    Copies.copy(recv, m * blockBytes + at, steps.source(m), steps.sourceAt(m), bytes);
                 }
                 steps.done();
             }
+            steps.finish();
         }
     }
 
@@ -305,6 +345,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             final int me = group.rank();
             final int size = type.size();
             final int pieceElements = pieceBytes(steps) / size;
+            final boolean inPlace = inPlaceSized((long)count * size);
             for (int first = 0; first < count; first += pieceElements)
             {
                 final int bytes = Math.min(pieceElements, count - first) * size;
@@ -312,16 +353,20 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 steps.begin();
                 if (me == root)
                 {
-                    Copies.copy(memory, steps.data(me), buf, at, bytes);
-                    steps.posted();
+                    if (!(inPlace && steps.postedInPlace(buf, at, bytes)))
+                    {
+                        Copies.copy(memory, steps.data(me), buf, at, bytes);
+                        steps.posted();
+                    }
                 }
                 else
                 {
                     steps.awaitPosted(root);
-                    Copies.copy(buf, at, memory, steps.data(root), bytes);
+                    Copies.copy(buf, at, steps.source(root), steps.sourceAt(root), bytes);
                 }
                 steps.done();
             }
+            steps.finish();
         }
     }
 
@@ -358,6 +403,16 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
     {
         final NodeArena arena = group.arena();
         return null != arena && arena.members() == group.size() ? arena : null;
+    }
+
+    /**
+     * Whether an operation of this many bytes is worth posting in place when its buffer is registered: below
+     * {@link TuningTable#ARENA_IN_PLACE_MIN_BYTES} the wait at its end ({@link ArenaSteps#finish()}) costs more than
+     * the copy it saves.
+     */
+    private static boolean inPlaceSized(final long bytes)
+    {
+        return bytes >= TuningTable.ARENA_IN_PLACE_MIN_BYTES;
     }
 
     /** The bytes of one step's piece: the arena's half, up to the tuning table's piece size. */

@@ -7,6 +7,7 @@ import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
+import dev.hccl.api.spi.RegisteredMemory;
 
 import java.nio.ByteBuffer;
 
@@ -21,6 +22,13 @@ import java.nio.ByteBuffer;
  * ranks that issued different operations fail ({@link PeerGroup#mismatch}) instead of mixing their data, as the
  * mailbox's fingerprints do for messages. Two data halves follow; step {@code k} uses half {@code k & 1} of every
  * region.
+ * <p>
+ * <b>In place.</b> A member whose data of a step lies in a registered buffer ({@link RegisteredMemory}) posts where
+ * it lies instead of copying it into its half, and likewise its reduced data: each parity's line holds both
+ * locations, 0 for "in my half", written before the signal that publishes them. Readers find every member's data
+ * through {@link #source}/{@link #reducedSource}, wherever it lies. The others then read the application's buffer
+ * itself, so before the operation returns, the member waits until every member is done with the step
+ * ({@link #finish()}); a half needs no such wait, as the next step that writes it waits already.
  * <p>
  * <b>Steps.</b> Every member takes the same steps, numbered from 1 for the arena's life: a collective takes as many
  * as its size needs, the same on every member, and a member keeps its count in its own {@code DONE} signal, so that
@@ -40,8 +48,13 @@ final class ArenaSteps implements AutoCloseable
     static final int POSTED = 0;
     static final int REDUCED = LINE;
     static final int DONE = 2 * LINE;
-    /** Where the operation of each step parity is written: its codes and root, then its count. */
+    /**
+     * Where the operation of each step parity is written: its codes and root, then its count; from
+     * {@link #LOCATIONS} on, where its data and its reduced data lie.
+     */
     static final int OPERATION = 3 * LINE;
+    /** Bytes into the operation line where each parity's two locations start. */
+    private static final int LOCATIONS = 32;
     /** Bytes before a region's first data half: the three signals and the operations, each on lines of their own. */
     static final int CONTROL_BYTES = 4 * LINE;
 
@@ -56,6 +69,17 @@ final class ArenaSteps implements AutoCloseable
     /** This operation, as {@link #OPERATION} holds it: codes and root, count; null when not known. */
     private final OpDescriptor operation;
     private final long operationCodes;
+    /** The members' registered buffers, or null. */
+    private final RegisteredMemory registered;
+    /** Where each member's data of this step lies, as {@link #awaitPosted} found it (this member's: as it posted). */
+    private final ByteBuffer[] source;
+    private final int[] sourceAt;
+    private final boolean[] inPlace;
+    /** Where each member's reduced data of this step lies, as {@link #awaitAllReduced} found it. */
+    private final ByteBuffer[] reducedSource;
+    private final int[] reducedAt;
+    /** Whether this member posted a buffer of the application in place in this operation. */
+    private boolean exposed;
 
     /**
      * Enters the arena for one operation's steps ({@link NodeArena#enter()}); {@link #close()} leaves it.
@@ -104,6 +128,12 @@ final class ArenaSteps implements AutoCloseable
         this.step = arena.signal(signal(me, DONE));
         this.operation = group.operation();
         this.operationCodes = null == operation ? 0 : codes(operation);
+        this.registered = arena.registeredMemory();
+        this.source = new ByteBuffer[members];
+        this.sourceAt = new int[members];
+        this.inPlace = new boolean[members];
+        this.reducedSource = new ByteBuffer[members];
+        this.reducedAt = new int[members];
     }
 
     private static long codes(final OpDescriptor desc)
@@ -158,22 +188,136 @@ final class ArenaSteps implements AutoCloseable
      */
     void posted()
     {
+        post(arena.memory(), data(me), 0, false);
+    }
+
+    /**
+     * Says this member's data of this step lies in a registered buffer, when it does, instead of copying it into its
+     * half: the others read it there.
+     *
+     * @param data   the buffer.
+     * @param index  where the step's data starts in it.
+     * @param length the bytes the others may read from {@code index}.
+     * @return true when posted so; false when the data lies in no registered buffer (nothing is posted).
+     */
+    boolean postedInPlace(final ByteBuffer data, final int index, final int length)
+    {
+        final long where = null == registered ? -1 : registered.locate(data, index, length);
+        if (where < 0)
+        {
+            return false;
+        }
+        exposed = true;
+        post(data, index, encode(where), true);
+        return true;
+    }
+
+    private void post(final ByteBuffer data, final int index, final long location, final boolean registeredData)
+    {
+        final ByteBuffer memory = arena.memory();
+        final int at = operationAt(me);
         if (null != operation)
         {
-            final ByteBuffer memory = arena.memory();
-            final int at = operationAt(me);
             memory.putLong(at, operationCodes);
             memory.putLong(at + Long.BYTES, operation.count());
         }
+        memory.putLong(locationAt(me, 0), location);
+        source[me] = data;
+        sourceAt[me] = index;
+        inPlace[me] = registeredData;
         arena.signal(signal(me, POSTED), step);
     }
 
     /**
-     * Says this member's slice of this step is reduced in its half.
+     * Says this member's slice of this step is reduced in its half, at the same place as in the piece.
      */
     void reduced()
     {
+        arena.memory().putLong(locationAt(me, 1), 0);
         arena.signal(signal(me, REDUCED), step);
+    }
+
+    /**
+     * Says this member's slice of this step is reduced in a registered buffer, when it is, instead of copying it
+     * into its half.
+     *
+     * @param data   the buffer, holding the slice at the same place as in the piece.
+     * @param index  where the step's piece starts in it.
+     * @param length the piece's bytes.
+     * @return true when said so; false when the piece lies in no registered buffer (nothing is said).
+     */
+    boolean reducedInPlace(final ByteBuffer data, final int index, final int length)
+    {
+        final long where = null == registered ? -1 : registered.locate(data, index, length);
+        if (where < 0)
+        {
+            return false;
+        }
+        exposed = true;
+        arena.memory().putLong(locationAt(me, 1), encode(where));
+        arena.signal(signal(me, REDUCED), step);
+        return true;
+    }
+
+    /**
+     * Where a member's data of this step lies, once posted ({@link #awaitPosted}; this member's once it posted).
+     *
+     * @param member the member.
+     * @return the buffer: the arena's memory, or a registered buffer.
+     */
+    ByteBuffer source(final int member)
+    {
+        return source[member];
+    }
+
+    /**
+     * @param member the member.
+     * @return the index in {@link #source} where its data of this step starts.
+     */
+    int sourceAt(final int member)
+    {
+        return sourceAt[member];
+    }
+
+    /**
+     * @param member the member.
+     * @return whether its data of this step lies in the buffer it was given, laid out as there, not in its half.
+     */
+    boolean inPlace(final int member)
+    {
+        return inPlace[member];
+    }
+
+    /**
+     * Where a member's reduced piece of this step starts, once reduced ({@link #awaitAllReduced}).
+     *
+     * @param member another member.
+     * @return the buffer: the arena's memory, or a registered buffer.
+     */
+    ByteBuffer reducedSource(final int member)
+    {
+        return reducedSource[member];
+    }
+
+    /**
+     * @param member another member.
+     * @return the index in {@link #reducedSource} where its piece starts.
+     */
+    int reducedAt(final int member)
+    {
+        return reducedAt[member];
+    }
+
+    /**
+     * Ends the operation's steps: when this member posted a buffer of the application in place, waits until every
+     * member is done with this step, so that the application may write the buffer once the operation returns.
+     */
+    void finish()
+    {
+        if (exposed)
+        {
+            awaitAll(DONE, step);
+        }
     }
 
     /**
@@ -195,7 +339,42 @@ final class ArenaSteps implements AutoCloseable
         {
             group.awaitSignal(signal(member, POSTED), step, member);
             checkOperation(member);
+            final long location = arena.memory().getLong(locationAt(member, 0));
+            inPlace[member] = 0 != location;
+            source[member] = resolve(member, location);
+            sourceAt[member] = 0 == location ? data(member) : (int)location;
         }
+    }
+
+    /** The buffer a location names: the arena's memory for 0, else a member's registered buffer. */
+    private ByteBuffer resolve(final int member, final long location)
+    {
+        if (0 == location)
+        {
+            return arena.memory();
+        }
+        final int id = (int)(location >>> 32) - 1;
+        final ByteBuffer memory = null == registered ? null : registered.memory(member, id);
+        if (null == memory)
+        {
+            throw new HcclException(ErrorCode.E_INTERNAL, group.rank(), arena.rankOf(member),
+                null == operation ? null : operation.operation(), HcclException.NO_SEQUENCE, "rank " +
+                arena.rankOf(member) + " posted data in its registered buffer " + id + ", which this rank has not " +
+                "mapped", null);
+        }
+        return memory;
+    }
+
+    /** A location as the operation line holds it: the registration plus one, and the offset. */
+    private static long encode(final long where)
+    {
+        return where + (1L << 32);
+    }
+
+    /** Where a member's location of this step's parity lies: 0 its data, 1 its reduced data. */
+    private int locationAt(final int member, final int which)
+    {
+        return member * regionBytes + OPERATION + LOCATIONS + (int)(step & 1) * 2 * Long.BYTES + which * Long.BYTES;
     }
 
     /**
@@ -239,6 +418,15 @@ final class ArenaSteps implements AutoCloseable
     void awaitAllReduced()
     {
         awaitAll(REDUCED, step);
+        for (int m = 0; m < members; m++)
+        {
+            if (m != me)
+            {
+                final long location = arena.memory().getLong(locationAt(m, 1));
+                reducedSource[m] = resolve(m, location);
+                reducedAt[m] = 0 == location ? data(m) : (int)location;
+            }
+        }
     }
 
     private void awaitAll(final int signal, final long atLeast)

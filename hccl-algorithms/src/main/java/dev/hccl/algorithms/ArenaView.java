@@ -1,6 +1,7 @@
 package dev.hccl.algorithms;
 
 import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.RegisteredMemory;
 
 import java.nio.ByteBuffer;
 
@@ -60,6 +61,17 @@ final class ArenaView implements NodeArena
     public void exit()
     {
         whole.exit();
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The whole arena's: its members are numbered as this view numbers them.
+     */
+    @Override
+    public RegisteredMemory registeredMemory()
+    {
+        return whole.registeredMemory();
     }
 
     @Override

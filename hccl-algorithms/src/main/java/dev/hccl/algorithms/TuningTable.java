@@ -121,6 +121,12 @@ public final class TuningTable
      */
     static final long ARENA_ONE_ROUND_MAX_BYTES = 16 * 1024;
     /**
+     * From this size on, an arena operation whose buffer is registered ({@code Communicator.allocateRegistered})
+     * lets the others read it in place instead of copying it into the arena; below it the wait for every member at
+     * the operation's end costs more than the copy saves.
+     */
+    static final long ARENA_IN_PLACE_MIN_BYTES = 64 * 1024;
+    /**
      * A round of the arena's signals, as a fraction of a message's latency on the node's links: a cache line that
      * crosses cores, with no framing, matching or ring to pass.
      */

@@ -34,6 +34,8 @@ class ArenaAlgorithmTest
     private static final int OPERATIONS = 300;
     /** Elements of up to several steps of {@link LocalGroups#ARENA_REGION_BYTES}' halves. */
     private static final int MAX_COUNT = 12_000;
+    /** Elements of up to 160 KB: most large operations are above the in-place size. */
+    private static final int LARGE_COUNT = 40_000;
 
     private enum Kind
     {
@@ -52,7 +54,40 @@ class ArenaAlgorithmTest
             final List<Op> ops = script(n, 7L * n);
             try (LocalGroups groups = new LocalGroups(n, 4096, null))
             {
-                final List<String> failures = groups.run(group -> runScript(group, ops, 1000L + group.rank()));
+                final List<String> failures = groups.run(group -> runScript(group, ops, 1000L + group.rank(),
+                    null, null));
+                for (int r = 0; r < n; r++)
+                {
+                    assertNull(failures.get(r), "n=" + n + " rank " + r);
+                }
+            }
+        }
+    }
+
+    @Test
+    void registeredBuffersAreReadInPlaceAndFreeForTheApplicationOnReturn() throws Exception
+    {
+        // Large operations, most above the size from which registered buffers are read in place; every rank writes
+        // over its buffers as soon as an operation returns, so a rank that returned while another still read them
+        // would show as a wrong result there. With three ranks, rank 1's buffers are ordinary: the others read its
+        // data in its half, and it theirs where they lie.
+        for (final int n : new int[] { 2, 3 })
+        {
+            final List<Op> ops = script(n, 11L * n, 100, LARGE_COUNT);
+            try (LocalGroups groups = new LocalGroups(n, 4096, null))
+            {
+                final int poolBytes = n * LARGE_COUNT * Integer.BYTES;
+                final ByteBuffer[] sends = groups.register(poolBytes);
+                final ByteBuffer[] recvs = groups.register(poolBytes);
+                final List<String> failures = groups.run(group ->
+                {
+                    final boolean registered = n == 2 || group.rank() != 1;
+                    return runScript(group, ops, 2000L + group.rank(),
+                        registered ? sends[group.rank()] : ByteBuffer.allocateDirect(poolBytes)
+                            .order(ByteOrder.nativeOrder()),
+                        registered ? recvs[group.rank()] : ByteBuffer.allocateDirect(poolBytes)
+                            .order(ByteOrder.nativeOrder()));
+                });
                 for (int r = 0; r < n; r++)
                 {
                     assertNull(failures.get(r), "n=" + n + " rank " + r);
@@ -92,20 +127,29 @@ class ArenaAlgorithmTest
     /** The same script on every rank: what a communicator's ranks issue. */
     private static List<Op> script(final int n, final long seed)
     {
+        return script(n, seed, OPERATIONS, MAX_COUNT);
+    }
+
+    private static List<Op> script(final int n, final long seed, final int operations, final int maxCount)
+    {
         final Random random = new Random(seed);
         final List<Op> ops = new ArrayList<>();
-        for (int i = 0; i < OPERATIONS; i++)
+        for (int i = 0; i < operations; i++)
         {
             final Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
             // Mostly small (one step, the one-round path), some of several steps.
-            final int count = random.nextInt(4) == 0 ? 1 + random.nextInt(MAX_COUNT) : 1 + random.nextInt(40);
+            final int count = random.nextInt(4) == 0 ? 1 + random.nextInt(maxCount) : 1 + random.nextInt(40);
             ops.add(new Op(kind, count, random.nextInt(n)));
         }
         return ops;
     }
 
-    /** Runs the script, pausing at random; returns the first mismatch, or null. */
-    private static String runScript(final PeerGroup group, final List<Op> ops, final long seed)
+    /**
+     * Runs the script, pausing at random; returns the first mismatch, or null. With pools, each operation's buffers
+     * are their first bytes, overwritten as soon as the operation returns; else fresh buffers.
+     */
+    private static String runScript(
+        final PeerGroup group, final List<Op> ops, final long seed, final ByteBuffer sendPool, final ByteBuffer recvPool)
     {
         final Random pauses = new Random(seed);
         // Every rank runs the whole script whatever it finds, so that a mismatch is reported, not a hang.
@@ -121,15 +165,17 @@ class ArenaAlgorithmTest
             {
                 case ALL_REDUCE ->
                 {
-                    final ByteBuffer recv = ints(0, 0, c);
-                    ARENA.allReduce(group, ints(me, i, c), recv, c, DataType.INT32, SUM);
+                    final ByteBuffer recv = ints(recvPool, 0, 0, c);
+                    ARENA.allReduce(group, ints(sendPool, me, i, c), recv, c, DataType.INT32, SUM);
+                    poison(sendPool);
                     final String wrong = check(recv, c, (e) -> sumOverRanks(n, i, e), i, op);
                     firstWrong = null == firstWrong ? wrong : firstWrong;
                 }
                 case REDUCE ->
                 {
-                    final ByteBuffer recv = ints(0, 0, c);
-                    ARENA.reduce(group, ints(me, i, c), recv, c, DataType.INT32, SUM, op.root());
+                    final ByteBuffer recv = ints(recvPool, 0, 0, c);
+                    ARENA.reduce(group, ints(sendPool, me, i, c), recv, c, DataType.INT32, SUM, op.root());
+                    poison(sendPool);
                     if (me == op.root())
                     {
                         final String wrong = check(recv, c, (e) -> sumOverRanks(n, i, e), i, op);
@@ -138,21 +184,23 @@ class ArenaAlgorithmTest
                 }
                 case REDUCE_SCATTER ->
                 {
-                    final ByteBuffer recv = ints(0, 0, c);
-                    ARENA.reduceScatter(group, ints(me, i, n * c), recv, c, DataType.INT32, SUM);
+                    final ByteBuffer recv = ints(recvPool, 0, 0, c);
+                    ARENA.reduceScatter(group, ints(sendPool, me, i, n * c), recv, c, DataType.INT32, SUM);
+                    poison(sendPool);
                     final String wrong = check(recv, c, (e) -> sumOverRanks(n, i, me * c + e), i, op);
                     firstWrong = null == firstWrong ? wrong : firstWrong;
                 }
                 case ALL_GATHER ->
                 {
-                    final ByteBuffer recv = ints(0, 0, n * c);
-                    ARENA.allGather(group, ints(me, i, c), recv, c, DataType.INT32);
+                    final ByteBuffer recv = ints(recvPool, 0, 0, n * c);
+                    ARENA.allGather(group, ints(sendPool, me, i, c), recv, c, DataType.INT32);
+                    poison(sendPool);
                     final String wrong = check(recv, n * c, (e) -> value(e / c, i, e % c), i, op);
                     firstWrong = null == firstWrong ? wrong : firstWrong;
                 }
                 case BROADCAST ->
                 {
-                    final ByteBuffer buf = ints(me, i, c);
+                    final ByteBuffer buf = ints(sendPool, me, i, c);
                     ARENA.broadcast(group, buf, c, DataType.INT32, op.root());
                     final String wrong = check(buf, c, (e) -> value(op.root(), i, e), i, op);
                     firstWrong = null == firstWrong ? wrong : firstWrong;
@@ -160,6 +208,8 @@ class ArenaAlgorithmTest
                 case BARRIER -> ARENA.barrier(group);
                 default -> throw new AssertionError(op);
             }
+            poison(sendPool);
+            poison(recvPool);
             if (pauses.nextInt(8) == 0)
             {
                 LockSupport.parkNanos(pauses.nextInt(2_000_000));
@@ -205,11 +255,31 @@ class ArenaAlgorithmTest
 
     private static ByteBuffer ints(final int rank, final int operation, final int count)
     {
-        final ByteBuffer buf = ByteBuffer.allocateDirect(count * Integer.BYTES).order(ByteOrder.nativeOrder());
+        return ints(null, rank, operation, count);
+    }
+
+    /** A buffer of values: the first bytes of the pool, or a fresh buffer without one. */
+    private static ByteBuffer ints(final ByteBuffer pool, final int rank, final int operation, final int count)
+    {
+        final ByteBuffer buf = null == pool ?
+            ByteBuffer.allocateDirect(count * Integer.BYTES).order(ByteOrder.nativeOrder()) :
+            pool.slice(0, count * Integer.BYTES).order(ByteOrder.nativeOrder());
         for (int e = 0; e < count; e++)
         {
             buf.putInt(e * Integer.BYTES, value(rank, operation, e));
         }
         return buf;
+    }
+
+    /** Writes over a pool's every byte, as an application reusing its buffer would. */
+    private static void poison(final ByteBuffer pool)
+    {
+        if (null != pool)
+        {
+            for (int i = 0; i + Long.BYTES <= pool.capacity(); i += Long.BYTES)
+            {
+                pool.putLong(i, -1L);
+            }
+        }
     }
 }

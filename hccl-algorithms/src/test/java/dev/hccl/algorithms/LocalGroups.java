@@ -4,8 +4,10 @@ import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
+import dev.hccl.api.spi.RegisteredMemory;
 import dev.hccl.api.spi.Request;
 import dev.hccl.api.spi.Tags;
+import org.agrona.BufferUtil;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -57,6 +60,8 @@ final class LocalGroups implements AutoCloseable
     private final Mailbox[] boxes;
     /** Each node's arena memory, by node; kept from run to run, as a real one is. */
     private final ByteBuffer[] arenaMemory;
+    /** Each node's registered buffers: by registration, each member's. */
+    private final List<List<ByteBuffer[]>> registered = new ArrayList<>();
     private final ExecutorService ranks;
     private final ScheduledExecutorService delayer;
 
@@ -93,6 +98,7 @@ final class LocalGroups implements AutoCloseable
         {
             arenaMemory[node] = ByteBuffer.allocateDirect(layout.sizeOf(node) * ARENA_REGION_BYTES)
                 .order(ByteOrder.nativeOrder());
+            registered.add(new CopyOnWriteArrayList<>());
         }
         for (int r = 0; r < size; r++)
         {
@@ -150,6 +156,31 @@ final class LocalGroups implements AutoCloseable
             }
         }
         return results;
+    }
+
+    /**
+     * Registers a buffer of {@code bytes} for every rank, as {@code Communicator.allocateRegistered} does: each
+     * node's arena then finds it ({@link RegisteredMemory#locate}) and hands it to the other members
+     * ({@link RegisteredMemory#memory}). Call between runs.
+     *
+     * @param bytes the size.
+     * @return each rank's buffer, by rank.
+     */
+    ByteBuffer[] register(final int bytes)
+    {
+        final ByteBuffer[] byRank = new ByteBuffer[size];
+        for (int node = 0; node < layout.nodeCount(); node++)
+        {
+            final int[] ranksOn = layout.ranksOn(node);
+            final ByteBuffer[] members = new ByteBuffer[ranksOn.length];
+            for (int m = 0; m < members.length; m++)
+            {
+                members[m] = ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
+                byRank[ranksOn[m]] = members[m];
+            }
+            registered.get(node).add(members);
+        }
+        return byRank;
     }
 
     /** Messages sent so far between ranks of different nodes. */
@@ -322,6 +353,56 @@ final class LocalGroups implements AutoCloseable
             }
         }
 
+        /** This rank's view of its node's registered buffers ({@link #register}). */
+        private final RegisteredMemory registeredMemory = new RegisteredMemory()
+        {
+            @Override
+            public ByteBuffer create(final int bytes)
+            {
+                throw new AssertionError("rank " + rank + ": register through LocalGroups.register");
+            }
+
+            @Override
+            public boolean mapPeers(final int bytes)
+            {
+                throw new AssertionError("rank " + rank + ": register through LocalGroups.register");
+            }
+
+            @Override
+            public boolean conclude(final boolean complete)
+            {
+                throw new AssertionError("rank " + rank + ": register through LocalGroups.register");
+            }
+
+            @Override
+            public long locate(final ByteBuffer buffer, final int index, final int length)
+            {
+                if (!buffer.isDirect())
+                {
+                    return -1;
+                }
+                final long address = BufferUtil.address(buffer) + index;
+                final List<ByteBuffer[]> node = registered.get(nodeOfRank[rank]);
+                for (int id = 0; id < node.size(); id++)
+                {
+                    final ByteBuffer mine = node.get(id)[layout.localRank(rank)];
+                    final long offset = address - BufferUtil.address(mine);
+                    if (offset >= 0 && offset + length <= mine.capacity())
+                    {
+                        return (long)id << 32 | offset;
+                    }
+                }
+                return -1;
+            }
+
+            @Override
+            public ByteBuffer memory(final int member, final int id)
+            {
+                final List<ByteBuffer[]> node = registered.get(nodeOfRank[rank]);
+                return id < node.size() ? node.get(id)[member] : null;
+            }
+        };
+
         /** This rank's view of its node's arena: the node's ranks, in ascending order. */
         private final NodeArena arena = new NodeArena()
         {
@@ -364,6 +445,12 @@ final class LocalGroups implements AutoCloseable
             @Override
             public void exit()
             {
+            }
+
+            @Override
+            public RegisteredMemory registeredMemory()
+            {
+                return registeredMemory;
             }
 
             @Override

@@ -531,6 +531,26 @@ public interface Communicator extends HeapArrayCollectives, AutoCloseable
     CommFuture barrierAsync();
 
     /**
+     * Allocates a registered buffer, as NCCL's {@code ncclMemAlloc} with a window registered on the communicator: a
+     * direct buffer in native byte order, of {@code bytes} zeros, that the other ranks of this rank's node map too, so
+     * that a collective within the node reads it where it lies instead of copying it into the node arena (the arena's
+     * all-reduce, reduce, reduce-scatter, all-gather and broadcast, from 64 KiB). Any slice of it counts. A collective
+     * call: every rank calls it with the same size, in the same order as its other collectives; it is one of them.
+     * <p>
+     * Where there is no node arena (a communicator split from another, TCP only, {@code HCCL_SHM_ARENA_SIZE=0}, a
+     * rank alone on its node), or a rank cannot make or map the memory (it logs a WARN that says why), every rank
+     * gets an ordinary direct buffer, with which the collectives work alike, copying. The memory is freed once the
+     * buffer is unreachable and the communicator is closed: allocate once and reuse, as a training loop's buckets are.
+     *
+     * @param bytes the size, more than 0.
+     * @return the buffer, with position 0 and limit {@code bytes}.
+     * @throws IllegalArgumentException when {@code bytes} is not positive (on this rank, before any exchange).
+     * @throws HcclException            {@link ErrorCode#E_PARA} on every rank when the ranks asked for different sizes;
+     *                                  or when the exchange fails.
+     */
+    ByteBuffer allocateRegistered(int bytes);
+
+    /**
      * Splits the communicator as {@code MPI_Comm_split} / {@code ncclCommSplit}: ranks that give the same
      * {@code color} form a new communicator, ordered by {@code key}, then by rank here. A collective call: every
      * rank must call it.

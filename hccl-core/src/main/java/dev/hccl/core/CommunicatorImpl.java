@@ -68,6 +68,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final int segmentBytes;
     /** The node's shared memory: the root communicator's alone, as one arena serves one operation at a time. */
     private final NodeArena nodeArena;
+    private final RegisteredBuffers registered;
 
     private final AlgorithmSelector algorithms;
     private final OpExecutor executor;
@@ -101,6 +102,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         this.execTimeoutNanos = config.execTimeout().toNanos();
         this.segmentBytes = config.segmentBytes();
         this.nodeArena = isRoot() ? fabric.nodeArena() : null;
+        this.registered = new RegisteredBuffers(this, null == nodeArena ? null : nodeArena.registeredMemory());
         this.algorithms = new AlgorithmSelector(config.get(AlgoOverride.SETTING), layout, config.deterministic(),
             fabric.defaultCosts(), null != nodeArena && nodeArena.members() == globalRanks.length);
         if (rank == 0 && LOG.isDebugEnabled())
@@ -349,6 +351,12 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     }
 
     // ---------------------------------------------------------------- abort, shrink, split
+
+    @Override
+    public ByteBuffer allocateRegistered(final int bytes)
+    {
+        return registered.allocate(bytes);
+    }
 
     @Override
     public void abort()

@@ -31,7 +31,7 @@ import java.util.List;
  * be ordered alike on every rank, as always.
  * <p>
  * Misuse fails without losing anything: {@code await()} with gradients not marked names them and leaves the step as
- * it was (mark them and call it again); marking a gradient twice in a step, or changing a registered buffer's position
+ * it was (mark them and call it again); marking a gradient twice in a step, or changing a gradient buffer's position
  * or limit, fails the call and changes nothing.
  * <p>
  * Between {@code markReady(i)} and {@code await()} gradient {@code i} belongs to the helper: with views its bucket may
@@ -70,7 +70,7 @@ public final class GradientSync implements AutoCloseable
     private final Bucket[] buckets;
     /** The gradients as the model sees them: its own buffers, or views of the buckets. */
     private final List<ByteBuffer> gradients;
-    /** Null when the gradients are views of the buckets; else where each registered buffer's data lies. */
+    /** Null when the gradients are views of the buckets; else where each of the model's buffers holds its data. */
     private final int[] positions;
     private final int[] limits;
     private final int[] bytes;
@@ -101,7 +101,10 @@ public final class GradientSync implements AutoCloseable
                     " would hold " + plan.bytes(b) + " bytes, more than a buffer can (2 GiB); lower bucketCapBytes");
             }
             final int size = (int)plan.bytes(b);
-            final ByteBuffer flat = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+            // Registered where the bucket itself is what the all-reduce sends (no compression): within a node the
+            // arena then reads it where it lies. Every rank allocates the same buckets in the same order.
+            final ByteBuffer flat = size > 0 && settings.compression().kind() == Compression.Kind.NONE ?
+                comm.allocateRegistered(size) : ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
             buckets[b] = new Bucket(flat, plan.members(b),
                 size == 0 ? null : codec(settings, type, size / type.size(), selector));
         }
@@ -154,7 +157,7 @@ public final class GradientSync implements AutoCloseable
         return new GradientSync(settings, type, bytes, gradients);
     }
 
-    /** Why a registered buffer cannot serve as a gradient, or null, in the words of the communicator's own checks. */
+    /** Why a buffer of the model cannot serve as a gradient, or null, in the words of the communicator's own checks. */
     private static String bufferProblem(final int g, final ByteBuffer b, final DataType type)
     {
         if (b == null || !b.isDirect())
@@ -417,7 +420,7 @@ public final class GradientSync implements AutoCloseable
         buckets[plan.bucketOf(i)].flat.put((int)plan.offsetOf(i), gradients.get(i), positions[i], bytes[i]);
     }
 
-    /** Refuses a call, changing nothing, when a registered buffer's position or limit moved since build. */
+    /** Refuses a call, changing nothing, when a gradient buffer's position or limit moved since build. */
     private void checkUnchanged(final String call, final int i)
     {
         final ByteBuffer own = gradients.get(i);
@@ -425,7 +428,7 @@ public final class GradientSync implements AutoCloseable
         {
             throw new IllegalArgumentException(where(call) + "gradient " + i + "'s buffer now runs from " +
                 own.position() + " to " + own.limit() + ", registered from " + positions[i] + " to " + limits[i] +
-                "; keep a registered buffer's position and limit");
+                "; keep a gradient buffer's position and limit");
         }
     }
 

@@ -74,6 +74,13 @@ public interface NodeArena
     void exit();
 
     /**
+     * The registered buffers of the members, read in place by the algorithms.
+     *
+     * @return them, or null when this arena offers none.
+     */
+    RegisteredMemory registeredMemory();
+
+    /**
      * Marks the arena failed, before this member's peers are told why over their links: a member that goes on to
      * read this one's data would otherwise complete an operation that failed here, with what it had posted. The
      * first member to mark it stands; a mark is never taken back. Nothing happens once the arena is closing.

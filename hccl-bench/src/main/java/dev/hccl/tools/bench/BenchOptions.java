@@ -27,6 +27,8 @@ import java.util.Locale;
  * @param average     how times combine across ranks ({@code -a}): 0 rank 0's, 1 mean, 2 min, 3 max.
  * @param blocking    {@code -z 1}: each operation is a blocking call, run on the calling thread, rather than all
  *                    {@code -n} issued asynchronously and then awaited.
+ * @param registered  {@code -R 1}: the send and receive buffers are registered
+ *                    ({@link dev.hccl.api.Communicator#allocateRegistered}), so that the node arena reads them in place.
  * @param algos       {@code --algo} values, one sweep each; empty for one sweep with the default configuration.
  * @param json        {@code --json} file, or null.
  * @param csv         {@code --csv} file, or null.
@@ -48,6 +50,7 @@ public record BenchOptions(
     int root,
     int average,
     boolean blocking,
+    boolean registered,
     List<String> algos,
     Path json,
     Path csv,
@@ -80,6 +83,7 @@ public record BenchOptions(
      * @param root        root or {@link #ALL_ROOTS}.
      * @param average     time aggregation.
      * @param blocking    blocking calls.
+     * @param registered  registered buffers.
      * @param algos       algorithms.
      * @param json        JSON file or null.
      * @param csv         CSV file or null.
@@ -262,6 +266,7 @@ public record BenchOptions(
         private int root;
         private int average = 1;
         private boolean blocking;
+        private boolean registered;
         private List<String> algos = List.of();
         private Path json;
         private Path csv;
@@ -379,6 +384,16 @@ public record BenchOptions(
         }
 
         /**
+         * @param register whether the buffers are registered
+         * @return this.
+         */
+        public Builder registered(final boolean register)
+        {
+            this.registered = register;
+            return this;
+        }
+
+        /**
          * @param names algorithms to force, one sweep each
          * @return this.
          */
@@ -429,7 +444,7 @@ public record BenchOptions(
         public BenchOptions build()
         {
             return new BenchOptions(op, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, check, types,
-                ops, root, average, blocking, algos, json, csv, plot, plotStyle, minBw);
+                ops, root, average, blocking, registered, algos, json, csv, plot, plotStyle, minBw);
         }
     }
 }

@@ -61,8 +61,15 @@ public final class BenchRunner
         this.ranks = comm.worldSize();
         this.rank = comm.rank();
         final int capacity = op == BenchOp.BARRIER ? 0 : (int)options.maxBytes();
-        this.sendBuffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
-        this.recvBuffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+        this.sendBuffer = buffer(capacity);
+        this.recvBuffer = buffer(capacity);
+    }
+
+    /** A buffer of the largest size: registered with {@code -R}, when there is anything to register. */
+    private ByteBuffer buffer(final int capacity)
+    {
+        return options.registered() && capacity > 0 ? comm.allocateRegistered(capacity) :
+            ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
     }
 
     /**

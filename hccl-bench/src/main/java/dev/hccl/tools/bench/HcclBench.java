@@ -126,6 +126,12 @@ public final class HcclBench implements Callable<Integer>
             + "each result; 0: the -n operations are issued asynchronously, then awaited (default: ${DEFAULT-VALUE}).")
     private int blocking;
 
+    @Option(names = {"-R", "--local_register"}, paramLabel = "0/1/2", defaultValue = "0",
+        description = "1 or 2: the send and receive buffers come from Communicator.allocateRegistered, which the "
+            + "ranks of a node read in place (registration is always collective here, so nccl-tests' 1 and 2 are "
+            + "alike); 0: ordinary direct buffers (default: ${DEFAULT-VALUE}).")
+    private int register;
+
     @Option(names = "--algo", paramLabel = "NAME", split = ",",
         description = "Algorithm(s) to force, comma-separated: one communicator and one sweep each, forwarded as "
             + "CommConfig.algo (HCCL_ALGO's grammar; names in docs/ALGORITHMS.md; an unknown one is a usage error "
@@ -256,7 +262,17 @@ public final class HcclBench implements Callable<Integer>
         return BenchOptions.builder(operation).sizes(minBytes, maxBytes).stepBytes(stepBytes).stepFactor(stepFactor)
             .iterations(iters, warmupIters).check(check).types(BenchTypes.types(dataType))
             .ops(BenchTypes.ops(reduceOp)).root(parseRoot(root)).average(average).blocking(parseBlocking())
+            .registered(parseRegister())
             .algos(algos).outputs(json, csv, plot).plotStyle(PlotStyle.of(plotY, plotYScale)).minBw(minBw).build();
+    }
+
+    private boolean parseRegister()
+    {
+        if (register < 0 || register > 2)
+        {
+            throw new IllegalArgumentException("-R must be 0, 1 or 2, got " + register);
+        }
+        return register != 0;
     }
 
     private boolean parseBlocking()

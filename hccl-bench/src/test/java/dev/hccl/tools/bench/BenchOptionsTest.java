@@ -51,18 +51,19 @@ class BenchOptionsTest
     void everyFlagIsRead()
     {
         final BenchOptions o = HcclBench.parse("reduce", "-b", "8", "-e", "128M", "-f", "2", "-i", "4K", "-n", "7",
-            "-w", "3", "-c", "2", "-o", "max", "-d", "bfloat16", "-r", "all", "-a", "3", "-z", "1",
+            "-w", "3", "-c", "2", "-o", "max", "-d", "bfloat16", "-r", "all", "-a", "3", "-z", "1", "-R", "1",
             "--algo", "ring,tree", "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--plot-y", "time",
             "--plot-y-scale", "linear", "--min-bw", "1.5");
 
         assertEquals(BenchOptions.builder(BenchOp.REDUCE).sizes(8, 128L << 20).stepBytes(4096).stepFactor(2)
             .iterations(7, 3).check(2).types(List.of(DataType.BF16)).ops(List.of(ReduceOp.MAX))
-            .root(BenchOptions.ALL_ROOTS).average(3).blocking(true).algos(List.of("ring", "tree"))
+            .root(BenchOptions.ALL_ROOTS).average(3).blocking(true).registered(true).algos(List.of("ring", "tree"))
             .outputs(Path.of("r.json"), Path.of("r.csv"), Path.of("r.svg"))
             .plotStyle(new PlotStyle(PlotStyle.Quantity.TIME, false)).minBw(1.5).build(), o);
         assertEquals(o, HcclBench.parse("reduce", "--minbytes", "8", "--maxbytes", "128m", "--stepfactor", "2",
             "--stepbytes", "4k", "--iters", "7", "--warmup_iters", "3", "--check", "2", "--op", "max", "--datatype",
-            "bfloat16", "--root", "-1", "--average", "3", "--blocking", "1", "--algo", "ring", "--algo", "tree",
+            "bfloat16", "--root", "-1", "--average", "3", "--blocking", "1", "--local_register", "2", "--algo", "ring",
+            "--algo", "tree",
             "--json", "r.json", "--csv", "r.csv", "--plot", "r.svg", "--plot-y", "TIME", "--plot-y-scale", "LINEAR",
             "--min-bw", "1.5"));
     }
@@ -129,6 +130,7 @@ class BenchOptionsTest
             List.of("all_reduce", "-n", "0"),
             List.of("all_reduce", "-a", "4"),
             List.of("all_reduce", "-z", "2"),
+            List.of("all_reduce", "-R", "3"),
             List.of("all_reduce", "-r", "first"),
             List.of("all_reduce", "-b", "1.5K"),
             List.of("all_reduce", "--plot", "bw.jpg"),

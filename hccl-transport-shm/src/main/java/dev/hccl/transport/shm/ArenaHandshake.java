@@ -131,7 +131,7 @@ final class ArenaHandshake
                 file.unmap();
                 return null;
             }
-            return new ShmArena(file, view, 0, regionBytes);
+            return new ShmArena(file, view, 0, regionBytes, new ShmRegistrations(view, 0, names, dir));
         }
         catch (final RuntimeException ex)
         {
@@ -184,7 +184,8 @@ final class ArenaHandshake
                 }
                 return null;
             }
-            return new ShmArena(file, view, Arrays.binarySearch(view, rank), regionBytes);
+            final int member = Arrays.binarySearch(view, rank);
+            return new ShmArena(file, view, member, regionBytes, new ShmRegistrations(view, member, names, dir));
         }
         catch (final RuntimeException ex)
         {

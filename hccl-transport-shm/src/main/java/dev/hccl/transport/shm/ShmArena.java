@@ -1,6 +1,7 @@
 package dev.hccl.transport.shm;
 
 import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.RegisteredMemory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -32,6 +33,7 @@ final class ShmArena implements NodeArena
     private final ByteBuffer memory;
     /** The failure line: {@link #TRAILER_BYTES} after the regions. */
     private final ByteBuffer trailer;
+    private final ShmRegistrations registrations;
     /** Threads inside, plus {@link #CLOSING} once closing has begun. */
     private final AtomicInteger inside = new AtomicInteger();
 
@@ -46,9 +48,11 @@ final class ShmArena implements NodeArena
      * @param file        the mapped file, of {@link #fileBytes} bytes.
      * @param ranks       the members' ranks in the root communicator, ascending.
      * @param member      this rank's index in {@code ranks}.
-     * @param regionBytes each member's bytes.
+     * @param regionBytes   each member's bytes.
+     * @param registrations the members' registered buffers.
      */
-    ShmArena(final ShmFile file, final int[] ranks, final int member, final int regionBytes)
+    ShmArena(final ShmFile file, final int[] ranks, final int member, final int regionBytes,
+        final ShmRegistrations registrations)
     {
         if (fileBytes(ranks.length, regionBytes) != file.bytes())
         {
@@ -59,6 +63,7 @@ final class ShmArena implements NodeArena
         this.ranks = ranks.clone();
         this.member = member;
         this.regionBytes = regionBytes;
+        this.registrations = registrations;
         final int regions = ranks.length * regionBytes;
         this.memory = file.memory().duplicate().limit(regions).slice().order(ByteOrder.nativeOrder());
         this.trailer = file.memory().duplicate().position(regions).slice().order(ByteOrder.nativeOrder());
@@ -104,6 +109,12 @@ final class ShmArena implements NodeArena
     public ByteBuffer memory()
     {
         return memory;
+    }
+
+    @Override
+    public RegisteredMemory registeredMemory()
+    {
+        return registrations;
     }
 
     @Override
@@ -196,6 +207,7 @@ final class ShmArena implements NodeArena
                     Thread.currentThread().interrupt();
                 }
             }
+            registrations.close();
             file.unmap();
             return true;
         }

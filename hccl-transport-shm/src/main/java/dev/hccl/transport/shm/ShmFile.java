@@ -220,6 +220,22 @@ final class ShmFile
     }
 
     /**
+     * Closes the file's descriptor and keeps the mapping: {@link #truncation()} can no longer tell anything. For a
+     * mapping that is handed to the application, which the garbage collector releases, or one kept only to be read.
+     */
+    void closeDescriptor()
+    {
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ex)
+        {
+            // Nothing is lost: the descriptor only told the size.
+        }
+    }
+
+    /**
      * Releases the mapping and the file's descriptor. Idempotent. Only when no thread can touch the memory again.
      */
     void unmap()

@@ -28,6 +28,8 @@ final class ShmNames
     private static final String ROLE = "shm-segment-name";
     /** The same, for node arenas. */
     private static final String ARENA_ROLE = "shm-arena-name";
+    /** The same, for registered buffers. */
+    private static final String REGISTERED_ROLE = "shm-registered-name";
 
     private final JobKey key;
     private final long commId;
@@ -65,6 +67,18 @@ final class ShmNames
     String arenaFileName(final int lowest)
     {
         return name(ARENA_ROLE, ByteBuffer.allocate(Integer.BYTES).putInt(lowest).array());
+    }
+
+    /**
+     * The name of a member's file of a registered buffer ({@link ShmRegistrations}).
+     *
+     * @param rank the member's rank, which creates it.
+     * @param id   the registration, numbered alike on every member.
+     * @return {@code hccl-} and {@value #NAME_BITS} bits in hex, apart from every pair's and arena's.
+     */
+    String registeredFileName(final int rank, final int id)
+    {
+        return name(REGISTERED_ROLE, ByteBuffer.allocate(2 * Integer.BYTES).putInt(rank).putInt(id).array());
     }
 
     private String name(final String role, final byte[] ranks)
