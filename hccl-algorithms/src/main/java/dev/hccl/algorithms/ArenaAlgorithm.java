@@ -49,8 +49,9 @@ import java.nio.ByteBuffer;
  * ring), and a copy {@code beta/2} per byte, as a shared-memory link's {@code beta} prices two copies (into its ring
  * and out).
  * <ul>
- *     <li>all-reduce: {@code 2 S sigma + m beta + (n-1)/n m gamma}; one round: {@code S sigma + m beta +
- *     (n-1) m gamma};</li>
+ *     <li>all-reduce: {@code 2 S sigma + (2n-1)/n m beta/2 + (n-1)/n m gamma}, its copies counted: in, all but
+ *     the rank's own slice; its reduced slice into its half; out, the others' slices; one round: {@code S sigma +
+ *     m beta + (n-1) m gamma};</li>
  *     <li>reduce: as all-reduce; reduce-scatter ({@code m} the whole input): {@code S sigma + m beta/2 +
  *     (n-1)/n m gamma};</li>
  *     <li>all-gather ({@code m} the whole output): {@code S sigma + (m/n + m) beta/2};</li>
@@ -441,7 +442,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             case REDUCE:
                 return bytes <= TuningTable.ARENA_ONE_ROUND_MAX_BYTES ?
                     steps(bytes) * sigma + bytes * 2 * copy + (n - 1) * bytes * cost.gamma() :
-                    2 * steps(bytes) * sigma + bytes * 2 * copy + shared * bytes * cost.gamma();
+                    2 * steps(bytes) * sigma + (2 * n - 1) / (double)n * bytes * copy + shared * bytes * cost.gamma();
             case REDUCE_SCATTER:
                 return steps(bytes) * sigma + bytes * copy + shared * bytes * cost.gamma();
             case ALL_GATHER:
