@@ -75,18 +75,7 @@ class AbortTest
         }
         finally
         {
-            Ranks.onEach(comms, 60, comm ->
-            {
-                try
-                {
-                    comm.close();
-                }
-                catch (final HcclException expected)
-                {
-                    // the abort, told again
-                }
-                return null;
-            });
+            closeAfterAbort(comms);
         }
     }
 
@@ -116,7 +105,7 @@ class AbortTest
             }, "posting");
             posting.start();
             // Rank 0 has posted its data in the arena and waits for rank 1's, which has issued nothing yet.
-            awaitWaitingForASignal(posting);
+            Ranks.awaitFrame(posting, "dev.hccl.core.OpContext", "awaitSignalWaiting");
             comms.get(0).abort();
             // Rank 1's reason to fail is on its way over the link; the arena already holds everything its operation
             // would read.
@@ -133,18 +122,7 @@ class AbortTest
         }
         finally
         {
-            Ranks.onEach(comms, 60, comm ->
-            {
-                try
-                {
-                    comm.close();
-                }
-                catch (final HcclException expected)
-                {
-                    // the abort, told again
-                }
-                return null;
-            });
+            closeAfterAbort(comms);
         }
     }
 
@@ -158,22 +136,20 @@ class AbortTest
         return b;
     }
 
-    /** Waits until {@code t} waits for a signal of the node arena, as its stack shows. */
-    private static void awaitWaitingForASignal(final Thread t) throws InterruptedException
+    /** Closes every rank's communicator; a close that tells the abort again is expected. */
+    private static void closeAfterAbort(final List<Communicator> comms) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline)
+        Ranks.onEach(comms, 60, comm ->
         {
-            for (final StackTraceElement frame : t.getStackTrace())
+            try
             {
-                if (frame.getClassName().equals("dev.hccl.core.OpContext") &&
-                    frame.getMethodName().equals("awaitSignalWaiting"))
-                {
-                    return;
-                }
+                comm.close();
             }
-            Thread.sleep(1);
-        }
-        throw new AssertionError(t.getName() + " never waited for a signal of the node arena");
+            catch (final HcclException expected)
+            {
+                // the abort, told again
+            }
+            return null;
+        });
     }
 }

@@ -67,24 +67,10 @@ class ConcurrentIssueTest
         return wrong;
     }
 
-    /** Waits until {@code t} is inside a call of the communicator, as its stack shows. */
+    /** Waits until {@code t} is inside a call of the communicator: issuing, it holds the lane until it returns. */
     private static void awaitInsideCommunicator(final Thread t) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline)
-        {
-            for (final StackTraceElement frame : t.getStackTrace())
-            {
-                // Issuing a collective: the lane is held from here until the call returns.
-                if (frame.getClassName().equals("dev.hccl.core.OpIssuer") &&
-                    frame.getMethodName().equals("collective"))
-                {
-                    return;
-                }
-            }
-            Thread.sleep(1);
-        }
-        throw new AssertionError(t.getName() + " never entered the communicator");
+        Ranks.awaitFrame(t, "dev.hccl.core.OpIssuer", "collective");
     }
 
     @Test

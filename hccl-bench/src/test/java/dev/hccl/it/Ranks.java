@@ -123,6 +123,32 @@ final class Ranks
         });
     }
 
+    /**
+     * Waits until a thread runs a method, as its stack shows.
+     *
+     * @param t         the thread.
+     * @param className the method's class.
+     * @param method    the method's name.
+     * @throws InterruptedException when interrupted.
+     * @throws AssertionError       when it has not within 30 s.
+     */
+    static void awaitFrame(final Thread t, final String className, final String method) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline)
+        {
+            for (final StackTraceElement frame : t.getStackTrace())
+            {
+                if (frame.getClassName().equals(className) && frame.getMethodName().equals(method))
+                {
+                    return;
+                }
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError(t.getName() + " never ran " + className + "." + method);
+    }
+
     static IntFunction<int[]> ints(final int... values)
     {
         return ignored -> values;

@@ -52,14 +52,25 @@ class RealProcessTest
     @AfterEach
     void removeShmDir() throws IOException
     {
-        try (Stream<Path> files = Files.list(shmDir))
+        removeDirectory(shmDir);
+    }
+
+    /**
+     * Removes a test's directory and the files in it.
+     *
+     * @param dir the directory.
+     * @throws IOException when one cannot be removed.
+     */
+    static void removeDirectory(final Path dir) throws IOException
+    {
+        try (Stream<Path> files = Files.list(dir))
         {
             for (final Path f : files.toList())
             {
                 Files.delete(f);
             }
         }
-        Files.delete(shmDir);
+        Files.delete(dir);
     }
 
     /**

@@ -52,14 +52,7 @@ class RegisteredBufferTest
     @AfterEach
     void removeDirectory() throws IOException
     {
-        try (Stream<Path> files = Files.list(dir))
-        {
-            for (final Path f : files.toList())
-            {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(dir);
+        RealProcessTest.removeDirectory(dir);
     }
 
     private List<Communicator> open(final boolean sharedMemory) throws Exception
