@@ -15,7 +15,9 @@ import java.util.Arrays;
 /**
  * The node arena's registered buffers in shared memory: each registration is one file per member, created by that
  * member (owner-only, zeros written through, named with the job's key: {@link ShmNames#registeredFileName}), mapped by
- * every other member, and unlinked by its creator once all have mapped it, so that nothing stays in the directory.
+ * every other member, and unlinked by its creator once all have mapped it, so that nothing stays in the directory; a
+ * registration abandoned (a member could not make or map its memory, or died meanwhile) has every member remove every
+ * member's file.
  * <p>
  * <b>Ownership.</b> A member's own mapping is the application's buffer from the moment the registration is complete:
  * it is never unmapped here (a thread of the application touching unmapped memory would crash the JVM); the garbage
@@ -127,12 +129,13 @@ final class ShmRegistrations implements RegisteredMemory
         final ShmFile[] files = pending;
         pending = null;
         final int id = nextId++;
-        if (null != files[member])
-        {
-            delete(files[member].path());
-        }
         if (!complete || closed)
         {
+            // Every member's file, whether made or not: a member that died after making its own cannot remove it.
+            for (int m = 0; m < files.length; m++)
+            {
+                delete(path(m, id));
+            }
             // Nobody was handed this memory: every mapping can go.
             for (final ShmFile file : files)
             {
@@ -143,6 +146,7 @@ final class ShmRegistrations implements RegisteredMemory
             }
             return false;
         }
+        delete(files[member].path());
         final ByteBuffer[] memory = new ByteBuffer[files.length];
         for (int m = 0; m < files.length; m++)
         {

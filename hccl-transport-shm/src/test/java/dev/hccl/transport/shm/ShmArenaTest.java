@@ -1,12 +1,14 @@
 package dev.hccl.transport.shm;
 
 import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.RegisteredMemory;
 import dev.hccl.api.testing.RecordingInbound;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -107,5 +109,39 @@ class ShmArenaTest
         arena.exit();
         assertTrue(arena.close(TimeUnit.SECONDS.toNanos(1)));
         assertTrue(arena.isUnmapped());
+    }
+
+    @Test
+    void aRegistrationIsSeenByEveryMemberFoundByAddressAndLeavesNoFile() throws Exception
+    {
+        final ShmCluster cluster = cluster().arenaSize(64 * 1024);
+        final ShmTransport[] t = cluster.connected(new RecordingInbound[2]);
+        final RegisteredMemory zero = t[0].nodeArena().registeredMemory();
+        final RegisteredMemory one = t[1].nodeArena().registeredMemory();
+        final ByteBuffer mine = zero.create(8192);
+        final ByteBuffer theirs = one.create(8192);
+        assertEquals(2, cluster.files().size(), "one file per member while registering");
+        assertTrue(zero.mapPeers(8192) && one.mapPeers(8192));
+        assertTrue(zero.conclude(true) && one.conclude(true));
+        assertEquals(List.of(), cluster.files(), "files left in " + cluster.dir);
+        theirs.putLong(4096, 0x1234_5678_9ABCL);
+        assertEquals(0x1234_5678_9ABCL, zero.memory(1, 0).getLong(4096), "rank 1's buffer as rank 0 maps it");
+        assertEquals(100L, zero.locate(mine.slice(100, 50), 0, 50), "registration 0, offset 100");
+        assertEquals(-1L, zero.locate(mine, 8000, 500), "past the registration's end");
+        assertEquals(-1L, zero.locate(theirs, 0, 8), "another member's buffer is not this member's");
+        assertEquals(-1L, zero.locate(ByteBuffer.allocateDirect(64), 0, 8));
+        assertNull(zero.memory(1, 1), "no registration 1");
+    }
+
+    @Test
+    void anAbandonedRegistrationLeavesNoFileEvenOfAMemberThatDiedMakingIt() throws Exception
+    {
+        final ShmCluster cluster = cluster().arenaSize(64 * 1024);
+        final ShmTransport[] t = cluster.connected(new RecordingInbound[2]);
+        assertNotNull(t[0].nodeArena().registeredMemory().create(8192));
+        assertNotNull(t[1].nodeArena().registeredMemory().create(8192)); // rank 1 goes no further
+        assertEquals(2, cluster.files().size());
+        assertFalse(t[0].nodeArena().registeredMemory().conclude(false));
+        assertEquals(List.of(), cluster.files(), "files left in " + cluster.dir);
     }
 }
