@@ -18,9 +18,9 @@ import java.util.function.Supplier;
 
 /**
  * A communicator's failure state: set once, marked in the node arena and told to every peer before anything here
- * wakes, then given to every posted receive and every wait in progress; {@code close} waits until the peers have been told. It is also where the
- * mailbox's faults become the user's {@link HcclException}: the peer in this communicator's numbering, the operation
- * running and its sequence number, the transport's exception as cause.
+ * wakes, then given to every posted receive and every wait in progress; {@code close} waits until the peers have been
+ * told. It is also where the mailbox's faults become the user's {@link HcclException}: the peer in this communicator's
+ * numbering, the operation running and its sequence number, the transport's exception as cause.
  */
 final class CommFailure implements FaultListener
 {

@@ -159,6 +159,24 @@ final class ShmFile
     }
 
     /**
+     * The bytes still free in a directory, for the messages that say a file did not fit.
+     *
+     * @param dir the directory.
+     * @return the figure, or {@code unknown}.
+     */
+    static String usableBytes(final Path dir)
+    {
+        try
+        {
+            return String.valueOf(Files.getFileStore(dir).getUsableSpace());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return "unknown";
+        }
+    }
+
+    /**
      * The file's path; the file itself may be gone already.
      *
      * @return the path.

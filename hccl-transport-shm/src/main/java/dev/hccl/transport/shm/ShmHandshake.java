@@ -314,14 +314,7 @@ final class ShmHandshake
 
     String freeBytes()
     {
-        try
-        {
-            return String.valueOf(Files.getFileStore(dir).getUsableSpace());
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            return "unknown";
-        }
+        return ShmFile.usableBytes(dir);
     }
 
     boolean delete(final Path file)

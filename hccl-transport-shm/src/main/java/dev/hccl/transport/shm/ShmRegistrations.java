@@ -83,7 +83,7 @@ final class ShmRegistrations implements RegisteredMemory
             LOG.warn("rank {}: cannot register a buffer of {} bytes in shared memory: cannot create {} ({} free in " +
                 "{}): {}; every rank gets an ordinary buffer, which the collectives copy. Point {} to a tmpfs with " +
                 "more room, or give the container more shared memory (Docker's --shm-size, {} by default)",
-                ranks[member], bytes, path, usableBytes(), dir, ex.toString(), ShmTransportProvider.DIR.variable(),
+                ranks[member], bytes, path, ShmFile.usableBytes(dir), dir, ex.toString(), ShmTransportProvider.DIR.variable(),
                 ShmHandshake.DOCKER_SHM_DEFAULT);
             return null;
         }
@@ -225,18 +225,6 @@ final class ShmRegistrations implements RegisteredMemory
         catch (final IOException ex)
         {
             LOG.debug("could not delete {}: {}", path, ex.toString());
-        }
-    }
-
-    private String usableBytes()
-    {
-        try
-        {
-            return String.valueOf(Files.getFileStore(dir).getUsableSpace());
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            return "unknown";
         }
     }
 }
