@@ -106,6 +106,12 @@ final class AlgorithmSelector
     private volatile LinkCosts links;
     /** The (operation, size class) pairs whose choice DEBUG has explained. */
     private final Set<Long> explained = ConcurrentHashMap.newKeySet();
+    /**
+     * The latest choices, {@link #MEMO_SLOTS} per operation, by size: a call of a size seen before (a training step's
+     * buckets, a benchmark's loop) takes its algorithm without pricing every candidate again. An entry is immutable,
+     * so a racing reader sees a whole one or another; a stale one is told by its sizes, protocol and link figures.
+     */
+    private final Choice[] memo = new Choice[Operation.values().length * MEMO_SLOTS];
 
     /**
      * @param override      what the user forces.
@@ -368,8 +374,16 @@ final class AlgorithmSelector
             return role.cast(forcedAlgorithms.get(op));
         }
         final LinkCosts costs = links;
+        final int slot = op.ordinal() * MEMO_SLOTS + (int)((bytes * 0x9E3779B97F4A7C15L) >>> 61);
+        final Choice memoized = memo[slot];
+        if (memoized != null && memoized.bytes == bytes && memoized.logicalBytes == logicalBytes &&
+            memoized.protocol == protocol && memoized.links == costs)
+        {
+            return role.cast(memoized.best.algorithm());
+        }
         final CostModel.Candidate best = models.get(op).cheapest(bytes, protocol.wireBytes(logicalBytes), costs,
             protocol);
+        memo[slot] = new Choice(bytes, logicalBytes, protocol, costs, best);
         // Once per operation, protocol and power-of-two size, so that DEBUG tells why without a line per call.
         final long sizeClass = (op.ordinal() * (long)WireProtocol.values().length + protocol.ordinal()) * 64L +
             (63 - Long.numberOfLeadingZeros(bytes));
@@ -379,6 +393,15 @@ final class AlgorithmSelector
                 choice(op, bytes, protocol, logicalBytes).describe() + " with " + costs);
         }
         return role.cast(best.algorithm());
+    }
+
+    /** Slots of {@link #memo} per operation: a power of two, eight by the top three bits of a size's hash. */
+    private static final int MEMO_SLOTS = 8;
+
+    /** A choice the cost model made, with what it was made for. */
+    private record Choice(long bytes, long logicalBytes, WireProtocol protocol, LinkCosts links,
+        CostModel.Candidate best)
+    {
     }
 
     /** The name HCCL_ALGO forces for this operation and size, or null for the cost model's choice. */
