@@ -112,6 +112,15 @@ public final class CommConfig
     public static final Setting<Boolean> CHECKSUM = Setting.flag("HCCL_CHECKSUM",
         "a CRC32C on every message between ranks, checked by the receiver");
     /**
+     * How long, in milliseconds, {@code Hccl.init} may spend warming up a new communicator: small all-reduces, out of
+     * place and in place, so that the JVM has compiled an operation's path before the first call of the user's
+     * (docs/PERFORMANCE.md, "The first operations"). Each rank stops when its time is spent and every rank stops after
+     * the same operation, when all are done; a JVM whose communicator has warmed up once adds one operation more.
+     * Every rank must turn it on or off alike ({@code Hccl.init} fails otherwise); {@code 0} turns it off.
+     */
+    public static final Setting<Integer> WARMUP_MS = Setting.integer("HCCL_WARMUP_MS", 300, 0, 60_000,
+        "milliseconds of small all-reduces at init that compile an operation's path before the first call");
+    /**
      * Whether the communicator measures its links at creation for the cost model ({@link TopoProbe}): {@code 0} (the
      * default) never, {@code auto} when it spans more than one node, {@code 1} always. Off by default: it costs a
      * fraction of a second at creation (docs/PERFORMANCE.md). Ignored under {@link #DETERMINISTIC}, whose choices
@@ -179,7 +188,7 @@ public final class CommConfig
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, RANK_TABLE_FILE, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
         TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
-        CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY, TLS_CA,
+        CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, WARMUP_MS, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY, TLS_CA,
         NODE_ID);
 
     /** Where a setting's value came from. */

@@ -131,6 +131,10 @@ public final class HcclProvider implements CommunicatorProvider
             try
             {
                 comm.probeLinks();
+                final long warmUpStart = System.nanoTime();
+                final int warmUps = WarmUp.run(comm, config.get(CommConfig.WARMUP_MS));
+                LOG.debug("rank {}: warmed up in {} ms, {} all-reduces", rank,
+                    (System.nanoTime() - warmUpStart) / 1_000_000, warmUps);
             }
             catch (final RuntimeException ex)
             {

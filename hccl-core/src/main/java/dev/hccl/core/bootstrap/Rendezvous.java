@@ -133,6 +133,7 @@ public final class Rendezvous implements AutoCloseable
                 client.set("segment_size", Integer.toString(config.segmentBytes()));
                 client.set("algo", algoKey(config, algorithms));
                 client.set("checksum", Boolean.toString(config.get(CommConfig.CHECKSUM)));
+                client.set("warm_up", Boolean.toString(config.get(CommConfig.WARMUP_MS) > 0));
             }
             else
             {
@@ -155,6 +156,14 @@ public final class Rendezvous implements AutoCloseable
                     // A receiver that expects a CRC the sender does not send would misread every frame.
                     throw disagree(client, rank, CommConfig.CHECKSUM + " differs: rank 0 has " + (checksum ? 1 : 0) +
                         ", rank " + rank + " has " + (checksum ? 0 : 1) + "; set it alike on every rank");
+                }
+                final boolean warmUp = Boolean.parseBoolean(awaitKey(client, "warm_up", rank, deadlineNanos));
+                if (warmUp != config.get(CommConfig.WARMUP_MS) > 0)
+                {
+                    // A rank that skipped the warm-up would issue its first call against its peers' warm-up.
+                    throw disagree(client, rank, CommConfig.WARMUP_MS + " differs: rank 0 " + (warmUp ? "warms up" :
+                        "has 0") + ", rank " + rank + (warmUp ? " has 0" : " warms up") + "; set it to 0 on every " +
+                        "rank or on none");
                 }
                 final String algo = awaitKey(client, "algo", rank, deadlineNanos);
                 if (!algo.equals(algoKey(config, algorithms)))

@@ -1,0 +1,95 @@
+package dev.hccl.it;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.ReduceOp;
+import dev.hccl.transport.shm.ShmTransportProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code HCCL_WARMUP_MS} end to end, ranks as threads with a real rendezvous: ranks whose budgets differ meet in
+ * their first call after init, over shared memory and over TCP; ranks that disagree on whether to warm up at all fail
+ * at init naming the setting, instead of one rank's first call meeting the others' warm-up.
+ */
+@Timeout(300)
+class WarmUpInitTest
+{
+    private static CommConfigBuilder config(final int rank, final int n, final int port, final boolean tcp)
+    {
+        return CommConfig.builder().environment(Map.of())
+            .set(ShmTransportProvider.DISABLE, tcp)
+            .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
+            .connectTimeout(Duration.ofSeconds(60))
+            .execTimeout(Duration.ofSeconds(120));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "shm", "tcp" })
+    void ranksWithDifferentBudgetsMeetInTheirFirstCall(final String transport) throws Exception
+    {
+        final int n = 3;
+        final int port = TcpConformanceTest.freePort();
+        final List<Communicator> comms = Ranks.run(n, 120, rank -> Hccl.init(
+            config(rank, n, port, "tcp".equals(transport)).set(CommConfig.WARMUP_MS, 1 + 150 * rank).conclude()));
+        try
+        {
+            final List<long[]> sums = Ranks.onEach(comms, 120, comm ->
+            {
+                assertEquals(transport, comm.transports());
+                final long[] value = {comm.rank() + 1};
+                comm.allReduce(value, ReduceOp.SUM);
+                return value;
+            });
+            for (int rank = 0; rank < n; rank++)
+            {
+                assertArrayEquals(new long[] {1 + 2 + 3}, sums.get(rank), "rank " + rank);
+            }
+        }
+        finally
+        {
+            Ranks.closeAll(comms);
+        }
+    }
+
+    @Test
+    void ranksThatDisagreeOnWarmingUpFailAtInitNamingTheSetting() throws Exception
+    {
+        final int port = TcpConformanceTest.freePort();
+        final List<Throwable> outcomes = Ranks.run(2, 120, rank ->
+        {
+            try (Communicator comm = Hccl.init(config(rank, 2, port, false)
+                .set(CommConfig.WARMUP_MS, rank == 1 ? 0 : 100).conclude()))
+            {
+                comm.barrier(); // only if init wrongly succeeded: the assertions below then fail
+                return null;
+            }
+            catch (final HcclException ex)
+            {
+                return ex;
+            }
+        });
+        for (int rank = 0; rank < 2; rank++)
+        {
+            final HcclException ex = assertInstanceOf(HcclException.class, outcomes.get(rank), "rank " + rank);
+            assertEquals(ErrorCode.E_PARA, ex.errorCode(), ex.getMessage());
+            assertTrue(ex.getMessage().contains("HCCL_WARMUP_MS differs: rank 0 warms up, rank 1 has 0"),
+                "rank " + rank + ": " + ex.getMessage());
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.hccl.core;
+
+import dev.hccl.api.CommConfig;
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.Operation;
+import dev.hccl.api.ReduceOp;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The warm-up of a new communicator ({@link CommConfig#WARMUP_MS}): small SUM all-reduces on the communicator itself
+ * (one to three elements of FP32, FP64, INT64 and INT32 in turn, 4 KiB one time in 16, at varying offsets; a barrier
+ * after every eighth), alternately out of place and in place, before {@code Hccl.init} returns. The JVM then
+ * interprets and compiles an operation's path (the issue, the algorithm's choice, the algorithm's steps, the
+ * reduction) while no caller waits for a result, instead of during the first calls of the user's.
+ * <p>
+ * <b>Agreement.</b> Each all-reduce sums every rank's "done", 1 once the rank's time is spent (or its JVM warmed up
+ * before), else 0. Every rank reads the same sum, so every rank stops after the same all-reduce, the first whose sum
+ * is the world size, and none is left waiting for a partner in an operation the others skipped. Ranks whose budgets
+ * differ all run until the longest is spent; whether the warm-up runs at all the rendezvous checks, as a rank that
+ * skips it would issue its first call against its peers' warm-up.
+ * <p>
+ * <b>Cost.</b> The budget, plus one operation, on the rank that finishes last; once per JVM, as the compiled code
+ * serves every communicator of the process: a later communicator adds one operation. Its operations are the
+ * communicator's first, so that the first call of the user's follows them in the communicator's sequence.
+ */
+final class WarmUp
+{
+    /** Whether a communicator of this JVM has warmed up: the JIT's work is the process's, done once. */
+    private static final AtomicBoolean WARMED = new AtomicBoolean();
+
+    /** The types the operations rotate through: the common dense ones, whose reductions a job mixes. */
+    private static final DataType[] TYPES = {DataType.FP32, DataType.FP64, DataType.INT64, DataType.INT32};
+    /** Bytes of the larger operation, one in {@link #LARGE_EVERY}: enough for the reductions' vector loops. */
+    private static final int LARGE_BYTES = 4096;
+    private static final int LARGE_EVERY = 16;
+    /** A barrier after every this many operations. */
+    private static final int BARRIER_EVERY = 8;
+    /** Bytes over which the views' offsets vary. */
+    private static final int SPREAD = 64;
+
+    private WarmUp()
+    {
+    }
+
+    /**
+     * Runs the warm-up, collectively: every rank of {@code comm} calls it with its own budget.
+     *
+     * @param comm     a communicator of more than one rank, before its first call.
+     * @param budgetMs this rank's time, milliseconds; {@code 0} on every rank skips the warm-up.
+     * @return the number of all-reduces run, the same on every rank.
+     */
+    static int run(final Communicator comm, final int budgetMs)
+    {
+        return run(comm, budgetMs, WARMED);
+    }
+
+    /**
+     * Runs the warm-up, collectively, against a given record of whether this JVM has warmed up.
+     *
+     * @param comm     a communicator of more than one rank, before its first call.
+     * @param budgetMs this rank's time, milliseconds; {@code 0} on every rank skips the warm-up.
+     * @param warmed   whether this JVM has warmed up before; set once this warm-up ends.
+     * @return the number of all-reduces run, the same on every rank.
+     */
+    static int run(final Communicator comm, final int budgetMs, final AtomicBoolean warmed)
+    {
+        if (budgetMs == 0 || comm.worldSize() == 1)
+        {
+            return 0;
+        }
+        final ByteBuffer pool = ByteBuffer.allocateDirect(2 * (LARGE_BYTES + SPREAD)).order(ByteOrder.nativeOrder());
+        final int half = pool.capacity() / 2;
+        final long deadline = System.nanoTime() + budgetMs * 1_000_000L;
+        int operations = 0;
+        long done;
+        do
+        {
+            // Types, counts, offsets and both placements vary, as a user's calls do: code compiled for one shape
+            // alone is thrown away at the first call of another and compiled again while that caller waits.
+            final DataType type = TYPES[(operations >> 2) % TYPES.length];
+            final int bytes = operations % LARGE_EVERY == LARGE_EVERY - 1 ? LARGE_BYTES :
+                (1 + operations % 3) * type.size();
+            final int offset = ((operations >> 1) & 3) * (SPREAD / 4);
+            final boolean inPlace = (operations & 1) == 1;
+            final ByteBuffer recv = pool.slice(half + offset, bytes).order(ByteOrder.nativeOrder());
+            final ByteBuffer send = inPlace ? recv : pool.slice(offset, bytes).order(ByteOrder.nativeOrder());
+            put(send, type, warmed.get() || System.nanoTime() - deadline >= 0 ? 1 : 0);
+            try
+            {
+                comm.allReduce(send, recv, bytes / type.size(), type, ReduceOp.SUM);
+                if (operations % BARRIER_EVERY == BARRIER_EVERY - 1)
+                {
+                    comm.barrier();
+                }
+            }
+            catch (final HcclException ex)
+            {
+                // The cause, its code and the rank at fault as they were; the words say it was init's warm-up.
+                final String where = ex.operation() == null ? "" : " in its " + ex.operation().displayName() +
+                    (ex.sequence() == HcclException.NO_SEQUENCE ? "" : " #" + ex.sequence());
+                throw new HcclException(ex.errorCode(), ex.rank(), ex.peer(), Operation.INIT, HcclException.NO_SEQUENCE,
+                    "the warm-up (" + CommConfig.WARMUP_MS + ") failed" + where + ": " + ex.detail(), ex);
+            }
+            operations++;
+            done = get(recv, type);
+            // Every other element is zero on every rank, so that every sum stays zero but the agreement's.
+            put(send, type, 0);
+            put(recv, type, 0);
+        }
+        while (done < comm.worldSize());
+        warmed.set(true);
+        return operations;
+    }
+
+    private static void put(final ByteBuffer buf, final DataType type, final long value)
+    {
+        switch (type)
+        {
+            case FP32 -> buf.putFloat(0, value);
+            case FP64 -> buf.putDouble(0, value);
+            case INT32 -> buf.putInt(0, (int)value);
+            default -> buf.putLong(0, value);
+        }
+    }
+
+    private static long get(final ByteBuffer buf, final DataType type)
+    {
+        return switch (type)
+        {
+            case FP32 -> (long)buf.getFloat(0);
+            case FP64 -> (long)buf.getDouble(0);
+            case INT32 -> buf.getInt(0);
+            default -> buf.getLong(0);
+        };
+    }
+}
