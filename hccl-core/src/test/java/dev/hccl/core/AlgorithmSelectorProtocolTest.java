@@ -1,6 +1,7 @@
 package dev.hccl.core;
 
 import dev.hccl.algorithms.AlgorithmCatalog;
+import dev.hccl.algorithms.CostParameters;
 import dev.hccl.algorithms.CostedAlgorithm;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.algorithms.TuningTable;
@@ -82,5 +83,45 @@ class AlgorithmSelectorProtocolTest
         assertEquals(selector.choice(Operation.ALL_GATHER, bytes), selector.choice(Operation.ALL_GATHER, bytes,
             sibling));
         assertEquals(selector.choice(Operation.BROADCAST, bytes), selector.choice(Operation.BROADCAST, bytes, type));
+    }
+
+    /**
+     * What a call runs is the model's choice for its size and type whatever was called before: the selector remembers
+     * its latest choices, and a size seen with another type (another protocol) must not take that type's algorithm.
+     */
+    @Test
+    void aCallRunsTheChoiceForItsOwnTypeWhateverCameBefore()
+    {
+        final DataType[] types = {DataType.FP32, DataType.BF16, DataType.FP8_E4M3, DataType.FP32, DataType.FP16};
+        int differing = 0;
+        // Reductions slow against the links, so that the protocol's price of a reduction moves some choices.
+        final CostParameters slowReductions = new CostParameters(2e-6, 1 / 6e9, 1 / 0.3e9);
+        for (final RankLayout layout : LAYOUTS)
+        {
+            final AlgorithmSelector selector = new AlgorithmSelector(AlgoOverride.parse(null, CATALOG), layout, false);
+            selector.linkCosts(new LinkCosts(slowReductions, slowReductions, "measured"));
+            for (long bytes = 8; bytes <= 64L << 20; bytes *= 2)
+            {
+                for (int round = 0; round < 2; round++)
+                {
+                    for (final DataType type : types)
+                    {
+                        final String expected = selector.choice(Operation.ALL_REDUCE, bytes, type).algorithm();
+                        assertEquals(expected, selector.allReduce(bytes, type).name(), layout + " " + bytes + " " + type);
+                        assertEquals(selector.choice(Operation.REDUCE_SCATTER, bytes, type).algorithm(),
+                            selector.reduceScatter(bytes, type).name(), layout + " " + bytes + " " + type);
+                    }
+                }
+                for (final DataType type : types)
+                {
+                    if (!selector.choice(Operation.ALL_REDUCE, bytes, DataType.FP32).algorithm()
+                        .equals(selector.choice(Operation.ALL_REDUCE, bytes, type).algorithm()))
+                    {
+                        differing++;
+                    }
+                }
+            }
+        }
+        assertTrue(differing > 0, "no size where a narrow type's choice differs from FP32's: the test proves nothing");
     }
 }
