@@ -391,6 +391,31 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     }
 
     /**
+     * A twin of this root communicator for {@link WarmUp}: the same ranks, links and node arena, with an id and
+     * sequence of its own, so that the warm-up's operations are not numbered among the user's. Its operations must
+     * end before this communicator's first (one arena serves one operation at a time); every rank made its mailbox
+     * before any peer could send ({@link WarmUp#twinId}).
+     *
+     * @return the twin, to be closed after the warm-up.
+     */
+    CommunicatorImpl warmUpTwin()
+    {
+        fabric.retain();
+        try
+        {
+            final CommunicatorImpl twin = new CommunicatorImpl(config, fabric, WarmUp.twinId(commId), rank,
+                globalRanks, topology);
+            twin.algorithms.linkCosts(algorithms.linkCosts());
+            return twin;
+        }
+        catch (final RuntimeException ex)
+        {
+            fabric.release();
+            throw ex;
+        }
+    }
+
+    /**
      * A communicator of some of this one's ranks over the same links (split, shrink), with this one's link costs.
      *
      * @param members its ranks, as ranks of this communicator, in their new order.

@@ -101,6 +101,10 @@ public final class HcclProvider implements CommunicatorProvider
         final Rendezvous rendezvous = Rendezvous.join(config, algorithms.canonical(), deadline);
         final Dispatcher dispatcher = new Dispatcher(config.worldSize(), config.eagerBudgetBytes());
         dispatcher.mailbox(rendezvous.commId()); // before any peer can send
+        if (config.get(CommConfig.WARMUP_MS) > 0)
+        {
+            dispatcher.mailbox(WarmUp.twinId(rendezvous.commId())); // the same: a faster peer's warm-up may start
+        }
         List<TransportRouting.Opened> opened = List.of();
         TransportRouting routing = null;
         try

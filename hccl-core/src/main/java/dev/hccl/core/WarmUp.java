@@ -25,14 +25,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * skips it would issue its first call against its peers' warm-up.
  * <p>
  * <b>Cost.</b> The budget, plus one operation, on the rank that finishes last; once per JVM, as the compiled code
- * serves every communicator of the process: a later communicator adds one operation. Its operations are the
- * communicator's first, so that the first call of the user's follows them in the communicator's sequence.
+ * serves every communicator of the process: a later communicator adds one operation.
+ * <p>
+ * <b>A twin.</b> The operations run on a twin of the new communicator: the same ranks, links and node arena under an id
+ * of its own, so that the communicator's sequence starts with the user's first call (errors, the flight recorder and
+ * the close's count of collectives name the user's operations), while the code they run, and so what the JVM
+ * compiles, is the same. The twin is closed, and so every rank is out of the arena, before {@code init} returns.
  */
 final class WarmUp
 {
     /** Whether a communicator of this JVM has warmed up: the JIT's work is the process's, done once. */
     private static final AtomicBoolean WARMED = new AtomicBoolean();
 
+    /** Mixed into a root communicator's id to give its twin's ("WARMUP"). */
+    private static final long TWIN_SALT = 0x5741524D5550L;
     /** The types the operations rotate through: the common dense ones, whose reductions a job mixes. */
     private static final DataType[] TYPES = {DataType.FP32, DataType.FP64, DataType.INT64, DataType.INT32};
     /** Bytes of the larger operation, one in {@link #LARGE_EVERY}: enough for the reductions' vector loops. */
@@ -48,15 +54,50 @@ final class WarmUp
     }
 
     /**
-     * Runs the warm-up, collectively: every rank of {@code comm} calls it with its own budget.
+     * The id of a root communicator's warm-up twin, the same on every rank.
      *
-     * @param comm     a communicator of more than one rank, before its first call.
+     * @param commId the root communicator's id.
+     * @return the twin's.
+     */
+    static long twinId(final long commId)
+    {
+        return (commId ^ TWIN_SALT) & Long.MAX_VALUE;
+    }
+
+    /**
+     * Warms a new root communicator up, collectively, on its twin ({@link CommunicatorImpl#warmUpTwin}): its
+     * operations take the same code path as the communicator's and leave its sequence as it was.
+     *
+     * @param comm     a root communicator of more than one rank, before its first call.
      * @param budgetMs this rank's time, milliseconds; {@code 0} on every rank skips the warm-up.
      * @return the number of all-reduces run, the same on every rank.
      */
-    static int run(final Communicator comm, final int budgetMs)
+    static int run(final CommunicatorImpl comm, final int budgetMs)
     {
-        return run(comm, budgetMs, WARMED);
+        if (budgetMs == 0 || comm.worldSize() == 1)
+        {
+            return 0;
+        }
+        final CommunicatorImpl twin = comm.warmUpTwin();
+        final int allReduces;
+        try
+        {
+            allReduces = run(twin, budgetMs, WARMED);
+        }
+        catch (final RuntimeException ex)
+        {
+            try
+            {
+                twin.close();
+            }
+            catch (final RuntimeException suppressed)
+            {
+                ex.addSuppressed(suppressed);
+            }
+            throw ex;
+        }
+        twin.close();
+        return allReduces;
     }
 
     /**
