@@ -12,8 +12,8 @@ import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The warm-up of a new communicator ({@link CommConfig#WARMUP_MS}): small SUM all-reduces on the communicator itself
- * (one to three elements of FP32, FP64, INT64 and INT32 in turn, 4 KiB one time in 16, at varying offsets; a barrier
+ * The warm-up of a new communicator ({@link CommConfig#WARMUP_MS}): small SUM all-reduces on a twin of it (below;
+ * one to three elements of FP32, FP64, INT64 and INT32 in turn, 4 KiB one time in 16, at varying offsets; a barrier
  * after every eighth), alternately out of place and in place, before {@code Hccl.init} returns. The JVM then
  * interprets and compiles an operation's path (the issue, the algorithm's choice, the algorithm's steps, the
  * reduction) while no caller waits for a result, instead of during the first calls of the user's.
