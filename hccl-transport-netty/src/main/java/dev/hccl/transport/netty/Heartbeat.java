@@ -14,7 +14,8 @@ import java.util.function.IntFunction;
  */
 final class Heartbeat implements AutoCloseable
 {
-    private static final long MAX_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The longest time between two beats. */
+    static final long MAX_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final ScheduledExecutorService timer;
     private final long timeoutNanos;

@@ -78,9 +78,25 @@ final class TcpSocketOptions
     }
 
     /**
+     * How long the kernel lets sent data go unacknowledged (a peer's full receive window included) before it fails the
+     * socket ({@code TCP_USER_TIMEOUT}): a backstop, later than the heartbeat's verdict (the timeout plus a tick of
+     * up to a second), so that a frozen peer is named in the heartbeat's words ("no word from rank r ... frozen")
+     * rather than as a bare "Connection timed out".
+     *
+     * @param heartbeatTimeout the heartbeat timeout.
+     * @return milliseconds: the timeout and half of it again, at least two seconds more.
+     */
+    static int kernelTimeoutMillis(final Duration heartbeatTimeout)
+    {
+        final long millis = Math.max(1000, heartbeatTimeout.toMillis());
+        return (int)Math.min(Integer.MAX_VALUE, millis + Math.max(2000, millis / 2));
+    }
+
+    /**
      * Sets the options on a connection: {@code TCP_NODELAY}, {@code SO_KEEPALIVE}, the read buffers; with epoll,
-     * unacknowledged data fails the socket after the heartbeat timeout ({@code TCP_USER_TIMEOUT}), and keepalive
-     * probes start after as long idle, so a peer whose host vanished is found even while nothing is sent.
+     * unacknowledged data fails the socket after {@link #kernelTimeoutMillis} ({@code TCP_USER_TIMEOUT}), and
+     * keepalive probes start after the heartbeat timeout idle, so a peer whose host vanished is found even while
+     * nothing is sent.
      */
     private void apply(final OptionSink option)
     {
@@ -92,7 +108,7 @@ final class TcpSocketOptions
             return;
         }
         final int seconds = (int)Math.max(1, Math.min(Integer.MAX_VALUE / 1000, heartbeatTimeout.toSeconds()));
-        option.set(EpollChannelOption.TCP_USER_TIMEOUT, seconds * 1000);
+        option.set(EpollChannelOption.TCP_USER_TIMEOUT, kernelTimeoutMillis(heartbeatTimeout));
         option.set(EpollChannelOption.TCP_KEEPIDLE, seconds);
         option.set(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, seconds / 5));
         option.set(EpollChannelOption.TCP_KEEPCNT, 5);
