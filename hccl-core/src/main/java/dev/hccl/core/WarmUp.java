@@ -123,9 +123,10 @@ final class WarmUp
         {
             // Types, counts, offsets and both placements vary, as a user's calls do: code compiled for one shape
             // alone is thrown away at the first call of another and compiled again while that caller waits.
-            final DataType type = TYPES[(operations >> 2) % TYPES.length];
-            final int bytes = operations % LARGE_EVERY == LARGE_EVERY - 1 ? LARGE_BYTES :
-                (1 + operations % 3) * type.size();
+            final boolean large = operations % LARGE_EVERY == LARGE_EVERY - 1;
+            // Each size takes the types in turn, FP32 first.
+            final DataType type = TYPES[(large ? operations / LARGE_EVERY : operations >> 2) % TYPES.length];
+            final int bytes = large ? LARGE_BYTES : (1 + operations % 3) * type.size();
             final int offset = ((operations >> 1) & 3) * (SPREAD / 4);
             final boolean inPlace = (operations & 1) == 1;
             final ByteBuffer recv = pool.slice(half + offset, bytes).order(ByteOrder.nativeOrder());
