@@ -1,6 +1,10 @@
 package dev.hccl.it;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.Hccl;
+import dev.hccl.api.HcclException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +15,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Runs one function per rank, each on its own thread, as ranks of a job run in their own processes.
@@ -152,5 +160,36 @@ final class Ranks
     static IntFunction<int[]> ints(final int... values)
     {
         return ignored -> values;
+    }
+
+    /**
+     * Asserts that {@code Hccl.init} fails on every one of {@code n} ranks with {@code E_PARA} and {@code words}: a
+     * setting the ranks must agree on differs, and no rank may get as far as a collective.
+     *
+     * @param n      ranks.
+     * @param config each rank's configuration.
+     * @param words  what every rank's message must contain.
+     */
+    static void assertInitFailsOnEveryRank(final int n, final IntFunction<CommConfig> config, final String words)
+        throws Exception
+    {
+        final List<Throwable> outcomes = run(n, 120, rank ->
+        {
+            try (Communicator comm = Hccl.init(config.apply(rank)))
+            {
+                comm.barrier(); // only if init wrongly succeeded: the assertions below then fail
+                return null;
+            }
+            catch (final HcclException ex)
+            {
+                return ex;
+            }
+        });
+        for (int rank = 0; rank < n; rank++)
+        {
+            final HcclException ex = assertInstanceOf(HcclException.class, outcomes.get(rank), "rank " + rank);
+            assertEquals(ErrorCode.E_PARA, ex.errorCode(), ex.getMessage());
+            assertTrue(ex.getMessage().contains(words), "rank " + rank + ": " + ex.getMessage());
+        }
     }
 }

@@ -3,9 +3,7 @@ package dev.hccl.it;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
-import dev.hccl.api.ErrorCode;
 import dev.hccl.api.Hccl;
-import dev.hccl.api.HcclException;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Test;
@@ -19,8 +17,6 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code HCCL_WARMUP_MS} end to end, ranks as threads with a real rendezvous: ranks whose budgets differ meet in
@@ -71,25 +67,8 @@ class WarmUpInitTest
     void ranksThatDisagreeOnWarmingUpFailAtInitNamingTheSetting() throws Exception
     {
         final int port = TcpConformanceTest.freePort();
-        final List<Throwable> outcomes = Ranks.run(2, 120, rank ->
-        {
-            try (Communicator comm = Hccl.init(config(rank, 2, port, false)
-                .set(CommConfig.WARMUP_MS, rank == 1 ? 0 : 100).conclude()))
-            {
-                comm.barrier(); // only if init wrongly succeeded: the assertions below then fail
-                return null;
-            }
-            catch (final HcclException ex)
-            {
-                return ex;
-            }
-        });
-        for (int rank = 0; rank < 2; rank++)
-        {
-            final HcclException ex = assertInstanceOf(HcclException.class, outcomes.get(rank), "rank " + rank);
-            assertEquals(ErrorCode.E_PARA, ex.errorCode(), ex.getMessage());
-            assertTrue(ex.getMessage().contains("HCCL_WARMUP_MS differs: rank 0 warms up, rank 1 has 0"),
-                "rank " + rank + ": " + ex.getMessage());
-        }
+        Ranks.assertInitFailsOnEveryRank(2, rank -> config(rank, 2, port, false)
+            .set(CommConfig.WARMUP_MS, rank == 1 ? 0 : 100).conclude(),
+            "HCCL_WARMUP_MS differs: rank 0 warms up, rank 1 has 0");
     }
 }
