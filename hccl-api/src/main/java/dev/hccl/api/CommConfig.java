@@ -112,11 +112,8 @@ public final class CommConfig
     public static final Setting<Boolean> CHECKSUM = Setting.flag("HCCL_CHECKSUM",
         "a CRC32C on every message between ranks, checked by the receiver");
     /**
-     * How long, in milliseconds, {@code Hccl.init} may spend warming up a new communicator: small all-reduces, out of
-     * place and in place, so that the JVM has compiled an operation's path before the first call of the user's
-     * (docs/PERFORMANCE.md, "The first operations"). Each rank stops when its time is spent and every rank stops after
-     * the same operation, when all are done; a JVM whose communicator has warmed up once adds one operation more.
-     * Every rank must turn it on or off alike ({@code Hccl.init} fails otherwise); {@code 0} turns it off.
+     * Milliseconds {@code Hccl.init} spends warming a new communicator up (small all-reduces that compile an
+     * operation's path before the user's first call); all ranks stop together; {@code 0} turns it off on every rank.
      */
     public static final Setting<Integer> WARMUP_MS = Setting.integer("HCCL_WARMUP_MS", 300, 0, 60_000,
         "milliseconds of small all-reduces at init that compile an operation's path before the first call");
