@@ -411,7 +411,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
      * {@link TuningTable#ARENA_IN_PLACE_MIN_BYTES} the wait at its end ({@link ArenaSteps#finish()}) costs more than
      * the copy it saves.
      */
-    private static boolean inPlaceSized(final long bytes)
+    static boolean inPlaceSized(final long bytes)
     {
         return bytes >= TuningTable.ARENA_IN_PLACE_MIN_BYTES;
     }

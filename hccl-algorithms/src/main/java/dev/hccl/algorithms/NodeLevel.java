@@ -19,7 +19,9 @@ import java.nio.ByteBuffer;
  * carries the same piece of every chunk. Reduce-scatter: every rank copies in its pieces of the others' chunks and
  * reduces the others' copies of its own chunk's piece into its buffer, from its own value on in rank order (each
  * element reduced by one rank in one order). All-gather: every rank copies in its own chunk's piece and copies the
- * others' out.
+ * others' out. A rank whose buffer is registered ({@code Communicator.allocateRegistered}) copies nothing in: it
+ * posts where its pieces lie and the others read them there ({@link ArenaSteps}, "In place"); before the step
+ * returns it waits until they are done, so that the next level may write the buffer.
  */
 final class NodeLevel
 {
@@ -54,28 +56,36 @@ final class NodeLevel
             final int me = group.rank();
             final int size = reducer.elementSize();
             final int per = Math.max(1, ArenaAlgorithm.pieceBytes(steps) / n / size);
+            final int end = end(chunks, n, size);
+            final boolean inPlace = ArenaAlgorithm.inPlaceSized(end);
             for (int first = 0; first < longest(chunks, n); first += per)
             {
                 steps.begin();
-                for (int c = 0; c < n; c++)
+                // A registered buffer is read where it lies, from this step's piece of the first chunk on.
+                if (!(inPlace && steps.postedInPlace(work, first * size, end - first * size)))
                 {
-                    final int elements = piece(chunks, c, first, per);
-                    if (c != me && elements > 0)
+                    for (int c = 0; c < n; c++)
                     {
-                        Copies.copy(memory, steps.data(me) + c * per * size, work,
-                            chunks.chunkOffset(c) + first * size, elements * size);
+                        final int elements = piece(chunks, c, first, per);
+                        if (c != me && elements > 0)
+                        {
+                            Copies.copy(memory, steps.data(me) + c * per * size, work,
+                                chunks.chunkOffset(c) + first * size, elements * size);
+                        }
                     }
+                    steps.posted();
                 }
-                steps.posted();
                 steps.awaitAllPosted();
                 final int elements = piece(chunks, me, first, per);
                 for (int k = 1; k < n && elements > 0; k++)
                 {
-                    reducer.reduce(work, chunks.chunkOffset(me) + first * size, memory,
-                        steps.data((me + k) % n) + me * per * size, elements);
+                    final int m = (me + k) % n;
+                    reducer.reduce(work, chunks.chunkOffset(me) + first * size, steps.source(m),
+                        steps.sourceAt(m) + (steps.inPlace(m) ? chunks.chunkOffset(me) : me * per * size), elements);
                 }
                 steps.done();
             }
+            steps.finish();
         }
     }
 
@@ -101,27 +111,33 @@ final class NodeLevel
             final int n = group.size();
             final int me = group.rank();
             final int per = Math.max(1, ArenaAlgorithm.pieceBytes(steps) / size);
+            final boolean inPlace = ArenaAlgorithm.inPlaceSized(end(chunks, n, size));
             for (int first = 0; first < longest(chunks, n); first += per)
             {
                 steps.begin();
                 final int mine = piece(chunks, me, first, per);
-                if (mine > 0)
+                final int at = chunks.chunkOffset(me) + first * size;
+                if (!(inPlace && mine > 0 && steps.postedInPlace(work, at, mine * size)))
                 {
-                    Copies.copy(memory, steps.data(me), work, chunks.chunkOffset(me) + first * size, mine * size);
+                    if (mine > 0)
+                    {
+                        Copies.copy(memory, steps.data(me), work, at, mine * size);
+                    }
+                    steps.posted();
                 }
-                steps.posted();
                 steps.awaitAllPosted();
                 for (int m = 0; m < n; m++)
                 {
                     final int elements = piece(chunks, m, first, per);
                     if (m != me && elements > 0)
                     {
-                        Copies.copy(work, chunks.chunkOffset(m) + first * size, memory, steps.data(m),
+                        Copies.copy(work, chunks.chunkOffset(m) + first * size, steps.source(m), steps.sourceAt(m),
                             elements * size);
                     }
                 }
                 steps.done();
             }
+            steps.finish();
         }
     }
 
@@ -175,6 +191,12 @@ final class NodeLevel
     private static int piece(final Partition chunks, final int c, final int first, final int per)
     {
         return Math.max(0, Math.min(per, chunks.chunkElements(c) - first));
+    }
+
+    /** Bytes from the first chunk's start to the last one's end. */
+    private static int end(final Partition chunks, final int n, final int size)
+    {
+        return chunks.chunkOffset(n - 1) + chunks.chunkElements(n - 1) * size;
     }
 
     private static int longest(final Partition chunks, final int n)

@@ -60,6 +60,8 @@ final class LocalGroups implements AutoCloseable
     private final Mailbox[] boxes;
     /** Each node's arena memory, by node; kept from run to run, as a real one is. */
     private final ByteBuffer[] arenaMemory;
+    /** How often a rank found another member's registered buffer, to read it in place ({@link #registeredReads}). */
+    private final AtomicInteger registeredReads = new AtomicInteger();
     /** Each node's registered buffers: by registration, each member's. */
     private final List<List<ByteBuffer[]>> registered = new ArrayList<>();
     private final ExecutorService ranks;
@@ -181,6 +183,12 @@ final class LocalGroups implements AutoCloseable
             registered.get(node).add(members);
         }
         return byRank;
+    }
+
+    /** How often so far a rank looked up another member's registered buffer to read it where it lies. */
+    int registeredReads()
+    {
+        return registeredReads.get();
     }
 
     /** Messages sent so far between ranks of different nodes. */
@@ -399,6 +407,10 @@ final class LocalGroups implements AutoCloseable
             public ByteBuffer memory(final int member, final int id)
             {
                 final List<ByteBuffer[]> node = registered.get(nodeOfRank[rank]);
+                if (member != layout.localRank(rank))
+                {
+                    registeredReads.incrementAndGet();
+                }
                 return id < node.size() ? node.get(id)[member] : null;
             }
         };
