@@ -558,14 +558,6 @@ public final class CommConfig
         return "CommConfig" + describe();
     }
 
-    private static void require(final boolean condition, final String message)
-    {
-        if (!condition)
-        {
-            throw new IllegalArgumentException(message);
-        }
-    }
-
     /**
      * Resolves the library's settings (builder, then environment, then default) and validates the whole; a
      * transport's settings resolve the same way when it asks for them.
@@ -588,17 +580,7 @@ public final class CommConfig
         {
             c.get(s);
         }
-        final int worldSize = c.worldSize();
-        final int rank = c.rank();
-        // With a rank table and no size given, the table's size is checked when it is read (hccl-core's RankTable).
-        require(rank < worldSize || (!c.given(WORLD_SIZE) && c.get(RANK_TABLE_FILE) != null),
-            "rank must be in [0, " + worldSize + "), got " + rank);
-        require(c.localRank() == DERIVE || c.localSize() == DERIVE || c.localRank() < c.localSize(),
-            "localRank " + c.localRank() + " must be below localSize " + c.localSize());
-        final Integer frameBytes = c.values.explicit().containsKey(MAX_FRAME_BYTES) ? c.get(MAX_FRAME_BYTES) : null;
-        require(null == frameBytes || frameBytes >= 1, "maxFrameBytes must be positive, got " + frameBytes);
-        require(c.maxFrameBytes() >= c.segmentBytes(), "maxFrameBytes (" + c.maxFrameBytes() +
-            ") must be at least " + SEGMENT_SIZE.variable() + " (" + c.segmentBytes() + ")");
+        ConfigChecks.across(c, c.values.explicit().containsKey(MAX_FRAME_BYTES));
         return c;
     }
 }
