@@ -142,7 +142,15 @@ public final class HcclProvider implements CommunicatorProvider
             }
             catch (final RuntimeException ex)
             {
-                comm.close();
+                // The close of a failed communicator reports the failure again: the cause stays the one thrown.
+                try
+                {
+                    comm.close();
+                }
+                catch (final RuntimeException closing)
+                {
+                    ex.addSuppressed(closing);
+                }
                 throw ex;
             }
             LOG.debug("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
