@@ -6,7 +6,6 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.ReduceOp;
-import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,9 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -31,12 +28,7 @@ class ChecksumTest
 {
     private static CommConfigBuilder config(final int rank, final int n, final int port, final boolean tcp)
     {
-        return CommConfig.builder().environment(Map.of())
-            .set(ShmTransportProvider.DISABLE, tcp)
-            .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
-            .segmentBytes(64 * 1024)
-            .connectTimeout(Duration.ofSeconds(60))
-            .execTimeout(Duration.ofSeconds(120));
+        return Ranks.onLoopback(rank, n, port, tcp).segmentBytes(64 * 1024);
     }
 
     @ParameterizedTest

@@ -1,13 +1,17 @@
 package dev.hccl.it;
 
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
+import dev.hccl.transport.shm.ShmTransportProvider;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -191,5 +195,24 @@ final class Ranks
             assertEquals(ErrorCode.E_PARA, ex.errorCode(), ex.getMessage());
             assertTrue(ex.getMessage().contains(words), "rank " + rank + ": " + ex.getMessage());
         }
+    }
+
+    /**
+     * A rank of a job of threads with a real rendezvous on loopback: no environment, shared memory or TCP between
+     * the ranks, and timeouts that a busy machine meets.
+     *
+     * @param rank the rank.
+     * @param n    ranks.
+     * @param port the rendezvous port.
+     * @param tcp  TCP between the ranks instead of shared memory.
+     * @return the builder, for more settings.
+     */
+    static CommConfigBuilder onLoopback(final int rank, final int n, final int port, final boolean tcp)
+    {
+        return CommConfig.builder().environment(Map.of())
+            .set(ShmTransportProvider.DISABLE, tcp)
+            .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
+            .connectTimeout(Duration.ofSeconds(60))
+            .execTimeout(Duration.ofSeconds(120));
     }
 }

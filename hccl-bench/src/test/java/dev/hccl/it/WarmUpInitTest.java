@@ -1,19 +1,15 @@
 package dev.hccl.it;
 
 import dev.hccl.api.CommConfig;
-import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.ReduceOp;
-import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,15 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Timeout(300)
 class WarmUpInitTest
 {
-    private static CommConfigBuilder config(final int rank, final int n, final int port, final boolean tcp)
-    {
-        return CommConfig.builder().environment(Map.of())
-            .set(ShmTransportProvider.DISABLE, tcp)
-            .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
-            .connectTimeout(Duration.ofSeconds(60))
-            .execTimeout(Duration.ofSeconds(120));
-    }
-
     @ParameterizedTest
     @ValueSource(strings = { "shm", "tcp" })
     void ranksWithDifferentBudgetsMeetInTheirFirstCall(final String transport) throws Exception
@@ -42,7 +29,7 @@ class WarmUpInitTest
         final int n = 3;
         final int port = TcpConformanceTest.freePort();
         final List<Communicator> comms = Ranks.run(n, 120, rank -> Hccl.init(
-            config(rank, n, port, "tcp".equals(transport)).set(CommConfig.WARMUP_MS, 1 + 150 * rank).conclude()));
+            Ranks.onLoopback(rank, n, port, "tcp".equals(transport)).set(CommConfig.WARMUP_MS, 1 + 150 * rank).conclude()));
         try
         {
             final List<long[]> sums = Ranks.onEach(comms, 120, comm ->
@@ -67,7 +54,7 @@ class WarmUpInitTest
     void ranksThatDisagreeOnWarmingUpFailAtInitNamingTheSetting() throws Exception
     {
         final int port = TcpConformanceTest.freePort();
-        Ranks.assertInitFailsOnEveryRank(2, rank -> config(rank, 2, port, false)
+        Ranks.assertInitFailsOnEveryRank(2, rank -> Ranks.onLoopback(rank, 2, port, false)
             .set(CommConfig.WARMUP_MS, rank == 1 ? 0 : 100).conclude(),
             "HCCL_WARMUP_MS differs: rank 0 warms up, rank 1 has 0");
     }
