@@ -29,7 +29,8 @@ class WarmUpInitTest
         final int n = 3;
         final int port = TcpConformanceTest.freePort();
         final List<Communicator> comms = Ranks.run(n, 120, rank -> Hccl.init(
-            Ranks.onLoopback(rank, n, port, "tcp".equals(transport)).set(CommConfig.WARMUP_MS, 1 + 150 * rank).conclude()));
+            Ranks.onLoopback(rank, n, port, "tcp".equals(transport)).set(CommConfig.WARMUP_MS, 1 + 150 * rank)
+                .conclude()));
         try
         {
             final List<long[]> sums = Ranks.onEach(comms, 120, comm ->

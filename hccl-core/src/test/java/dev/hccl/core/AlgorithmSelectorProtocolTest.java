@@ -107,7 +107,8 @@ class AlgorithmSelectorProtocolTest
                     for (final DataType type : types)
                     {
                         final String expected = selector.choice(Operation.ALL_REDUCE, bytes, type).algorithm();
-                        assertEquals(expected, selector.allReduce(bytes, type).name(), layout + " " + bytes + " " + type);
+                        assertEquals(expected, selector.allReduce(bytes, type).name(),
+                            layout + " " + bytes + " " + type);
                         assertEquals(selector.choice(Operation.REDUCE_SCATTER, bytes, type).algorithm(),
                             selector.reduceScatter(bytes, type).name(), layout + " " + bytes + " " + type);
                     }

@@ -299,7 +299,8 @@ public final class TcpSettings
     /**
      * How long a connected peer may stay silent before its link fails: every connection carries a heartbeat each
      * second when it carries nothing else, and the kernel gives up on unacknowledged data a little later
-     * ({@code TCP_USER_TIMEOUT}, with epoll: {@link TcpSocketOptions#kernelTimeoutMillis}). Defaults to {@link #HEARTBEAT_TIMEOUT_DEFAULT}.
+     * ({@code TCP_USER_TIMEOUT}, with epoll: {@link TcpSocketOptions#kernelTimeoutMillis}). Defaults to
+     * {@link #HEARTBEAT_TIMEOUT_DEFAULT}.
      *
      * @param heartbeatTimeout at least one second.
      * @return this.

@@ -20,7 +20,8 @@ class TcpSocketOptionsTest
     @ValueSource(ints = {1, 3, 30, 600})
     void theKernelGivesUpAfterTheHeartbeatHasSpokenWithASecondToSpare(final int seconds)
     {
-        final long heartbeatVerdictMillis = seconds * 1000L + TimeUnit.NANOSECONDS.toMillis(Heartbeat.MAX_INTERVAL_NANOS);
+        final long heartbeatVerdictMillis =
+            seconds * 1000L + TimeUnit.NANOSECONDS.toMillis(Heartbeat.MAX_INTERVAL_NANOS);
         final int kernel = TcpSocketOptions.kernelTimeoutMillis(Duration.ofSeconds(seconds));
         assertTrue(kernel >= heartbeatVerdictMillis + 1000, "TCP_USER_TIMEOUT " + kernel + " ms for a heartbeat " +
             "verdict by " + heartbeatVerdictMillis + " ms");
