@@ -2,7 +2,7 @@ package dev.hccl.it;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.Map;
 
@@ -11,16 +11,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A rank killed while {@code Hccl.init} warms up (a minute of it here, {@code HCCL_WARMUP_MS}): the others' init
- * fails within seconds, naming the dead rank and the warm-up, instead of warming up against a dead peer until
- * {@code HCCL_EXEC_TIMEOUT}. Real processes, shared memory and TCP.
+ * A rank killed (SIGKILL) or frozen (SIGSTOP) while {@code Hccl.init} warms up (a minute of it here,
+ * {@code HCCL_WARMUP_MS}): the others' init fails within seconds, naming that rank and the warm-up, instead of warming
+ * up against a dead or silent peer until {@code HCCL_EXEC_TIMEOUT}. Real processes, shared memory and TCP.
  */
 @Timeout(300)
 class WarmUpDeathTest
 {
-    @ParameterizedTest(name = "over {0}")
-    @ValueSource(strings = {"shm", "tcp"})
-    void aRankKilledDuringTheWarmUpFailsTheOthersInitNamingIt(final String transport) throws Exception
+    @ParameterizedTest(name = "over {0}, SIG{1}")
+    @CsvSource({"shm,KILL", "tcp,KILL", "shm,STOP", "tcp,STOP"})
+    void aRankKilledOrFrozenDuringTheWarmUpFailsTheOthersInitNamingIt(final String transport, final String signal)
+        throws Exception
     {
         final int n = 3;
         final int killed = 1;
@@ -33,7 +34,8 @@ class WarmUpDeathTest
             assertTrue(job.awaitLine(0, "DEBUG dev.hccl.core.CommunicatorImpl", 120), job.outputs());
             Thread.sleep(2000); // well inside the minute of warm-up
             final long killedAt = System.nanoTime();
-            job.process(killed).destroyForcibly().waitFor();
+            assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(job.process(killed).pid())).start()
+                .waitFor(), "kill -" + signal);
             for (int r = 0; r < n; r++)
             {
                 if (r == killed)

@@ -162,6 +162,7 @@ public final class HcclProvider implements CommunicatorProvider
         }
         catch (final RuntimeException ex)
         {
+            rendezvous.initFailed(ex);
             if (routing != null)
             {
                 routing.close();

@@ -384,8 +384,27 @@ public final class Rendezvous implements AutoCloseable
     }
 
     /**
+     * This rank's init failed after the rendezvous: on rank 0, the store answers every later wait for a missing key
+     * with the failure, and {@link #close} keeps it up only briefly for the others to read it, instead of until every
+     * rank has disconnected (a frozen rank never does).
+     *
+     * @param failure why init failed.
+     */
+    public void initFailed(final RuntimeException failure)
+    {
+        if (server != null)
+        {
+            final HcclException known = failure instanceof HcclException ? (HcclException)failure : null;
+            server.abort(known == null ? ErrorCode.E_INTERNAL : known.errorCode(),
+                known == null ? HcclException.UNKNOWN_RANK : known.peer(), "rank 0's init failed: " +
+                (known == null ? failure.toString() : known.getMessage()));
+            gaveUp = true;
+        }
+    }
+
+    /**
      * Disconnects from the store; on rank 0, stops it once every rank has disconnected (or the connect deadline
-     * passed): transports agree on pairs through it until each rank is connected, and a pair of other ranks may still
+     * passed, or a brief linger after {@link #initFailed}): transports agree on pairs through it until each rank is connected, and a pair of other ranks may still
      * be doing so when rank 0 is done.
      */
     @Override
