@@ -3,7 +3,7 @@
 // ArenaAlgorithm (ordinary buffers: own slice copied to the output, the other half posted to the arena, the peer's
 // half reduced from its slot, the reduced slice posted, the peer's reduced slice copied out; registered: no posting,
 // the peer's input and output read where they are), double-buffered as the arena's halves. Two processes on one
-// shared mapping; waits spin, then yield.
+// shared mapping; waits spin, then yield. INPLACE=1 makes each rank's output its input (as an in-place all-reduce).
 // Build and run: gcc -O3 -march=native -o /tmp/arena-allreduce tools/arena-allreduce.c
 //                /tmp/arena-allreduce BYTES ITERS WARMUP REGISTERED(0|1) PIECE_BYTES   (PIN=1 pins the two processes)
 #define _GNU_SOURCE
@@ -38,6 +38,8 @@ int main(int argc, char **argv)
     char *slots[2][2] = { { shm + 4096, shm + 4096 + piece }, { shm + 4096 + 2 * piece, shm + 4096 + 3 * piece } };
     char *in[2] = { shm + 4096 + 4 * piece, shm + 4096 + 4 * piece + bytes };
     char *out[2] = { in[1] + bytes, in[1] + 2 * bytes };
+    int inPlace = getenv("INPLACE") != 0;
+    if (inPlace) { out[0] = in[0]; out[1] = in[1]; }
     int me = fork() == 0 ? 1 : 0, peer = 1 - me;
     if (getenv("PIN")) { cpu_set_t set; CPU_ZERO(&set); CPU_SET(me, &set); sched_setaffinity(0, sizeof set, &set); }
     for (size_t i = 0; i < bytes / 4; i++) ((float *)in[me])[i] = (float)(i % 7 + me);
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
             atomic_store_explicit(&flags[me].posted, step, memory_order_release);
             await(&flags[peer].posted, step);
             peerIn = registered ? in[peer] + at : slot[peer];
-            memcpy(out[me] + at + from, in[me] + at + from, to - from);
+            if (!inPlace) memcpy(out[me] + at + from, in[me] + at + from, to - from);
             reduce((float *)(out[me] + at + from), (const float *)(peerIn + from), (to - from) / 4);
             if (!registered) memcpy(slot[me] + from, out[me] + at + from, to - from);
             atomic_store_explicit(&flags[me].reduced, step, memory_order_release);
@@ -67,7 +69,7 @@ int main(int argc, char **argv)
         }
     }
     double t = (now() - start) / iters;
-    if (me == 0) { wait(0); printf("%zu B registered=%d piece=%zu: %.1f us, busbw %.2f GB/s\n", bytes, registered, piece, t * 1e6, bytes / t / 1e9); }
-    float expect = (float)(5 % 7) * 2 + 1; if (((float *)out[me])[5] != expect) printf("rank %d wrong: %f\n", me, ((float *)out[me])[5]);
+    if (me == 0) { wait(0); printf("%zu B registered=%d in-place=%d piece=%zu: %.1f us, busbw %.2f GB/s\n", bytes, registered, inPlace, piece, t * 1e6, bytes / t / 1e9); }
+    float expect = (float)(5 % 7) * 2 + 1; if (!inPlace && ((float *)out[me])[5] != expect) printf("rank %d wrong: %f\n", me, ((float *)out[me])[5]);
     return 0;
 }
