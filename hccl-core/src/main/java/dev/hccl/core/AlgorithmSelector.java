@@ -112,6 +112,8 @@ final class AlgorithmSelector
      * so a racing reader sees a whole one or another; a stale one is told by its sizes, protocol and link figures.
      */
     private final Choice[] memo = new Choice[Operation.values().length * MEMO_SLOTS];
+    /** The name of the algorithm chosen last, read after an operation by the thread that ran it. */
+    private String lastChosen = "";
 
     /**
      * @param override      what the user forces.
@@ -352,6 +354,17 @@ final class AlgorithmSelector
             layout + ", " + links + (protocol == WireProtocol.PLAIN ? "" : ", protocol " + protocol));
     }
 
+    /**
+     * The algorithm chosen last, for the flight-recorder event of the operation that chose it: read by the thread
+     * that ran that operation, which made the choice.
+     *
+     * @return its name, as {@code HCCL_ALGO} spells it; empty before the first choice.
+     */
+    String lastChosen()
+    {
+        return lastChosen;
+    }
+
     @Override
     public String toString()
     {
@@ -371,6 +384,7 @@ final class AlgorithmSelector
     {
         if (forcedName(op, bytes) != null)
         {
+            lastChosen = forcedNames.get(op);
             return role.cast(forcedAlgorithms.get(op));
         }
         final LinkCosts costs = links;
@@ -379,11 +393,13 @@ final class AlgorithmSelector
         if (memoized != null && memoized.bytes == bytes && memoized.logicalBytes == logicalBytes &&
             memoized.protocol == protocol && memoized.links == costs)
         {
+            lastChosen = memoized.best.name();
             return role.cast(memoized.best.algorithm());
         }
         final CostModel.Candidate best = models.get(op).cheapest(bytes, protocol.wireBytes(logicalBytes), costs,
             protocol);
         memo[slot] = new Choice(bytes, logicalBytes, protocol, costs, best);
+        lastChosen = best.name();
         // Once per operation, protocol and power-of-two size, so that DEBUG tells why without a line per call.
         final long sizeClass = (op.ordinal() * (long)WireProtocol.values().length + protocol.ordinal()) * 64L +
             (63 - Long.numberOfLeadingZeros(bytes));

@@ -72,6 +72,8 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
 
     private final AlgorithmSelector algorithms;
     private final OpExecutor executor;
+    /** The operations' and the failure's flight-recorder events. */
+    private final OpTelemetry telemetry;
     private final OpIssuer issuer;
     private final Operations ops;
     private final Children children;
@@ -126,10 +128,12 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         this.recorder = new FlightRecorder(config.traceBufferSize());
         this.mailbox = fabric.dispatcher().mailbox(commId);
         this.wire = new Wire(mailbox, this.globalRanks);
+        this.telemetry = new OpTelemetry(commId, rank, globalRanks.length, fabric.transportName(),
+            algorithms::lastChosen);
         this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox, nodeArena, whereabouts,
-            this::rankOfGlobal, this::runningOp, this::dumpOnFailure);
+            this::rankOfGlobal, this::runningOp, this::afterFailure);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
-        this.executor = new OpExecutor(this, mailbox, fabric);
+        this.executor = new OpExecutor(this, mailbox, fabric, telemetry);
         this.issuer = new OpIssuer(rank, failure, history, recorder, executor, stream, globalRanks.length);
         this.ops = new Operations(this, issuer, algorithms);
         this.children = new Children(this, issuer, fabric.dispatcher());
@@ -406,6 +410,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
             final CommunicatorImpl twin = new CommunicatorImpl(config, fabric, WarmUp.twinId(commId), rank,
                 globalRanks, topology);
             twin.algorithms.linkCosts(algorithms.linkCosts());
+            twin.telemetry.mute();
             return twin;
         }
         catch (final RuntimeException ex)
@@ -493,9 +498,13 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         return executor.running();
     }
 
-    /** After each failure: the flight recorder's dump, the first time, when {@code HCCL_DUMP_DIR} is set. */
-    private void dumpOnFailure(final HcclException f)
+    /**
+     * After each failure: its flight-recorder event and the flight recorder's dump (when {@code HCCL_DUMP_DIR} is set),
+     * the first time.
+     */
+    private void afterFailure(final HcclException f)
     {
+        telemetry.failed(f, failure.relayed());
         if (config.dumpDir() != null && recorder.firstFailure())
         {
             try

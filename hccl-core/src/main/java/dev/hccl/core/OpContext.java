@@ -31,6 +31,8 @@ final class OpContext implements PeerGroup
     private final OperationScope comm;
     private final OpDescriptor desc;
     private final long seq;
+    /** Time spent in waits for peers so far, by the thread that runs the operation. */
+    private long peerWaitNanos;
 
     OpContext(final OperationScope comm, final OpDescriptor desc, final long seq)
     {
@@ -84,12 +86,21 @@ final class OpContext implements PeerGroup
         return request;
     }
 
+    /**
+     * @return the time this operation has spent waiting for its peers' transfers and signals.
+     */
+    long peerWaitNanos()
+    {
+        return peerWaitNanos;
+    }
+
     @Override
     public void await(final Request request)
     {
         if (!request.isDone())
         {
             final Whereabouts whereabouts = comm.whereabouts();
+            final long start = System.nanoTime();
             whereabouts.waiting(desc, seq, request.peer(), request);
             final HcclException failed = comm.failures().get();
             if (failed != null)
@@ -107,6 +118,7 @@ final class OpContext implements PeerGroup
             finally
             {
                 whereabouts.stopped(request);
+                peerWaitNanos += System.nanoTime() - start;
             }
         }
         final Throwable failure = request.failure();
@@ -218,6 +230,7 @@ final class OpContext implements PeerGroup
         }
         finally
         {
+            peerWaitNanos += System.nanoTime() - start;
             if (driving)
             {
                 engine.exit();

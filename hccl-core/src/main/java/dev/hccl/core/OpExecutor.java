@@ -5,6 +5,8 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Request;
+import dev.hccl.core.events.CollectiveEvent;
+import dev.hccl.core.events.PointToPointEvent;
 import dev.hccl.core.mailbox.Mailbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,12 +49,14 @@ final class OpExecutor
     private final OperationScope comm;
     private final Mailbox mailbox;
     private final Fabric fabric;
+    private final OpTelemetry telemetry;
     /** Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time. */
     private final PostedPointToPoint postedPointToPoint = new PostedPointToPoint();
     private volatile RunningOp running;
 
-    OpExecutor(final OperationScope comm, final Mailbox mailbox, final Fabric fabric)
+    OpExecutor(final OperationScope comm, final Mailbox mailbox, final Fabric fabric, final OpTelemetry telemetry)
     {
+        this.telemetry = telemetry;
         this.comm = comm;
         this.mailbox = mailbox;
         this.fabric = fabric;
@@ -72,14 +76,19 @@ final class OpExecutor
     void execute(final OpDescriptor desc, final long seq, final OpBody body, final OpFuture future)
     {
         completePointToPoint();
+        final CollectiveEvent event = new CollectiveEvent();
+        event.begin();
         final HcclException failed = comm.failures().get();
         if (failed != null)
         {
-            future.fail(failedEarlier(desc, seq, failed));
+            final HcclException failure = failedEarlier(desc, seq, failed);
+            telemetry.collectiveEnded(event, desc, seq, null, true);
+            future.fail(failure);
             return;
         }
         running = new RunningOp(desc, seq);
         future.started();
+        final OpContext ctx = new OpContext(comm, desc, seq);
         try
         {
             mailbox.beginOp(seq, desc);
@@ -87,7 +96,7 @@ final class OpExecutor
             final boolean driving = enterEngine();
             try
             {
-                body.run(new OpContext(comm, desc, seq));
+                body.run(ctx);
             }
             finally
             {
@@ -100,11 +109,14 @@ final class OpExecutor
                     desc.operation(), seq, "the ranks disagree on how much " + desc + " moves: " + leftover, null);
             }
             comm.whereabouts().completed(seq);
+            telemetry.collectiveEnded(event, desc, seq, ctx, false);
             future.complete();
         }
         catch (final RuntimeException | Error ex)
         {
-            future.fail(failOn(desc, seq, ex));
+            final HcclException failure = failOn(desc, seq, ex);
+            telemetry.collectiveEnded(event, desc, seq, ctx, true);
+            future.fail(failure);
         }
         finally
         {
@@ -122,6 +134,8 @@ final class OpExecutor
             return;
         }
         running = new RunningOp(desc, seq);
+        final PointToPointEvent event = new PointToPointEvent();
+        event.begin();
         try
         {
             final OpContext ctx = new OpContext(comm, desc, seq);
@@ -135,7 +149,7 @@ final class OpExecutor
             {
                 exitEngine(driving);
             }
-            op.posted(ctx, transfers);
+            op.posted(ctx, transfers, event, telemetry, desc, seq);
             postedPointToPoint.add(op);
         }
         catch (final RuntimeException | Error ex)

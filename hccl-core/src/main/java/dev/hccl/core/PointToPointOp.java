@@ -2,7 +2,9 @@ package dev.hccl.core;
 
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
+import dev.hccl.core.events.PointToPointEvent;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,11 @@ final class PointToPointOp implements CommFuture
     private final CompletableFuture<Void> posting = new CompletableFuture<>();
     private OpContext ctx;
     private Request[] transfers;
+    /** Its flight-recorder event, begun as its transfers were posted, and where it goes when they complete. */
+    private PointToPointEvent event;
+    private OpTelemetry telemetry;
+    private OpDescriptor desc;
+    private long seq;
     private volatile boolean finished;
     private volatile HcclException failure;
     /** Its flight-recorder entry, or null. */
@@ -38,11 +45,20 @@ final class PointToPointOp implements CommFuture
      *
      * @param ctx       the operation's context, which bounds and reports each wait.
      * @param transfers its segments.
+     * @param event     its flight-recorder event, begun.
+     * @param telemetry where the event goes once the transfers complete.
+     * @param desc      what the operation is.
+     * @param seq       its sequence number.
      */
-    void posted(final OpContext ctx, final Request[] transfers)
+    void posted(final OpContext ctx, final Request[] transfers, final PointToPointEvent event,
+        final OpTelemetry telemetry, final OpDescriptor desc, final long seq)
     {
         this.ctx = ctx;
         this.transfers = transfers;
+        this.event = event;
+        this.telemetry = telemetry;
+        this.desc = desc;
+        this.seq = seq;
         final FlightRecorder.Entry e = trace;
         if (e != null)
         {
@@ -191,6 +207,7 @@ final class PointToPointOp implements CommFuture
                 failure = ex;
             }
             finished = true;
+            telemetry.pointToPointEnded(event, desc, seq, desc.root(), failure != null);
             final FlightRecorder.Entry e = trace;
             if (e != null)
             {

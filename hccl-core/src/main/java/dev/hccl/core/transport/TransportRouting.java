@@ -11,6 +11,7 @@ import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.TransportProvider;
+import dev.hccl.core.events.ConnectionEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -204,11 +205,22 @@ public final class TransportRouting implements AutoCloseable
                         candidates.add(other);
                     }
                 }
+                final ConnectionEvent event = new ConnectionEvent();
+                event.begin();
                 final Set<Integer> connected = candidates.isEmpty() ? Set.of() :
                     o.transport().connect(self, candidates, deadlineNanos);
                 if (connected.isEmpty())
                 {
                     continue;
+                }
+                if (event.shouldCommit())
+                {
+                    event.rank = rank;
+                    event.worldSize = worldSize;
+                    event.transport = o.transport().name();
+                    event.peers = ranges(connected);
+                    event.peerCount = connected.size();
+                    event.commit();
                 }
                 for (final int peer : connected)
                 {
