@@ -127,6 +127,15 @@ public interface Communicator extends HeapArrayCollectives, AutoCloseable
     AlgorithmChoice algorithmFor(Operation operation, long bytes);
 
     /**
+     * What this rank of the communicator has done so far: calls, bytes and time per operation and size class, time
+     * waiting for other ranks, a latency histogram, the latest call's bus bandwidth, stalls and the failure. Kept
+     * always, allocation-free; the same figures are a JMX MBean ({@link CommMetrics}). Any thread may call it.
+     *
+     * @return the counters as they are now.
+     */
+    CommMetrics metrics();
+
+    /**
      * Reduces {@code count} elements across all ranks; every rank receives the result.
      *
      * @param send  this rank's input, {@code count} elements.

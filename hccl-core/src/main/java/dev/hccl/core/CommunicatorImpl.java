@@ -4,6 +4,7 @@ import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.algorithms.ScratchBuffers;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.CommConfig;
+import dev.hccl.api.CommMetrics;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
@@ -19,6 +20,7 @@ import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.WaitPolicy;
+import dev.hccl.core.jmx.CommunicatorBean;
 import dev.hccl.core.mailbox.FlowControl;
 import dev.hccl.core.mailbox.Mailbox;
 import dev.hccl.core.mailbox.Position;
@@ -72,8 +74,10 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
 
     private final AlgorithmSelector algorithms;
     private final OpExecutor executor;
-    /** The operations' and the failure's flight-recorder events. */
+    /** The operations' counters and flight-recorder events, and the failure's. */
     private final OpTelemetry telemetry;
+    /** Unregisters the communicator's MBean. */
+    private final Runnable mbean;
     private final OpIssuer issuer;
     private final Operations ops;
     private final Children children;
@@ -142,6 +146,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         this.survey = new PositionSurvey(this, this::globalRank, this::rankOfGlobal, mailbox.positions());
         this.stallWatch = Watchdog.watch(this, config.stallCheckTime(), config.dumpDir(),
             reason -> recorder.dump(this, dumpDir(), reason));
+        this.mbean = CommunicatorBean.register(commId, rank, this::metrics);
     }
 
     @Override
@@ -223,6 +228,18 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     public AlgorithmChoice algorithmFor(final Operation operation, final long bytes)
     {
         return algorithms.choice(operation, bytes);
+    }
+
+    @Override
+    public CommMetrics metrics()
+    {
+        return telemetry.metrics(commId, failure.get());
+    }
+
+    @Override
+    public void stallReported()
+    {
+        telemetry.stalled();
     }
 
     /**
@@ -411,6 +428,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
                 globalRanks, topology);
             twin.algorithms.linkCosts(algorithms.linkCosts());
             twin.telemetry.mute();
+            twin.mbean.run();
             return twin;
         }
         catch (final RuntimeException ex)
@@ -545,6 +563,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
                 unreported.getMessage(), unreported);
         }
         stallWatch.cancel();
+        mbean.run();
         fabric.dispatcher().remove(commId);
         fabric.release();
         if (disagreement != null)

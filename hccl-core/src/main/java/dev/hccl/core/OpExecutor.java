@@ -76,13 +76,14 @@ final class OpExecutor
     void execute(final OpDescriptor desc, final long seq, final OpBody body, final OpFuture future)
     {
         completePointToPoint();
+        final long started = System.nanoTime();
         final CollectiveEvent event = new CollectiveEvent();
         event.begin();
         final HcclException failed = comm.failures().get();
         if (failed != null)
         {
             final HcclException failure = failedEarlier(desc, seq, failed);
-            telemetry.collectiveEnded(event, desc, seq, null, true);
+            telemetry.collectiveEnded(event, desc, seq, null, started, true);
             future.fail(failure);
             return;
         }
@@ -109,13 +110,13 @@ final class OpExecutor
                     desc.operation(), seq, "the ranks disagree on how much " + desc + " moves: " + leftover, null);
             }
             comm.whereabouts().completed(seq);
-            telemetry.collectiveEnded(event, desc, seq, ctx, false);
+            telemetry.collectiveEnded(event, desc, seq, ctx, started, false);
             future.complete();
         }
         catch (final RuntimeException | Error ex)
         {
             final HcclException failure = failOn(desc, seq, ex);
-            telemetry.collectiveEnded(event, desc, seq, ctx, true);
+            telemetry.collectiveEnded(event, desc, seq, ctx, started, true);
             future.fail(failure);
         }
         finally
@@ -134,6 +135,7 @@ final class OpExecutor
             return;
         }
         running = new RunningOp(desc, seq);
+        final long started = System.nanoTime();
         final PointToPointEvent event = new PointToPointEvent();
         event.begin();
         try
@@ -149,7 +151,7 @@ final class OpExecutor
             {
                 exitEngine(driving);
             }
-            op.posted(ctx, transfers, event, telemetry, desc, seq);
+            op.posted(ctx, transfers, new PointToPointOp.Observed(event, telemetry, desc, seq, started));
             postedPointToPoint.add(op);
         }
         catch (final RuntimeException | Error ex)

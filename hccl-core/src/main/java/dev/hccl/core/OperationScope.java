@@ -70,4 +70,7 @@ interface OperationScope
      * @return the finding.
      */
     PositionSurvey.Finding survey(Position mine, boolean driving);
+
+    /** The stall watch reported a wait of this communicator ({@link Watchdog}): counted in its metrics. */
+    void stallReported();
 }

@@ -23,11 +23,21 @@ final class PointToPointOp implements CommFuture
     private final CompletableFuture<Void> posting = new CompletableFuture<>();
     private OpContext ctx;
     private Request[] transfers;
-    /** Its flight-recorder event, begun as its transfers were posted, and where it goes when they complete. */
-    private PointToPointEvent event;
-    private OpTelemetry telemetry;
-    private OpDescriptor desc;
-    private long seq;
+    /** What is told of it when its transfers complete. */
+    private Observed observed;
+
+    /**
+     * What a send or receive tells when it ends, and to whom.
+     *
+     * @param event     its flight-recorder event, begun as its transfers were posted.
+     * @param telemetry where the event and the counters go.
+     * @param desc      what the operation is.
+     * @param seq       its sequence number.
+     * @param posted    when its transfers were posted ({@link System#nanoTime()}).
+     */
+    record Observed(PointToPointEvent event, OpTelemetry telemetry, OpDescriptor desc, long seq, long posted)
+    {
+    }
     private volatile boolean finished;
     private volatile HcclException failure;
     /** Its flight-recorder entry, or null. */
@@ -45,20 +55,13 @@ final class PointToPointOp implements CommFuture
      *
      * @param ctx       the operation's context, which bounds and reports each wait.
      * @param transfers its segments.
-     * @param event     its flight-recorder event, begun.
-     * @param telemetry where the event goes once the transfers complete.
-     * @param desc      what the operation is.
-     * @param seq       its sequence number.
+     * @param observed  what is told of it when the transfers complete.
      */
-    void posted(final OpContext ctx, final Request[] transfers, final PointToPointEvent event,
-        final OpTelemetry telemetry, final OpDescriptor desc, final long seq)
+    void posted(final OpContext ctx, final Request[] transfers, final Observed observed)
     {
         this.ctx = ctx;
         this.transfers = transfers;
-        this.event = event;
-        this.telemetry = telemetry;
-        this.desc = desc;
-        this.seq = seq;
+        this.observed = observed;
         final FlightRecorder.Entry e = trace;
         if (e != null)
         {
@@ -207,7 +210,8 @@ final class PointToPointOp implements CommFuture
                 failure = ex;
             }
             finished = true;
-            telemetry.pointToPointEnded(event, desc, seq, desc.root(), failure != null);
+            final Observed o = observed;
+            o.telemetry().pointToPointEnded(o.event(), o.desc(), o.seq(), ctx, o.posted(), failure != null);
             final FlightRecorder.Entry e = trace;
             if (e != null)
             {

@@ -166,6 +166,7 @@ final class Watchdog
                 return;
             }
             final PositionSurvey.Finding finding = comm.survey(mine, false);
+            comm.stallReported();
             LOG.warn("rank {}: {} #{} has waited {} s for rank {} ({}); {} HCCL_EXEC_TIMEOUT fails it after {} s",
                 comm.rank(), mine.desc(), mine.seq(), String.format("%.1f", mine.waitedMillis() / 1e3),
                 mine.waitingFor(), awaited, finding.account(), comm.execTimeoutNanos() / 1_000_000_000);

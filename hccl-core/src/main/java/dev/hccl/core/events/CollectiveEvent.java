@@ -47,7 +47,10 @@ public final class CollectiveEvent extends OperationEvent
     @Timespan(Timespan.NANOSECONDS)
     public long peerWait;
 
-    /** Bytes of one rank's input, as nccl-tests' size column counts them. */
+    /**
+     * The size, as nccl-tests' size column counts it: the whole output of an all-gather, the whole input of a
+     * reduce-scatter or all-to-all, else the buffer; 0 for the V collectives.
+     */
     @Label("Bytes")
     @DataAmount(DataAmount.BYTES)
     public long bytes;
