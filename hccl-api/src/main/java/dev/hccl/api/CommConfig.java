@@ -112,6 +112,13 @@ public final class CommConfig
     public static final Setting<Boolean> CHECKSUM = Setting.flag("HCCL_CHECKSUM",
         "a CRC32C on every message between ranks, checked by the receiver");
     /**
+     * Whether each communicator publishes its {@link CommMetrics} as a JMX MBean while open
+     * ({@code dev.hccl:type=Communicator,...}). Off by default: registering the first one builds the JVM's platform
+     * MBean server, which moved an 8-byte all-reduce's time on a two-core machine (docs/PERFORMANCE.md).
+     */
+    public static final Setting<Boolean> JMX = Setting.flag("HCCL_JMX",
+        "publish each communicator's metrics as a JMX MBean (jconsole, JDK Mission Control)");
+    /**
      * Milliseconds {@code Hccl.init} spends warming a new communicator up (small all-reduces that compile an
      * operation's path before the user's first call); all ranks stop together; {@code 0} turns it off on every rank.
      */
@@ -185,7 +192,7 @@ public final class CommConfig
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, RANK_TABLE_FILE, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
         TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
-        CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, WARMUP_MS, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY,
+        CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, WARMUP_MS, JMX, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT, TLS_KEY,
         TLS_CA, NODE_ID);
 
     /** Where a setting's value came from. */

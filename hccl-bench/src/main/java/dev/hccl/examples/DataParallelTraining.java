@@ -1,8 +1,10 @@
 package dev.hccl.examples;
 
+import dev.hccl.api.CommMetrics;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 import dev.hccl.api.Hccl;
+import dev.hccl.api.OperationMetrics;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.training.Compression;
 import dev.hccl.training.GradientSync;
@@ -27,9 +29,11 @@ import java.util.function.IntConsumer;
  * buckets' all-reduces overlap the rest of the backward pass; their average is the full batch's gradient.
  * <p>
  * Every rank also trains the same model in-process on all the data with the same global batches (the single-process
- * reference) and checks its weights against it: uncompressed, the largest difference of a weight, relative to the
- * largest magnitude in its tensor, must be within {@link #WEIGHT_TOLERANCE} (float rounding: only the summation
- * order differs); compressed, the last epoch's loss must be within {@link #HALF_LOSS_TOLERANCE} (fp16, bf16) or
+ * reference) and checks its weights against it: uncompressed, after the first epoch, the largest difference of a
+ * weight, relative to the largest magnitude in its tensor, must be within {@link #WEIGHT_TOLERANCE} (float rounding:
+ * only the summation order differs; a lost or doubled contribution shows at once, far above it), and every epoch's
+ * loss within {@link #EPOCH_LOSS_TOLERANCE} of the reference's (training amplifies those roundings, so that after a
+ * few epochs the weights part by more: 8 epochs of 4 ranks took them from 2e-6 to 8e-4); compressed, the last epoch's loss must be within {@link #HALF_LOSS_TOLERANCE} (fp16, bf16) or
  * {@link #TOP_K_LOSS_TOLERANCE} above and {@link #TOP_K_LOSS_BELOW} below (top-k) of the reference's, relatively.
  * Then it times steps with overlap on and off. Rank 0
  * prints the losses, the check and the timings; a rank whose check fails prints why. Exit status 0, 1 when the
@@ -43,6 +47,8 @@ public final class DataParallelTraining implements Callable<Integer>
 {
     /** Uncompressed: the largest weight difference from the reference, relative to its tensor's largest weight. */
     static final double WEIGHT_TOLERANCE = 1e-4;
+    /** Uncompressed: every epoch's loss' difference from the reference's, relative to it. */
+    static final double EPOCH_LOSS_TOLERANCE = 1e-3;
     /** Under fp16 or bf16: the last epoch's loss' difference from the reference's, relative to it. */
     static final double HALF_LOSS_TOLERANCE = 0.02;
     /**
@@ -101,8 +107,11 @@ public final class DataParallelTraining implements Callable<Integer>
     {
     }
 
-    /** What a training run leaves: the loss of each epoch, the mean over its steps of the global batch's loss. */
-    private record Run(Mlp model, double[] losses)
+    /**
+     * What a training run leaves: the model, its parameters after the first epoch, and the loss of each epoch, the mean
+     * over its steps of the global batch's loss.
+     */
+    private record Run(Mlp model, float[][] firstEpoch, double[] losses)
     {
     }
 
@@ -196,8 +205,25 @@ public final class DataParallelTraining implements Callable<Integer>
                 return 1;
             }
             time(comm, distributed.model, data, on, off);
+            if (lead)
+            {
+                printMetrics(comm.metrics());
+            }
         }
         return 0;
+    }
+
+    /** What this rank's communicator did over the whole run, from its own counters ({@link Communicator#metrics}). */
+    private static void printMetrics(final CommMetrics metrics)
+    {
+        System.out.println("this rank's communicator, by operation (Communicator.metrics()):");
+        for (final OperationMetrics m : metrics.operations())
+        {
+            System.out.printf(Locale.ROOT, "  %-13s %,7d calls, %,9.1f MB, mean %8.3f ms (%8.3f ms waiting for other " +
+                "ranks), half under %.3f ms%n", m.operation().displayName(), m.count(), m.bytes() / 1e6,
+                m.meanNanos() / 1e6, m.count() == 0 ? 0 : m.peerWaitNanos() / 1e6 / m.count(),
+                m.latencyAtMostNanos(0.5) / 1e6);
+        }
     }
 
     private GradientSync sync(
@@ -222,6 +248,7 @@ public final class DataParallelTraining implements Callable<Integer>
         final IntConsumer ready = sync == null ? g -> { } : sync::markReady;
         final int steps = samples / batch;
         final double[] losses = new double[epochs];
+        float[][] firstEpoch = null;
         final ByteBuffer epochLoss = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
         for (int e = 0; e < epochs; e++)
         {
@@ -242,8 +269,12 @@ public final class DataParallelTraining implements Callable<Integer>
                 comm.allReduce(epochLoss, epochLoss, 1, DataType.FP64, ReduceOp.AVG);
             }
             losses[e] = epochLoss.getDouble(0);
+            if (e == 0)
+            {
+                firstEpoch = parameters(model);
+            }
         }
-        return new Run(model, losses);
+        return new Run(model, firstEpoch, losses);
     }
 
     /**
@@ -251,7 +282,7 @@ public final class DataParallelTraining implements Callable<Integer>
      */
     private String check(final Communicator comm, final Compression wire, final Run run, final Run reference)
     {
-        final double weights = maxRelativeDifference(run.model, reference.model, run.model.gradientCounts().length);
+        final double weights = maxRelativeDifference(parameters(run.model), parameters(reference.model));
         final double last = run.losses[epochs - 1];
         final double referenceLast = reference.losses[epochs - 1];
         final double loss = Math.abs(last - referenceLast) / referenceLast;
@@ -260,9 +291,17 @@ public final class DataParallelTraining implements Callable<Integer>
         final boolean ok;
         if (exact)
         {
-            ok = weights <= WEIGHT_TOLERANCE;
-            verdict = String.format(Locale.ROOT, "weights %s the single-process run: max relative difference " +
-                "%.1e (tolerance %.0e)", ok ? "match" : "do not match", weights, WEIGHT_TOLERANCE);
+            final double first = maxRelativeDifference(run.firstEpoch, reference.firstEpoch);
+            double epochLoss = 0;
+            for (int e = 0; e < epochs; e++)
+            {
+                epochLoss = Math.max(epochLoss, Math.abs(run.losses[e] - reference.losses[e]) / reference.losses[e]);
+            }
+            ok = first <= WEIGHT_TOLERANCE && epochLoss <= EPOCH_LOSS_TOLERANCE;
+            verdict = String.format(Locale.ROOT, "weights %s the single-process run: after epoch 1 max relative " +
+                "difference %.1e (tolerance %.0e), every epoch's loss within %.1e (tolerance %.0e); after epoch %d " +
+                "the weights within %.1e", ok ? "match" : "do not match", first, WEIGHT_TOLERANCE, epochLoss,
+                EPOCH_LOSS_TOLERANCE, epochs, weights);
         }
         else
         {
@@ -350,13 +389,13 @@ public final class DataParallelTraining implements Callable<Integer>
      * The largest difference of a parameter from its reference, relative to the largest magnitude in the reference's
      * tensor, over every tensor.
      */
-    private static double maxRelativeDifference(final Mlp a, final Mlp b, final int parameters)
+    private static double maxRelativeDifference(final float[][] a, final float[][] b)
     {
         double worst = 0;
-        for (int p = 0; p < parameters; p++)
+        for (int p = 0; p < a.length; p++)
         {
-            final float[] x = a.parameter(p);
-            final float[] y = b.parameter(p);
+            final float[] x = a[p];
+            final float[] y = b[p];
             double scale = 0;
             double diff = 0;
             for (int j = 0; j < x.length; j++)
@@ -367,6 +406,17 @@ public final class DataParallelTraining implements Callable<Integer>
             worst = Math.max(worst, scale == 0 ? diff : diff / scale);
         }
         return worst;
+    }
+
+    /** A copy of every parameter tensor of a model. */
+    private static float[][] parameters(final Mlp model)
+    {
+        final float[][] copy = new float[model.gradientCounts().length][];
+        for (int p = 0; p < copy.length; p++)
+        {
+            copy[p] = model.parameter(p).clone();
+        }
+        return copy;
     }
 
     private static FloatBuffer[] views(final GradientSync sync)

@@ -146,7 +146,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         this.survey = new PositionSurvey(this, this::globalRank, this::rankOfGlobal, mailbox.positions());
         this.stallWatch = Watchdog.watch(this, config.stallCheckTime(), config.dumpDir(),
             reason -> recorder.dump(this, dumpDir(), reason));
-        this.mbean = CommunicatorBean.register(commId, rank, this::metrics);
+        this.mbean = config.get(CommConfig.JMX) ? CommunicatorBean.register(commId, rank, this::metrics) : () -> { };
     }
 
     @Override

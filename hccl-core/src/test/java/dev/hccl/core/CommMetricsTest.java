@@ -52,7 +52,7 @@ class CommMetricsTest
     void countersAndTheirMBeanHoldWhatTheOperationsDid() throws Exception
     {
         final List<Communicator> comms = Hccl.initAll(2, CommConfig.builder().environment(Map.of()).worldSize(2)
-            .conclude());
+            .set(CommConfig.JMX, true).conclude());
         final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         final List<ObjectName> names = new ArrayList<>();
         try
@@ -152,6 +152,23 @@ class CommMetricsTest
         for (final ObjectName name : names)
         {
             assertFalse(server.isRegistered(name), name + " is still registered after close()");
+        }
+    }
+
+    @Test
+    void withoutTheSettingNoMBeanIsRegistered() throws Exception
+    {
+        final List<Communicator> comms = Hccl.initAll(2, CommConfig.builder().environment(Map.of()).worldSize(2)
+            .conclude());
+        try
+        {
+            final CommMetrics m = comms.get(0).metrics();
+            assertTrue(ManagementFactory.getPlatformMBeanServer().queryNames(
+                new ObjectName("dev.hccl:type=Communicator,id=" + m.communicatorId() + ",*"), null).isEmpty());
+        }
+        finally
+        {
+            comms.forEach(Communicator::close);
         }
     }
 

@@ -404,8 +404,8 @@ public final class Rendezvous implements AutoCloseable
 
     /**
      * Disconnects from the store; on rank 0, stops it once every rank has disconnected (or the connect deadline
-     * passed, or a brief linger after {@link #initFailed}): transports agree on pairs through it until each rank is connected, and a pair of other ranks may still
-     * be doing so when rank 0 is done.
+     * passed, or a brief linger after {@link #initFailed}): transports agree on pairs through it until each rank is
+     * connected, and a pair of other ranks may still be doing so when rank 0 is done.
      */
     @Override
     public void close()
