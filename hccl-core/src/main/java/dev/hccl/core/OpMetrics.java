@@ -50,21 +50,7 @@ final class OpMetrics
      */
     void collective(final Operation op, final long bytes, final long nanos, final long wait, final boolean failed)
     {
-        final int base = op.ordinal() * STRIDE;
-        add(base + COUNT, 1);
-        if (failed)
-        {
-            add(base + FAILED, 1);
-        }
-        add(base + BYTES, bytes);
-        add(base + NANOS, nanos);
-        add(base + WAIT, wait);
-        counters.lazySet(base + LAST_NANOS, nanos);
-        counters.lazySet(base + LAST_BYTES, bytes);
-        add(base + LATENCY + latencyBucket(nanos), 1);
-        final int size = base + SIZES + 2 * sizeClass(bytes);
-        add(size, 1);
-        add(size + 1, nanos);
+        count(op, bytes, nanos, wait, failed, false);
     }
 
     /**
@@ -78,21 +64,27 @@ final class OpMetrics
      */
     void pointToPoint(final Operation op, final long bytes, final long nanos, final long wait, final boolean failed)
     {
+        count(op, bytes, nanos, wait, failed, true);
+    }
+
+    private void count(final Operation op, final long bytes, final long nanos, final long wait, final boolean failed,
+        final boolean shared)
+    {
         final int base = op.ordinal() * STRIDE;
-        counters.getAndAdd(base + COUNT, 1);
+        add(base + COUNT, 1, shared);
         if (failed)
         {
-            counters.getAndAdd(base + FAILED, 1);
+            add(base + FAILED, 1, shared);
         }
-        counters.getAndAdd(base + BYTES, bytes);
-        counters.getAndAdd(base + NANOS, nanos);
-        counters.getAndAdd(base + WAIT, wait);
-        counters.set(base + LAST_NANOS, nanos);
-        counters.set(base + LAST_BYTES, bytes);
-        counters.getAndAdd(base + LATENCY + latencyBucket(nanos), 1);
+        add(base + BYTES, bytes, shared);
+        add(base + NANOS, nanos, shared);
+        add(base + WAIT, wait, shared);
+        counters.lazySet(base + LAST_NANOS, nanos);
+        counters.lazySet(base + LAST_BYTES, bytes);
+        add(base + LATENCY + latencyBucket(nanos), 1, shared);
         final int size = base + SIZES + 2 * sizeClass(bytes);
-        counters.getAndAdd(size, 1);
-        counters.getAndAdd(size + 1, nanos);
+        add(size, 1, shared);
+        add(size + 1, nanos, shared);
     }
 
     /** A wait was reported as stalled. */
@@ -156,8 +148,16 @@ final class OpMetrics
         return Math.min(SIZE_CLASSES - 1, 63 - Long.numberOfLeadingZeros(Math.max(1, bytes)));
     }
 
-    private void add(final int index, final long delta)
+    /** Adds: atomically when several threads may ({@code shared}), else as a load and an ordered store. */
+    private void add(final int index, final long delta, final boolean shared)
     {
-        counters.lazySet(index, counters.get(index) + delta);
+        if (shared)
+        {
+            counters.getAndAdd(index, delta);
+        }
+        else
+        {
+            counters.lazySet(index, counters.get(index) + delta);
+        }
     }
 }
