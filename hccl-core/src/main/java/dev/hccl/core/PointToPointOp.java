@@ -25,19 +25,6 @@ final class PointToPointOp implements CommFuture
     private Request[] transfers;
     /** What is told of it when its transfers complete. */
     private Observed observed;
-
-    /**
-     * What a send or receive tells when it ends, and to whom.
-     *
-     * @param event     its flight-recorder event, begun as its transfers were posted.
-     * @param telemetry where the event and the counters go.
-     * @param desc      what the operation is.
-     * @param seq       its sequence number.
-     * @param posted    when its transfers were posted ({@link System#nanoTime()}).
-     */
-    record Observed(PointToPointEvent event, OpTelemetry telemetry, OpDescriptor desc, long seq, long posted)
-    {
-    }
     private volatile boolean finished;
     private volatile HcclException failure;
     /** Its flight-recorder entry, or null. */
@@ -226,5 +213,18 @@ final class PointToPointOp implements CommFuture
     {
         final OpContext c = posting.isDone() ? ctx : null;
         return c == null ? "point-to-point operation not yet posted" : c.toString();
+    }
+
+    /**
+     * What a send or receive tells when it ends, and to whom.
+     *
+     * @param event     its flight-recorder event, begun as its transfers were posted.
+     * @param telemetry where the event and the counters go.
+     * @param desc      what the operation is.
+     * @param seq       its sequence number.
+     * @param posted    when its transfers were posted ({@link System#nanoTime()}).
+     */
+    record Observed(PointToPointEvent event, OpTelemetry telemetry, OpDescriptor desc, long seq, long posted)
+    {
     }
 }
