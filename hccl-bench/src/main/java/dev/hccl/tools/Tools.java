@@ -4,6 +4,7 @@ import dev.hccl.tools.bench.HcclBench;
 import dev.hccl.tools.check.SelfCheck;
 import dev.hccl.tools.gradbench.GradientStepBench;
 import dev.hccl.tools.launch.HcclRun;
+import dev.hccl.tools.status.HcclStatus;
 import dev.hccl.tools.topo.HcclTopo;
 import dev.hccl.tools.trace.HcclTrace;
 
@@ -47,6 +48,8 @@ public final class Tools
             new Tool("topo", "hccl-topo", "the job's topology, transports and links", HcclTopo::main),
             new Tool("trace", "hccl-trace", "reads the flight recorder's dumps and says what went wrong",
                 HcclTrace::main),
+            new Tool("status", "hccl-status", "where every rank of a running job is, and which one is behind",
+                HcclStatus::main),
             new Tool("check", "SelfCheck", "every collective of this build against the reference", SelfCheck::main)))
         {
             TOOLS.put(t.name(), t);

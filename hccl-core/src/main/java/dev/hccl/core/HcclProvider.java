@@ -129,7 +129,8 @@ public final class HcclProvider implements CommunicatorProvider
                 (name, r) -> new PeerEndpoint(r, peers[r].nodeId(), peers[r].address(name)), config.worldSize(),
                 deadline);
             final StaticTopology topology = topology(peers);
-            final Fabric fabric = new Fabric(routing, dispatcher, topology, startingCosts(transports, peers), null);
+            final StatusService status = new StatusService();
+            final Fabric fabric = new Fabric(routing, dispatcher, topology, startingCosts(transports, peers), status);
             final CommunicatorImpl comm = new CommunicatorImpl(config, fabric, rendezvous.commId(), rank,
                 identity(config.worldSize()), topology);
             try
@@ -153,6 +154,7 @@ public final class HcclProvider implements CommunicatorProvider
                 }
                 throw ex;
             }
+            status.serve(comm, rendezvous.keepStore(status::report));
             LOG.debug("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
             if (rank == 0)
             {

@@ -24,10 +24,11 @@ final class PositionSurvey
     /**
      * What the survey found.
      *
-     * @param culprit the rank that holds the others up, in the communicator, or -1 when none stands out.
-     * @param account the positions and the finding, in words.
+     * @param culprit   the rank that holds the others up, in the communicator, or -1 when none stands out.
+     * @param account   the positions and the finding, in words.
+     * @param positions each rank's position, null for a rank that did not answer.
      */
-    record Finding(int culprit, String account)
+    record Finding(int culprit, String account, Position[] positions)
     {
     }
 
@@ -144,7 +145,7 @@ final class PositionSurvey
         {
             return new Finding(silent.get(0), (silent.size() == 1 ? "rank " + silent.get(0) + " did not" :
                 "ranks " + silent + " did not") + " answer within " + ANSWER_NANOS / 1_000_000_000 +
-                " s: frozen (stopped, in a debugger, swapping), or unreachable." + positions);
+                " s: frozen (stopped, in a debugger, swapping), or unreachable." + positions, got);
         }
         // Behind: a rank that has not reached the collective this rank waits in.
         final Position mine = got[me];
@@ -171,7 +172,7 @@ final class PositionSurvey
             {
                 return new Finding(behind, "rank " + behind + " is behind: " + got[behind] + ", while this rank " +
                     "waits in collective #" + mine.seq() + " (it has not issued it, or is stuck in an earlier one)." +
-                    positions);
+                    positions, got);
             }
         }
         // The end of the chain of waits that starts with this rank.
@@ -185,14 +186,14 @@ final class PositionSurvey
         }
         if (r < 0)
         {
-            return new Finding(-1, "no rank stands out from the positions." + positions);
+            return new Finding(-1, "no rank stands out from the positions." + positions, got);
         }
         if (seen[r])
         {
             return new Finding(-1, "the ranks wait for each other in a cycle: they issued operations that do not " +
-                "match (different orders of sends and receives, say)." + positions);
+                "match (different orders of sends and receives, say)." + positions, got);
         }
-        return new Finding(r, "rank " + r + " holds the others up: " + got[r] + "." + positions);
+        return new Finding(r, "rank " + r + " holds the others up: " + got[r] + "." + positions, got);
     }
 
     private static boolean isCollective(final Position p)

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * Brings the ranks of a job together through rank 0's store: rank 0 serves the store (started here, or adopted from
@@ -37,16 +38,21 @@ public final class Rendezvous implements AutoCloseable
     private final int rank;
     private final int worldSize;
     private final StoreServer server;
+    /** Rank 0's store when the job has a token of its own, which may outlive the rendezvous for hccl-status. */
+    private final StoreServer statusServer;
     private final StoreClient client;
     private final String token;
     private final long commId;
     private final long deadlineNanos;
     private boolean gaveUp;
+    /** Rank 0's store outlives the rendezvous ({@link #keepStore}). */
+    private boolean kept;
 
     private Rendezvous(
-        final int rank, final int worldSize, final StoreServer server, final StoreClient client, final String token,
-        final long commId, final long deadlineNanos)
+        final int rank, final int worldSize, final StoreServer server, final StoreServer statusServer,
+        final StoreClient client, final String token, final long commId, final long deadlineNanos)
     {
+        this.statusServer = statusServer;
         this.deadlineNanos = deadlineNanos;
         this.rank = rank;
         this.worldSize = worldSize;
@@ -181,7 +187,10 @@ public final class Rendezvous implements AutoCloseable
                 }
             }
             claim(client, rank, config.worldSize(), deadlineNanos);
-            return new Rendezvous(rank, config.worldSize(), server, client, token, commId, deadlineNanos);
+            // A job without a token of its own: its store hands the transports' token to whoever asks, so it must not
+            // outlive the rendezvous.
+            final StoreServer statusServer = configuredToken == null ? null : server;
+            return new Rendezvous(rank, config.worldSize(), server, statusServer, client, token, commId, deadlineNanos);
         }
         catch (final RuntimeException ex)
         {
@@ -403,6 +412,27 @@ public final class Rendezvous implements AutoCloseable
     }
 
     /**
+     * After a successful init: rank 0's store stays up, answering {@code hccl-status} with {@code report} (callers
+     * prove the job key, as ranks do), until the returned closer runs; {@link #close} then leaves it up. Only in a job
+     * with a token of its own ({@code HCCL_JOB_TOKEN}); other ranks have no store: their closer does nothing.
+     *
+     * @param report the job's status as UTF-8 JSON, or null while there is none.
+     * @return what stops the store.
+     */
+    public AutoCloseable keepStore(final Supplier<byte[]> report)
+    {
+        if (statusServer == null)
+        {
+            return () ->
+            {
+            };
+        }
+        statusServer.serveStatus(report);
+        kept = true;
+        return statusServer::close;
+    }
+
+    /**
      * Disconnects from the store; on rank 0, stops it once every rank has disconnected (or the connect deadline
      * passed, or a brief linger after {@link #initFailed}): transports agree on pairs through it until each rank is
      * connected, and a pair of other ranks may still be doing so when rank 0 is done.
@@ -411,7 +441,7 @@ public final class Rendezvous implements AutoCloseable
     public void close()
     {
         client.close();
-        if (server != null)
+        if (server != null && !kept)
         {
             server.awaitClientsGone(gaveUp ? ABORT_LINGER_MILLIS :
                 Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));

@@ -350,6 +350,39 @@ public final class StoreClient implements AutoCloseable
     }
 
     /**
+     * The job's status, as rank 0's communicator reports it ({@code hccl-status}).
+     *
+     * @return UTF-8 JSON, or null when the communicator is not made yet (or no longer serves it).
+     */
+    public byte[] status()
+    {
+        try
+        {
+            bound();
+            out.writeByte(StoreProtocol.STATUS);
+            out.writeUTF("");
+            out.flush();
+            final byte status = in.readByte();
+            if (status != StoreProtocol.OK)
+            {
+                return null;
+            }
+            final int length = in.readInt();
+            if (length < 0 || length > StoreProtocol.MAX_VALUE_BYTES)
+            {
+                throw new IOException("bad status length " + length);
+            }
+            final byte[] report = new byte[length];
+            in.readFully(report);
+            return report;
+        }
+        catch (final IOException ex)
+        {
+            throw lost(ex);
+        }
+    }
+
+    /**
      * Waits for a key holding a string.
      *
      * @param key           the key.

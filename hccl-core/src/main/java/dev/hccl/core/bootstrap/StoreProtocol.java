@@ -27,6 +27,8 @@ final class StoreProtocol
     static final byte CHECK = 4;
     /** Gives the rendezvous up: every waiting and later get of a missing key answers ABORTED with the reason. */
     static final byte ABORT = 5;
+    /** The job's status, as rank 0's communicator reports it once made ({@code hccl-status}); the key is empty. */
+    static final byte STATUS = 6;
     static final byte OK = 0;
     static final byte TIMEOUT = 1;
     static final byte ABORTED = 2;

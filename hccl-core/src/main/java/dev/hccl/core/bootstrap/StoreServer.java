@@ -28,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The key-value rendezvous store that rank 0 serves over TCP, as torchrun's TCPStore: {@code set}, blocking
@@ -66,6 +67,8 @@ public final class StoreServer implements AutoCloseable
     private long storedBytes;
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    /** The job's status for {@link StoreProtocol#STATUS}, or null. */
+    private volatile Supplier<byte[]> status;
     private volatile boolean closed;
     /** Why the rendezvous was given up, or null; guarded by this. */
     private Verdict aborted;
@@ -308,6 +311,20 @@ public final class StoreServer implements AutoCloseable
                     abort(error, concerned, in.readUTF());
                     out.writeByte(StoreProtocol.OK);
                     break;
+                case StoreProtocol.STATUS:
+                    final Supplier<byte[]> source = status;
+                    final byte[] report = source == null ? null : source.get();
+                    if (report == null || report.length > StoreProtocol.MAX_VALUE_BYTES)
+                    {
+                        out.writeByte(StoreProtocol.TIMEOUT);
+                    }
+                    else
+                    {
+                        out.writeByte(StoreProtocol.OK);
+                        out.writeInt(report.length);
+                        out.write(report);
+                    }
+                    break;
                 case StoreProtocol.CHECK:
                     final int n = in.readInt();
                     if (n < 0 || n > StoreProtocol.MAX_KEYS)
@@ -469,6 +486,17 @@ public final class StoreServer implements AutoCloseable
             aborted = new Verdict(code, rank, reason);
             notifyAll();
         }
+    }
+
+    /**
+     * What the store answers a {@link StoreProtocol#STATUS} request with, from now on: after the rendezvous, the
+     * store stays up for {@code hccl-status}, which proves the job key as a rank does.
+     *
+     * @param report the job's status, as UTF-8 JSON; null or a null answer: none yet.
+     */
+    public void serveStatus(final Supplier<byte[]> report)
+    {
+        status = report;
     }
 
     /**

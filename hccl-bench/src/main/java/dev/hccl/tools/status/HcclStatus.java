@@ -1,0 +1,185 @@
+package dev.hccl.tools.status;
+
+import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.JobKey;
+import dev.hccl.api.spi.TlsMaterial;
+import dev.hccl.core.bootstrap.StoreClient;
+import dev.hccl.tools.launch.HcclRun;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import javax.net.ssl.SSLContext;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code hccl-status}: where every rank of a running job is, asked of rank 0's rendezvous store, which stays up for
+ * the job's life when the job has a token ({@code HCCL_JOB_TOKEN}). The caller proves the token as a rank does, over
+ * TLS when {@code HCCL_TLS_*} are set as the ranks have them; rank 0 surveys every rank over the job's own links and
+ * answers (docs/ARCHITECTURE.md, "Failure model"). It changes nothing in the job.
+ * <p>
+ * Exit status: 0; 1 when the store cannot be reached, refuses the token, or has no status yet; 2 on a usage error.
+ */
+@Command(name = "hccl-status",
+    mixinStandardHelpOptions = true,
+    version = "hccl-status " + HcclRun.VERSION,
+    usageHelpAutoWidth = true,
+    description = {
+        "Asks a running job where each of its ranks is: whether it answers, the operation it runs or waits in, for "
+            + "whom and for how long, whether rank 0 lost its link to it, and which rank holds the others up. Needs "
+            + "the job's token in HCCL_JOB_TOKEN, and HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA when the job uses "
+            + "TLS, as every rank has them.",
+        ""},
+    footer = {"", "Exit status: 0 OK; 1 no answer (unreachable, token refused, no status yet); 2 a usage error.", "",
+        "Example: HCCL_JOB_TOKEN=... bin/hccl-status node0:29500"})
+public final class HcclStatus implements Callable<Integer>
+{
+    @Parameters(index = "0", paramLabel = "HOST:PORT", description = "Rank 0's store: MASTER_ADDR and MASTER_PORT.")
+    private String address;
+
+    @Option(names = "--json", description = "Print rank 0's report as it came, JSON (format hccl-status/1).")
+    private boolean json;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
+        description = "How long to try to reach the store (default: ${DEFAULT-VALUE}).")
+    private int timeoutSeconds;
+
+    private PrintWriter out;
+    private PrintWriter err;
+    private Map<String, String> env;
+
+    /**
+     * @param args the command line.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), System.getenv(), args));
+    }
+
+    /**
+     * Runs the command.
+     *
+     * @param out  where the report goes.
+     * @param err  where errors go.
+     * @param env  the environment: {@code HCCL_JOB_TOKEN} and the TLS settings.
+     * @param args the command line.
+     * @return the exit status.
+     */
+    public static int run(final PrintWriter out, final PrintWriter err, final Map<String, String> env,
+        final String... args)
+    {
+        final HcclStatus command = new HcclStatus();
+        command.out = out;
+        command.err = err;
+        command.env = env;
+        return new CommandLine(command).setOut(out).setErr(err).execute(args);
+    }
+
+    @Override
+    public Integer call()
+    {
+        final int colon = address.lastIndexOf(':');
+        final int port;
+        try
+        {
+            port = Integer.parseInt(address.substring(colon + 1));
+        }
+        catch (final NumberFormatException | IndexOutOfBoundsException ex)
+        {
+            err.println("hccl-status: give rank 0's store as HOST:PORT (its MASTER_ADDR and MASTER_PORT), not "
+                + address);
+            return 2;
+        }
+        final String token = env.get("HCCL_JOB_TOKEN");
+        if (token == null || token.isEmpty())
+        {
+            err.println("hccl-status: set HCCL_JOB_TOKEN to the job's token, as every rank has it (a job without a "
+                + "token serves no status)");
+            return 2;
+        }
+        final byte[] report;
+        try (StoreClient store = StoreClient.connect(new InetSocketAddress(address.substring(0, colon), port), -1,
+            System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds), JobKey.of(token), tls()))
+        {
+            report = store.status();
+        }
+        catch (final HcclException ex)
+        {
+            err.println("hccl-status: " + ex.getMessage());
+            return 1;
+        }
+        if (report == null)
+        {
+            err.println("hccl-status: rank 0 at " + address + " has no status yet: its communicator is not made");
+            return 1;
+        }
+        final String text = new String(report, StandardCharsets.UTF_8);
+        out.println(json ? text : describe(new JSONObject(text)));
+        return 0;
+    }
+
+    private SSLContext tls()
+    {
+        final String cert = env.get("HCCL_TLS_CERT");
+        final String key = env.get("HCCL_TLS_KEY");
+        final String ca = env.get("HCCL_TLS_CA");
+        if (cert == null && key == null && ca == null)
+        {
+            return null;
+        }
+        if (cert == null || key == null || ca == null)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                "HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA go together");
+        }
+        return TlsMaterial.load(Path.of(cert), Path.of(key), Path.of(ca)).sslContext();
+    }
+
+    /**
+     * The report in words: a line for the communicator, one per rank, and the finding.
+     *
+     * @param report rank 0's report.
+     * @return the text.
+     */
+    static String describe(final JSONObject report)
+    {
+        final StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "Communicator %s of %d ranks, asked %s (up %d s)%n",
+            report.getString("communicator"), report.optInt("worldSize"), report.optString("askedAt"),
+            report.optLong("upSeconds")));
+        if (report.has("error"))
+        {
+            return sb.append(report.getString("error")).toString();
+        }
+        sb.append(String.format(Locale.ROOT, "%5s %5s  %-8s  %-9s  %s%n", "rank", "node", "answered", "link",
+            "position"));
+        final JSONArray ranks = report.getJSONArray("ranks");
+        for (int i = 0; i < ranks.length(); i++)
+        {
+            final JSONObject r = ranks.getJSONObject(i);
+            final JSONObject position = r.optJSONObject("position");
+            sb.append(String.format(Locale.ROOT, "%5d %5d  %-8s  %-9s  %s%n", r.getInt("rank"), r.getInt("node"),
+                r.getBoolean("answered") ? "yes" : "NO", i == 0 ? "-" : r.getBoolean("linkLost") ? "LOST" : "up",
+                position == null ? "no answer within 2 s: frozen or unreachable" : position.getString("text")));
+        }
+        final int behind = report.getInt("behind");
+        sb.append(behind < 0 ? "No rank holds the others up" : "Rank " + behind + " holds the others up")
+            .append(" (as rank ").append(report.getInt("judgedFrom")).append(" sees it): ")
+            .append(report.getString("finding"));
+        if (!report.isNull("failure"))
+        {
+            sb.append(String.format(Locale.ROOT, "%nThe communicator failed: %s", report.getString("failure")));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,108 @@
+package dev.hccl.it;
+
+import dev.hccl.tools.status.HcclStatus;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code hccl-status} against a real job of three processes in which rank 2 sleeps before the second all-reduce, so
+ * that ranks 0 and 1 hang in it: asked with the job's token, rank 0's store answers where every rank is and names rank
+ * 2 as the one behind; asked with another token, or none, it tells nothing; and the job, asked many times, still
+ * completes right once rank 2 wakes. Shared memory and TCP.
+ */
+@Timeout(300)
+class JobStatusTest
+{
+    private static final String TOKEN = "job-status-test-token-4f1c2a";
+    private static final int LATE = 2;
+
+    @ParameterizedTest(name = "over {0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void theStatusOfAHangingJobNamesTheRankBehindAndOnlyForTheToken(final String transport) throws Exception
+    {
+        final int n = 3;
+        try (ProcessJob job = ProcessJob.start(n, LateRankWorker.class, "256m",
+            Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0", "HCCL_JOB_TOKEN", TOKEN),
+            Integer.toString(LATE), "15000"))
+        {
+            final String store = "127.0.0.1:" + job.environment("MASTER_PORT");
+            JSONObject report = null;
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline)
+            {
+                final String[] said = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store, "--json");
+                if ("0".equals(said[2]))
+                {
+                    report = new JSONObject(said[0]);
+                    if (report.getInt("behind") == LATE)
+                    {
+                        break;
+                    }
+                }
+                Thread.sleep(200);
+            }
+            assertTrue(report != null && report.getInt("behind") == LATE, "no report named rank " + LATE + ": " +
+                report + "\n" + job.outputs());
+            assertEquals(n, report.getInt("worldSize"));
+            final JSONArray ranks = report.getJSONArray("ranks");
+            final JSONObject late = ranks.getJSONObject(LATE).getJSONObject("position");
+            assertEquals("idle", late.getString("state"), report.toString(2));
+            for (int r = 0; r < n; r++)
+            {
+                assertTrue(ranks.getJSONObject(r).getBoolean("answered"), report.toString(2));
+                assertFalse(ranks.getJSONObject(r).getBoolean("linkLost"), report.toString(2));
+                if (r != LATE)
+                {
+                    final JSONObject p = ranks.getJSONObject(r).getJSONObject("position");
+                    assertEquals("waiting", p.getString("state"), report.toString(2));
+                    assertTrue(p.getString("operation").startsWith("allReduce"), report.toString(2));
+                    assertTrue(p.getLong("seq") > late.getLong("seq"), report.toString(2));
+                }
+            }
+            assertTrue(report.getString("finding").startsWith("rank " + LATE + " is behind"), report.toString(2));
+
+            final String[] text = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store);
+            assertEquals("0", text[2], text[1]);
+            assertTrue(text[0].contains("Rank " + LATE + " holds the others up") && text[0].contains("idle after"),
+                text[0]);
+
+            // Someone without the token learns nothing: not the ranks, not the communicator.
+            final String[] outsider = status(Map.of("HCCL_JOB_TOKEN", "not-the-token"), store);
+            assertEquals("1", outsider[2], outsider[0] + outsider[1]);
+            assertEquals("", outsider[0]);
+            assertFalse(outsider[1].contains(report.getString("communicator")) || outsider[1].contains("idle"),
+                outsider[1]);
+            final String[] noToken = status(Map.of(), store);
+            assertEquals("2", noToken[2], noToken[1]);
+            assertEquals("", noToken[0]);
+
+            // Asked all along, the job still completes right once the late rank wakes.
+            for (int r = 0; r < n; r++)
+            {
+                assertEquals(0, job.awaitExit(r, 120), job.outputs());
+                assertTrue(job.output(r).contains("OK"), job.outputs());
+            }
+        }
+    }
+
+    /** Runs hccl-status in this JVM: its output, its errors and its exit status. */
+    private static String[] status(final Map<String, String> env, final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int status = HcclStatus.run(new PrintWriter(out, true), new PrintWriter(err, true), env, args);
+        return new String[] {out.toString().trim(), err.toString(), Integer.toString(status)};
+    }
+}
