@@ -33,10 +33,10 @@ import java.util.function.IntConsumer;
  * weight, relative to the largest magnitude in its tensor, must be within {@link #WEIGHT_TOLERANCE} (float rounding:
  * only the summation order differs; a lost or doubled contribution shows at once, far above it), and every epoch's
  * loss within {@link #EPOCH_LOSS_TOLERANCE} of the reference's (training amplifies those roundings, so that after a
- * few epochs the weights part by more: 8 epochs of 4 ranks took them from 2e-6 to 8e-4); compressed, the last epoch's loss must be within {@link #HALF_LOSS_TOLERANCE} (fp16, bf16) or
- * {@link #TOP_K_LOSS_TOLERANCE} above and {@link #TOP_K_LOSS_BELOW} below (top-k) of the reference's, relatively.
- * Then it times steps with overlap on and off. Rank 0
- * prints the losses, the check and the timings; a rank whose check fails prints why. Exit status 0, 1 when the
+ * few epochs the weights part by more: 8 epochs of 4 ranks took them from 2e-6 to 8e-4); compressed, the last epoch's
+ * loss must be within {@link #HALF_LOSS_TOLERANCE} (fp16, bf16) or {@link #TOP_K_LOSS_TOLERANCE} above and
+ * {@link #TOP_K_LOSS_BELOW} below (top-k) of the reference's, relatively. Then it times steps with overlap on and off.
+ * Rank 0 prints the losses, the check and the timings; a rank whose check fails prints why. Exit status 0, 1 when the
  * check fails, 2 on a usage error.
  * <p>
  * {@code bin/hcclrun -np 4 bin/hccl-java dev.hccl.examples.DataParallelTraining [--compression bf16] ...}

@@ -291,15 +291,9 @@ public final class StoreServer implements AutoCloseable
                         out.writeInt(verdict.rank());
                         out.writeUTF(verdict.reason());
                     }
-                    else if (value == null)
-                    {
-                        out.writeByte(StoreProtocol.TIMEOUT);
-                    }
                     else
                     {
-                        out.writeByte(StoreProtocol.OK);
-                        out.writeInt(value.length);
-                        out.write(value);
+                        answer(out, value);
                     }
                     break;
                 case StoreProtocol.ADD:
@@ -314,16 +308,7 @@ public final class StoreServer implements AutoCloseable
                 case StoreProtocol.STATUS:
                     final Supplier<byte[]> source = status;
                     final byte[] report = source == null ? null : source.get();
-                    if (report == null || report.length > StoreProtocol.MAX_VALUE_BYTES)
-                    {
-                        out.writeByte(StoreProtocol.TIMEOUT);
-                    }
-                    else
-                    {
-                        out.writeByte(StoreProtocol.OK);
-                        out.writeInt(report.length);
-                        out.write(report);
-                    }
+                    answer(out, report == null || report.length > StoreProtocol.MAX_VALUE_BYTES ? null : report);
                     break;
                 case StoreProtocol.CHECK:
                     final int n = in.readInt();
@@ -342,6 +327,19 @@ public final class StoreServer implements AutoCloseable
             }
             out.flush();
         }
+    }
+
+    /** A value ({@code OK}, its length and bytes), or {@code TIMEOUT} for none. */
+    private static void answer(final DataOutputStream out, final byte[] value) throws IOException
+    {
+        if (value == null)
+        {
+            out.writeByte(StoreProtocol.TIMEOUT);
+            return;
+        }
+        out.writeByte(StoreProtocol.OK);
+        out.writeInt(value.length);
+        out.write(value);
     }
 
     /**
@@ -489,8 +487,7 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
-     * What the store answers a {@link StoreProtocol#STATUS} request with, from now on: after the rendezvous, the
-     * store stays up for {@code hccl-status}, which proves the job key as a rank does.
+     * What the store answers {@link StoreProtocol#STATUS} with from now on ({@code hccl-status}, after the rendezvous).
      *
      * @param report the job's status, as UTF-8 JSON; null or a null answer: none yet.
      */
