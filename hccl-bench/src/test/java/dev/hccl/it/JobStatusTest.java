@@ -11,6 +11,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,9 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code hccl-status} against a real job of three processes in which rank 2 sleeps before the second all-reduce, so
- * that ranks 0 and 1 hang in it: asked with the job's token, rank 0's store answers where every rank is and names rank
- * 2 as the one behind; asked with another token, or none, it tells nothing; and the job, asked many times, still
- * completes right once rank 2 wakes. Shared memory and TCP.
+ * that ranks 0 and 1 hang in it: asked with the job's token at the address rank 0's INFO line gives, rank 0 answers
+ * where every rank is and names rank 2 as the one behind; asked with another token, or none, it tells nothing; and
+ * the job, asked many times, still completes right once rank 2 wakes. Shared memory and TCP.
  */
 @Timeout(300)
 class JobStatusTest
@@ -34,10 +36,16 @@ class JobStatusTest
     {
         final int n = 3;
         try (ProcessJob job = ProcessJob.start(n, LateRankWorker.class, "256m",
-            Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0", "HCCL_JOB_TOKEN", TOKEN),
+            Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0", "HCCL_JOB_TOKEN", TOKEN,
+                // The line that gives the status' address is INFO; the job's processes log WARN and above.
+                "JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=info"),
             Integer.toString(LATE), "15000"))
         {
-            final String store = "127.0.0.1:" + job.environment("MASTER_PORT");
+            // Rank 0's INFO line at init says where it serves the status.
+            assertTrue(job.awaitLine(0, "hccl-status 127.0.0.1:", 120), job.outputs());
+            final Matcher at = Pattern.compile("hccl-status (127\\.0\\.0\\.1:\\d+)").matcher(job.output(0));
+            assertTrue(at.find(), job.output(0));
+            final String store = at.group(1);
             JSONObject report = null;
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline)

@@ -92,7 +92,7 @@ public final class HcclProvider implements CommunicatorProvider
         {
             // A job of one rank needs no store and no sockets: the in-JVM transport serves it.
             final Communicator single = initAll(1, config).get(0);
-            summarize(RankLayout.singleNode(1), peer -> null, config);
+            summarize(RankLayout.singleNode(1), peer -> null, config, "");
             return single;
         }
         // Before anything goes on the wire too: a bad HCCL_SOCKET_IFNAME or HCCL_IF_IP fails every rank alike.
@@ -154,11 +154,13 @@ public final class HcclProvider implements CommunicatorProvider
                 }
                 throw ex;
             }
-            status.serve(comm, rendezvous.keepStore(status::report));
+            final Rendezvous.StatusEndpoint endpoint = rendezvous.serveStatus(status::report);
+            status.serve(comm, endpoint == null ? null : endpoint.stop());
             LOG.debug("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
             if (rank == 0)
             {
-                summarize(topology.layout(), routing::transportTo, config);
+                summarize(topology.layout(), routing::transportTo, config, endpoint == null ? "" :
+                    "; hccl-status " + endpoint.address().getHostString() + ":" + endpoint.address().getPort());
             }
             return comm;
         }
@@ -312,12 +314,12 @@ public final class HcclProvider implements CommunicatorProvider
      * Logs the job's one INFO line ({@link JobSummary}); rank 0 calls it once its communicator is ready.
      */
     private static void summarize(final RankLayout layout, final IntFunction<String> transportTo,
-        final CommConfig config)
+        final CommConfig config, final String statusAt)
     {
         if (LOG.isInfoEnabled())
         {
             LOG.info(JobSummary.line(HcclProvider.class.getPackage().getImplementationVersion(), layout, 0,
-                transportTo, config));
+                transportTo, config) + statusAt);
         }
     }
 

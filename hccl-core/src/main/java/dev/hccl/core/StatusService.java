@@ -10,8 +10,9 @@ import java.time.Instant;
 
 /**
  * What rank 0 answers {@code hccl-status} with, as NCCL's RAS answers "where is every rank now" for a live job: after
- * a successful init rank 0's rendezvous store stays up ({@code Rendezvous.keepStore}), and a caller that proves the
- * job key (TLS too when the job uses it) asks it for this report. Each report surveys every rank of the root
+ * a successful init, in a job with a token, rank 0 serves a store of its own on a free port of its rendezvous store's
+ * host ({@code Rendezvous.serveStatus}; its INFO line at init gives the address), and a caller that proves the job key
+ * (TLS too when the job uses it) asks it for this report. Each report surveys every rank of the root
  * communicator as a stalled wait does ({@link PositionSurvey}): a question over each link that the peer's transport
  * answers, whatever its operations do, so that it works while the job hangs and changes nothing in it.
  * <p>
@@ -32,7 +33,7 @@ final class StatusService implements AutoCloseable
      * Serves a root communicator's status from now on.
      *
      * @param comm  the root communicator, made and warmed up.
-     * @param stops what stops rank 0's store (nothing on other ranks).
+     * @param stops what stops rank 0's status store; null where there is none.
      */
     void serve(final CommunicatorImpl comm, final AutoCloseable stops)
     {

@@ -78,7 +78,8 @@ public final class GradientSync implements AutoCloseable
     private final Object lock = new Object();
     private int markedCount;
     private int nextToStart;
-    private long step;
+    /** Steps ended; written by the training thread, read by any ({@link #steps()}). */
+    private volatile long step;
     private int fallbacksBefore;
     private StepReport lastStep;
     private boolean closed;
@@ -358,6 +359,31 @@ public final class GradientSync implements AutoCloseable
     public int bucketOf(final int i)
     {
         return plan.bucketOf(i);
+    }
+
+    /**
+     * Buckets that fp16 or bf16 had to all-reduce again in FP32 (an infinity or a NaN) since this GradientSync was
+     * built, summed over steps: what {@link StepReport#fallbacks()} gives per step. Any thread may read it (for
+     * metrics: {@code hccl-micrometer}'s {@code GradientSyncMeters}); it may lag the step under way.
+     *
+     * @return the fallbacks; 0 without a 16-bit compression.
+     */
+    public long fallbacks()
+    {
+        long total = 0;
+        for (final Bucket b : buckets)
+        {
+            total += b.codec == null ? 0 : b.codec.fallbacks();
+        }
+        return total;
+    }
+
+    /**
+     * @return the steps completed since this GradientSync was built (failed ones included); any thread may read it.
+     */
+    public long steps()
+    {
+        return step;
     }
 
     /**

@@ -27,7 +27,8 @@ final class HalfPrecisionCodec implements BucketCodec
     private final ByteBuffer wire;
     /** Bits of the exponent field, all set in an infinity or a NaN. */
     private final int specialExponent;
-    private int fallbacks;
+    /** One writer (the thread that runs the bucket's all-reduce); read for metrics by any thread. */
+    private volatile int fallbacks;
 
     /**
      * @param comm     the communicator.

@@ -59,7 +59,7 @@ class CompressionTest extends ThreeRanks
                 sync.await();
                 final float[] out = new float[COUNT];
                 g.asFloatBuffer().get(out);
-                return new Object[] {out, sync.lastStep()};
+                return new Object[] {out, sync.lastStep(), sync.fallbacks(), sync.steps()};
             }
         });
     }
@@ -86,6 +86,7 @@ class CompressionTest extends ThreeRanks
         final StepReport report = (StepReport)results.get(0)[1];
         assertEquals(2L * COUNT, report.wireBytes());
         assertEquals(0, report.fallbacks());
+        assertEquals(0L, results.get(0)[2], "fallbacks since the build");
     }
 
     @Test
@@ -109,6 +110,8 @@ class CompressionTest extends ThreeRanks
         final List<Object[]> results = step(Compression.fp16(), 1e6f);
         assertSameOnEveryRank(results);
         assertEquals(1, ((StepReport)results.get(0)[1]).fallbacks());
+        assertEquals(1L, results.get(0)[2], "fallbacks since the build");
+        assertEquals(1L, results.get(0)[3], "steps since the build");
         final float[] exact = (float[])step(Compression.none(), 1e6f).get(0)[0];
         assertArrayEquals(exact, (float[])results.get(0)[0]);
     }

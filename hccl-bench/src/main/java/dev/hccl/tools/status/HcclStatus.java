@@ -23,10 +23,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code hccl-status}: where every rank of a running job is, asked of rank 0's rendezvous store, which stays up for
- * the job's life when the job has a token ({@code HCCL_JOB_TOKEN}). The caller proves the token as a rank does, over
- * TLS when {@code HCCL_TLS_*} are set as the ranks have them; rank 0 surveys every rank over the job's own links and
- * answers (docs/ARCHITECTURE.md, "Failure model"). It changes nothing in the job.
+ * {@code hccl-status}: where every rank of a running job is, asked of rank 0, which serves it on a port of its own
+ * when the job has a token ({@code HCCL_JOB_TOKEN}; rank 0's INFO line at init gives the address). The caller proves
+ * the token as a rank does, over TLS when {@code HCCL_TLS_*} are set as the ranks have them; rank 0 surveys every rank
+ * over the job's own links and answers (docs/ARCHITECTURE.md, "Failure model"). It changes nothing in the job.
  * <p>
  * Exit status: 0; 1 when the store cannot be reached, refuses the token, or has no status yet; 2 on a usage error.
  */
@@ -41,10 +41,11 @@ import java.util.concurrent.TimeUnit;
             + "TLS, as every rank has them.",
         ""},
     footer = {"", "Exit status: 0 OK; 1 no answer (unreachable, token refused, no status yet); 2 a usage error.", "",
-        "Example: HCCL_JOB_TOKEN=... bin/hccl-status node0:29500"})
+        "Example: HCCL_JOB_TOKEN=... bin/hccl-status node0:40123"})
 public final class HcclStatus implements Callable<Integer>
 {
-    @Parameters(index = "0", paramLabel = "HOST:PORT", description = "Rank 0's store: MASTER_ADDR and MASTER_PORT.")
+    @Parameters(index = "0", paramLabel = "HOST:PORT",
+        description = "Where rank 0 serves the status: its INFO line at init says (\"hccl-status HOST:PORT\").")
     private String address;
 
     @Option(names = "--json", description = "Print rank 0's report as it came, JSON (format hccl-status/1).")
@@ -96,8 +97,8 @@ public final class HcclStatus implements Callable<Integer>
         }
         catch (final NumberFormatException | IndexOutOfBoundsException ex)
         {
-            err.println("hccl-status: give rank 0's store as HOST:PORT (its MASTER_ADDR and MASTER_PORT), not "
-                + address);
+            err.println("hccl-status: give HOST:PORT as rank 0's INFO line at init says (\"hccl-status HOST:PORT\"), "
+                + "not " + address);
             return 2;
         }
         final String token = env.get("HCCL_JOB_TOKEN");
@@ -120,7 +121,7 @@ public final class HcclStatus implements Callable<Integer>
         }
         if (report == null)
         {
-            err.println("hccl-status: rank 0 at " + address + " has no status yet: its communicator is not made");
+            err.println("hccl-status: rank 0 at " + address + " has no status: its communicator is not made yet");
             return 1;
         }
         final String text = new String(report, StandardCharsets.UTF_8);

@@ -38,21 +38,22 @@ public final class Rendezvous implements AutoCloseable
     private final int rank;
     private final int worldSize;
     private final StoreServer server;
-    /** Rank 0's store when the job has a token of its own, which may outlive the rendezvous for hccl-status. */
-    private final StoreServer statusServer;
+    /**
+     * On rank 0 of a job with a token of its own: how to serve {@code hccl-status} after the rendezvous (the job key,
+     * TLS, the store's host and limits); else null.
+     */
+    private final StatusSetting status;
     private final StoreClient client;
     private final String token;
     private final long commId;
     private final long deadlineNanos;
     private boolean gaveUp;
-    /** Rank 0's store outlives the rendezvous ({@link #keepStore}). */
-    private boolean kept;
 
     private Rendezvous(
-        final int rank, final int worldSize, final StoreServer server, final StoreServer statusServer,
+        final int rank, final int worldSize, final StoreServer server, final StatusSetting status,
         final StoreClient client, final String token, final long commId, final long deadlineNanos)
     {
-        this.statusServer = statusServer;
+        this.status = status;
         this.deadlineNanos = deadlineNanos;
         this.rank = rank;
         this.worldSize = worldSize;
@@ -187,10 +188,10 @@ public final class Rendezvous implements AutoCloseable
                 }
             }
             claim(client, rank, config.worldSize(), deadlineNanos);
-            // A job without a token of its own: its store hands the transports' token to whoever asks, so it must not
-            // outlive the rendezvous.
-            final StoreServer statusServer = configuredToken == null ? null : server;
-            return new Rendezvous(rank, config.worldSize(), server, statusServer, client, token, commId, deadlineNanos);
+            // A job without a token of its own serves no status: its key is public.
+            final StatusSetting status = rank != 0 || configuredToken == null ? null : new StatusSetting(key, tls,
+                storeAddress, StoreLimits.forJob(config.worldSize(), config.connectTimeout()));
+            return new Rendezvous(rank, config.worldSize(), server, status, client, token, commId, deadlineNanos);
         }
         catch (final RuntimeException ex)
         {
@@ -411,25 +412,52 @@ public final class Rendezvous implements AutoCloseable
         }
     }
 
+    /** What rank 0 needs to serve {@code hccl-status}: the job's key and TLS, its store's host and limits. */
+    private record StatusSetting(JobKey key, SSLContext tls, InetSocketAddress store, StoreLimits limits)
+    {
+    }
+
     /**
-     * After a successful init: rank 0's store stays up, answering {@code hccl-status} with {@code report} (callers
-     * prove the job key, as ranks do), until the returned closer runs; {@link #close} then leaves it up. Only in a job
-     * with a token of its own ({@code HCCL_JOB_TOKEN}); other ranks have no store: their closer does nothing.
+     * Where rank 0 serves {@code hccl-status}, and what stops it.
+     *
+     * @param address the host of rank 0's store, and a port of the status service's own.
+     * @param stop    stops it.
+     */
+    public record StatusEndpoint(InetSocketAddress address, AutoCloseable stop)
+    {
+    }
+
+    /**
+     * After a successful init, on rank 0 of a job with a token of its own ({@code HCCL_JOB_TOKEN}): a store of its own
+     * on a free port of the rendezvous store's host, answering {@code hccl-status} with {@code report} to callers that
+     * prove the job key (over TLS when the job uses it), as a rank proves it to the rendezvous. Not on
+     * {@code MASTER_PORT}: a later rendezvous there (a second communicator of the job) must never meet it.
      *
      * @param report the job's status as UTF-8 JSON, or null while there is none.
-     * @return what stops the store.
+     * @return where it listens and what stops it; null on other ranks, in a job without a token, or when no port could
+     *         be had (logged: the status is an aid, never a reason for init to fail).
      */
-    public AutoCloseable keepStore(final Supplier<byte[]> report)
+    public StatusEndpoint serveStatus(final Supplier<byte[]> report)
     {
-        if (statusServer == null)
+        if (status == null)
         {
-            return () ->
-            {
-            };
+            return null;
         }
-        statusServer.serveStatus(report);
-        kept = true;
-        return statusServer::close;
+        try
+        {
+            final InetSocketAddress here = new InetSocketAddress(status.store().getHostString(), 0);
+            final StoreServer server = StoreServer.start(StoreServer.bindAddress(here), status.key(),
+                status.limits(), status.tls());
+            server.serveStatus(report);
+            return new StatusEndpoint(new InetSocketAddress(status.store().getHostString(), server.port()),
+                server::close);
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("rank 0: no status for hccl-status: cannot listen on {}: {}", status.store().getHostString(),
+                ex.toString());
+            return null;
+        }
     }
 
     /**
@@ -441,7 +469,7 @@ public final class Rendezvous implements AutoCloseable
     public void close()
     {
         client.close();
-        if (server != null && !kept)
+        if (server != null)
         {
             server.awaitClientsGone(gaveUp ? ABORT_LINGER_MILLIS :
                 Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));
