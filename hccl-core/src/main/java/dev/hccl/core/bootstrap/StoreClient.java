@@ -330,18 +330,7 @@ public final class StoreClient implements AutoCloseable
                 throw new HcclException(code, rank, concerned, Operation.INIT, HcclException.NO_SEQUENCE,
                     "the rendezvous was given up: " + in.readUTF(), null);
             }
-            if (status != StoreProtocol.OK)
-            {
-                return null;
-            }
-            final int length = in.readInt();
-            if (length < 0 || length > StoreProtocol.MAX_VALUE_BYTES)
-            {
-                throw new IOException("bad value length " + length);
-            }
-            final byte[] value = new byte[length];
-            in.readFully(value);
-            return value;
+            return valueAfter(status);
         }
         catch (final IOException ex)
         {
@@ -362,19 +351,7 @@ public final class StoreClient implements AutoCloseable
             out.writeByte(StoreProtocol.STATUS);
             out.writeUTF("");
             out.flush();
-            final byte status = in.readByte();
-            if (status != StoreProtocol.OK)
-            {
-                return null;
-            }
-            final int length = in.readInt();
-            if (length < 0 || length > StoreProtocol.MAX_VALUE_BYTES)
-            {
-                throw new IOException("bad status length " + length);
-            }
-            final byte[] report = new byte[length];
-            in.readFully(report);
-            return report;
+            return valueAfter(in.readByte());
         }
         catch (final IOException ex)
         {
@@ -490,6 +467,23 @@ public final class StoreClient implements AutoCloseable
     {
         final long leftMillis = (deadlineNanos - System.nanoTime()) / 1_000_000L;
         socket.setSoTimeout((int)Math.max(1, Math.min(Integer.MAX_VALUE, leftMillis + REPLY_SLACK_MILLIS)));
+    }
+
+    /** The value that follows an {@code OK}, as the store's {@code answer} writes it; null after any other status. */
+    private byte[] valueAfter(final byte status) throws IOException
+    {
+        if (status != StoreProtocol.OK)
+        {
+            return null;
+        }
+        final int length = in.readInt();
+        if (length < 0 || length > StoreProtocol.MAX_VALUE_BYTES)
+        {
+            throw new IOException("bad value length " + length);
+        }
+        final byte[] value = new byte[length];
+        in.readFully(value);
+        return value;
     }
 
     private void expectOk(final byte status) throws IOException
