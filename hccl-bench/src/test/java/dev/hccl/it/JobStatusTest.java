@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code hccl-status} against a real job of three processes in which rank 2 sleeps before the second all-reduce, so
  * that ranks 0 and 1 hang in it: asked with the job's token at the address rank 0's INFO line gives, rank 0 answers
  * where every rank is and names rank 2 as the one behind; asked with another token, or none, it tells nothing; and
- * the job, asked many times, still completes right once rank 2 wakes. Shared memory and TCP.
+ * the job, asked many times, still completes right once rank 2 wakes; a frozen rank is named as not answering.
+ * Shared memory and TCP.
  */
 @Timeout(300)
 class JobStatusTest
@@ -41,11 +42,7 @@ class JobStatusTest
                 "JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=info"),
             Integer.toString(LATE), "15000"))
         {
-            // Rank 0's INFO line at init says where it serves the status.
-            assertTrue(job.awaitLine(0, "hccl-status 127.0.0.1:", 120), job.outputs());
-            final Matcher at = Pattern.compile("hccl-status (127\\.0\\.0\\.1:\\d+)").matcher(job.output(0));
-            assertTrue(at.find(), job.output(0));
-            final String store = at.group(1);
+            final String store = address(job);
             JSONObject report = null;
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline)
@@ -103,6 +100,54 @@ class JobStatusTest
                 assertTrue(job.output(r).contains("OK"), job.outputs());
             }
         }
+    }
+
+    /**
+     * A rank frozen (SIGSTOP) while the others all-reduce: the status still answers within seconds, naming the rank
+     * that does not answer as the one holding the others up; once the job is gone, it says it cannot reach it.
+     */
+    @ParameterizedTest(name = "over {0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void aFrozenRankIsNamedAsNotAnswering(final String transport) throws Exception
+    {
+        final int n = 3;
+        final int frozen = 1;
+        final String store;
+        try (ProcessJob job = ProcessJob.start(n, AllReduceLoopWorker.class, "256m",
+            Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0", "HCCL_JOB_TOKEN", TOKEN,
+                "JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=info")))
+        {
+            store = address(job);
+            for (int r = 0; r < n; r++)
+            {
+                assertTrue(job.awaitLine(r, "READY", 120), job.outputs());
+            }
+            assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(job.process(frozen).pid())).start()
+                .waitFor(), "kill -STOP");
+            final long asked = System.nanoTime();
+            final String[] said = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store, "--json");
+            final double seconds = (System.nanoTime() - asked) / 1e9;
+            assertEquals("0", said[2], said[1] + "\n" + job.outputs());
+            final JSONObject report = new JSONObject(said[0]);
+            assertEquals(frozen, report.getInt("behind"), report.toString(2));
+            assertFalse(report.getJSONArray("ranks").getJSONObject(frozen).getBoolean("answered"),
+                report.toString(2));
+            assertTrue(report.getJSONArray("ranks").getJSONObject(2).getBoolean("answered"), report.toString(2));
+            assertTrue(report.getString("finding").contains("did not answer"), report.toString(2));
+            assertTrue(seconds < 15, "the status took " + seconds + " s");
+        }
+        final String[] gone = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store, "--timeout", "1");
+        assertEquals("1", gone[2], gone[0] + gone[1]);
+        assertEquals("", gone[0]);
+    }
+
+    /** Where rank 0 serves the status, from its INFO line at init. */
+    private static String address(final ProcessJob job) throws InterruptedException
+    {
+        assertTrue(job.awaitLine(0, "hccl-status 127.0.0.1:", 120), job.outputs());
+        final Matcher at = Pattern.compile("hccl-status (127\\.0\\.0\\.1:\\d+)").matcher(job.output(0));
+        assertTrue(at.find(), job.output(0));
+        return at.group(1);
     }
 
     /** Runs hccl-status in this JVM: its output, its errors and its exit status. */
