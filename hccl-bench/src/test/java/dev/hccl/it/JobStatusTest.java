@@ -19,11 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code hccl-status} against a real job of three processes in which rank 2 sleeps before the second all-reduce, so
- * that ranks 0 and 1 hang in it: asked with the job's token at the address rank 0's INFO line gives, rank 0 answers
- * where every rank is and names rank 2 as the one behind; asked with another token, or none, it tells nothing; and
- * the job, asked many times, still completes right once rank 2 wakes; a frozen rank is named as not answering.
- * Shared memory and TCP.
+ * {@code hccl-status} against a real job of three processes, split by parity, in which rank 2 sleeps before the job's
+ * second all-reduce, so that ranks 0 and 1 hang in it: asked with the job's token at the address rank 0's INFO line
+ * gives, rank 0 answers where every rank is in the job's communicator and in the split one it is in, with the
+ * collectives each issued and completed, its links to the others and the bytes on them, and names rank 2 as the one
+ * behind; asked with another token, or none, it tells nothing; and the job, asked many times, still completes right
+ * once rank 2 wakes; a frozen rank is named as not answering, silent on its link. Shared memory and TCP.
  */
 @Timeout(300)
 class JobStatusTest
@@ -36,7 +37,7 @@ class JobStatusTest
     void theStatusOfAHangingJobNamesTheRankBehindAndOnlyForTheToken(final String transport) throws Exception
     {
         final int n = 3;
-        try (ProcessJob job = ProcessJob.start(n, LateRankWorker.class, "256m",
+        try (ProcessJob job = ProcessJob.start(n, SplitLateRankWorker.class, "256m",
             Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0", "HCCL_JOB_TOKEN", TOKEN,
                 // The line that gives the status' address is INFO; the job's processes log WARN and above.
                 "JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=info"),
@@ -51,43 +52,72 @@ class JobStatusTest
                 if ("0".equals(said[2]))
                 {
                     report = new JSONObject(said[0]);
-                    if (report.getInt("behind") == LATE)
+                    if (report.getJSONArray("communicators").getJSONObject(0).getInt("behind") == LATE)
                     {
                         break;
                     }
                 }
                 Thread.sleep(200);
             }
-            assertTrue(report != null && report.getInt("behind") == LATE, "no report named rank " + LATE + ": " +
-                report + "\n" + job.outputs());
+            final String all = report + "\n" + job.outputs();
+            assertTrue(report != null && report.getJSONArray("communicators").getJSONObject(0).getInt("behind") == LATE,
+                "no report named rank " + LATE + ": " + all);
             assertEquals(n, report.getInt("worldSize"));
-            final JSONArray ranks = report.getJSONArray("ranks");
+            final JSONArray communicators = report.getJSONArray("communicators");
+            assertEquals(2, communicators.length(), all);
+            final JSONObject root = communicators.getJSONObject(0);
+            final JSONArray ranks = root.getJSONArray("ranks");
             final JSONObject late = ranks.getJSONObject(LATE).getJSONObject("position");
-            assertEquals("idle", late.getString("state"), report.toString(2));
+            assertEquals("idle", late.getString("state"), all);
+            assertEquals(late.getLong("seq"), late.getLong("completed"), all);
+            assertEquals(late.getLong("seq"), late.getLong("issued"), all);
             for (int r = 0; r < n; r++)
             {
-                assertTrue(ranks.getJSONObject(r).getBoolean("answered"), report.toString(2));
-                assertFalse(ranks.getJSONObject(r).getBoolean("linkLost"), report.toString(2));
+                assertTrue(ranks.getJSONObject(r).getBoolean("answered"), all);
                 if (r != LATE)
                 {
                     final JSONObject p = ranks.getJSONObject(r).getJSONObject("position");
-                    assertEquals("waiting", p.getString("state"), report.toString(2));
-                    assertTrue(p.getString("operation").startsWith("allReduce"), report.toString(2));
-                    assertTrue(p.getLong("seq") > late.getLong("seq"), report.toString(2));
+                    assertEquals("waiting", p.getString("state"), all);
+                    assertTrue(p.getString("operation").startsWith("allReduce"), all);
+                    assertTrue(p.getLong("seq") > late.getLong("seq"), all);
+                    assertEquals(p.getLong("seq"), p.getLong("issued"), all);
+                    assertEquals(late.getLong("completed"), p.getLong("completed"), all);
                 }
             }
-            assertTrue(report.getString("finding").startsWith("rank " + LATE + " is behind"), report.toString(2));
+            assertTrue(root.getString("finding").startsWith("rank " + LATE + " is behind"), all);
+            // The split communicator of ranks 0 and 2: both idle after its one all-reduce, nobody behind.
+            final JSONObject half = communicators.getJSONObject(1);
+            assertEquals(2, half.getInt("size"), all);
+            assertEquals(-1, half.getInt("behind"), all);
+            for (int r = 0; r < 2; r++)
+            {
+                final JSONObject member = half.getJSONArray("ranks").getJSONObject(r);
+                assertEquals(2 * r, member.getInt("jobRank"), all);
+                assertEquals("idle", member.getJSONObject("position").getString("state"), all);
+                assertEquals(0, member.getJSONObject("position").getLong("completed"), all);
+            }
+            // Rank 0's links: up, heard from lately, bytes both ways (the split's all-gather, the surveys).
+            final JSONArray jobRanks = report.getJSONArray("ranks");
+            assertFalse(jobRanks.getJSONObject(0).has("link"), all);
+            for (int r = 1; r < n; r++)
+            {
+                final JSONObject link = jobRanks.getJSONObject(r).getJSONObject("link");
+                assertEquals(transport, link.getString("transport"), all);
+                assertFalse(link.getBoolean("lost"), all);
+                assertTrue(link.getLong("silentMillis") >= 0 && link.getLong("silentMillis") < 30_000, all);
+                assertTrue(link.getLong("bytesSent") > 0 && link.getLong("bytesReceived") > 0, all);
+            }
 
             final String[] text = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store);
             assertEquals("0", text[2], text[1]);
-            assertTrue(text[0].contains("Rank " + LATE + " holds the others up") && text[0].contains("idle after"),
-                text[0]);
+            assertTrue(text[0].contains("Rank " + LATE + " holds the others up") && text[0].contains("idle after") &&
+                text[0].contains("(job ranks 0, 2)") && text[0].contains(transport + ", up"), text[0]);
 
             // Someone without the token learns nothing: not the ranks, not the communicator.
             final String[] outsider = status(Map.of("HCCL_JOB_TOKEN", "not-the-token"), store);
             assertEquals("1", outsider[2], outsider[0] + outsider[1]);
             assertEquals("", outsider[0]);
-            assertFalse(outsider[1].contains(report.getString("communicator")) || outsider[1].contains("idle"),
+            assertFalse(outsider[1].contains(root.getString("communicator")) || outsider[1].contains("idle"),
                 outsider[1]);
             final String[] noToken = status(Map.of(), store);
             assertEquals("2", noToken[2], noToken[1]);
@@ -129,11 +159,15 @@ class JobStatusTest
             final double seconds = (System.nanoTime() - asked) / 1e9;
             assertEquals("0", said[2], said[1] + "\n" + job.outputs());
             final JSONObject report = new JSONObject(said[0]);
-            assertEquals(frozen, report.getInt("behind"), report.toString(2));
-            assertFalse(report.getJSONArray("ranks").getJSONObject(frozen).getBoolean("answered"),
-                report.toString(2));
-            assertTrue(report.getJSONArray("ranks").getJSONObject(2).getBoolean("answered"), report.toString(2));
-            assertTrue(report.getString("finding").contains("did not answer"), report.toString(2));
+            final JSONObject root = report.getJSONArray("communicators").getJSONObject(0);
+            assertEquals(frozen, root.getInt("behind"), report.toString(2));
+            assertFalse(root.getJSONArray("ranks").getJSONObject(frozen).getBoolean("answered"), report.toString(2));
+            assertTrue(root.getJSONArray("ranks").getJSONObject(2).getBoolean("answered"), report.toString(2));
+            assertTrue(root.getString("finding").contains("did not answer"), report.toString(2));
+            // Read after the survey's two seconds: the frozen rank has said nothing on its link since it stopped.
+            final long silent = report.getJSONArray("ranks").getJSONObject(frozen).getJSONObject("link")
+                .getLong("silentMillis");
+            assertTrue(silent >= 1_500, report.toString(2));
             assertTrue(seconds < 15, "the status took " + seconds + " s");
         }
         final String[] gone = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store, "--timeout", "1");

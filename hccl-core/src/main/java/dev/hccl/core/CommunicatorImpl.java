@@ -57,10 +57,10 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final WaitPolicy waitPolicy;
     private final Mailbox mailbox;
     private final Wire wire;
-    /** Where this rank is, for peers that ask and for the stall watch. */
-    private final Whereabouts whereabouts = new Whereabouts();
     /** The collectives issued, which close() confirms with the peers. */
     private final OpHistory history = new OpHistory();
+    /** Where this rank is, for peers that ask and for the stall watch. */
+    private final Whereabouts whereabouts = new Whereabouts(history::lastIssued);
     /** The last operations, dumped on failure and on demand. */
     private final FlightRecorder recorder;
     private final Watchdog.Registration stallWatch;
@@ -324,7 +324,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         return mailbox;
     }
 
-    /** The flow control of this communicator's links (for tests). */
+    /** The flow control of this communicator's links, and the traffic on them. */
     FlowControl fabricFlow()
     {
         return fabric.dispatcher().flow();
@@ -460,6 +460,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
                 topology.subset(members));
             // The links are the parent's: measured once, at the parent's creation.
             sub.algorithms.linkCosts(algorithms.linkCosts());
+            fabric.opened(sub);
             return sub;
         }
         catch (final RuntimeException ex)
@@ -565,6 +566,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         stallWatch.cancel();
         mbean.run();
         fabric.dispatcher().remove(commId);
+        fabric.closed(this);
         fabric.release();
         if (disagreement != null)
         {

@@ -9,6 +9,11 @@ import dev.hccl.core.mailbox.Dispatcher;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.TransportRouting;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * What the communicators of one process share with the root communicator they were split from: the transports (one
  * link per peer, each through the transport chosen for the pair), the dispatcher and the root topology.
@@ -23,6 +28,8 @@ final class Fabric
     private final AutoCloseable onClose;
     private final LinkCosts defaultCosts;
     private int references = 1;
+    /** The open communicators split or shrunk from the root, in the order they were made, for hccl-status. */
+    private final Set<CommunicatorImpl> children = Collections.synchronizedSet(new LinkedHashSet<>());
 
     Fabric(
         final TransportRouting transports,
@@ -104,6 +111,37 @@ final class Fabric
     StaticTopology topology()
     {
         return topology;
+    }
+
+    /**
+     * A communicator split or shrunk from the root is made.
+     *
+     * @param child the communicator.
+     */
+    void opened(final CommunicatorImpl child)
+    {
+        children.add(child);
+    }
+
+    /**
+     * A communicator closes.
+     *
+     * @param comm the communicator; one not {@link #opened} is ignored.
+     */
+    void closed(final CommunicatorImpl comm)
+    {
+        children.remove(comm);
+    }
+
+    /**
+     * @return the open communicators split or shrunk from the root, oldest first.
+     */
+    List<CommunicatorImpl> children()
+    {
+        synchronized (children)
+        {
+            return List.copyOf(children);
+        }
     }
 
     synchronized void retain()

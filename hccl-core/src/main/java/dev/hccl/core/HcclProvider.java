@@ -155,7 +155,7 @@ public final class HcclProvider implements CommunicatorProvider
                 throw ex;
             }
             final Rendezvous.StatusEndpoint endpoint = rendezvous.serveStatus(status::report);
-            status.serve(comm, endpoint == null ? null : endpoint.stop());
+            status.serve(comm, fabric, endpoint == null ? null : endpoint.stop());
             LOG.debug("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
             if (rank == 0)
             {

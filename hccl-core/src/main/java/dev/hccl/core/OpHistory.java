@@ -16,6 +16,8 @@ final class OpHistory
     private long hash = 0x6A09E667F3BCC908L;
     private final long[] lastSeq = new long[LAST];
     private final OpDescriptor[] lastDesc = new OpDescriptor[LAST];
+    /** Read without the lock by a peer that asks where this rank is. */
+    private volatile long lastIssued = -1;
 
     /**
      * A collective was issued.
@@ -29,6 +31,15 @@ final class OpHistory
         lastDesc[(int)(count % LAST)] = desc;
         count++;
         hash = Mix.finish(hash ^ fingerprint(desc));
+        lastIssued = seq;
+    }
+
+    /**
+     * @return the sequence number of the last collective issued, or -1 when none was.
+     */
+    long lastIssued()
+    {
+        return lastIssued;
     }
 
     /**

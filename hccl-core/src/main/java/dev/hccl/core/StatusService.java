@@ -1,43 +1,53 @@
 package dev.hccl.core;
 
 import dev.hccl.api.HcclException;
+import dev.hccl.core.mailbox.LinkTraffic;
 import dev.hccl.core.mailbox.Position;
 import org.json.JSONArray;
 import org.json.JSONObject;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What rank 0 answers {@code hccl-status} with, as NCCL's RAS answers "where is every rank now" for a live job: after
  * a successful init, in a job with a token, rank 0 serves a store of its own on a free port of its rendezvous store's
  * host ({@code Rendezvous.serveStatus}; its INFO line at init gives the address), and a caller that proves the job key
- * (TLS too when the job uses it) asks it for this report. Each report surveys every rank of the root
- * communicator as a stalled wait does ({@link PositionSurvey}): a question over each link that the peer's transport
- * answers, whatever its operations do, so that it works while the job hangs and changes nothing in it.
+ * (TLS too when the job uses it) asks it for this report. Each report surveys every rank of each communicator rank 0
+ * is in (the job's, then those split or shrunk from it) as a stalled wait does ({@link PositionSurvey}): a question
+ * over each link that the peer's transport answers, whatever its operations do, so that it works while the job hangs
+ * and changes nothing in it.
  * <p>
- * The report (JSON): the communicator, its size, when it was asked; per rank whether it answered within
- * {@link PositionSurvey#ANSWER_NANOS}, whether rank 0 lost its link to it, its node and its position (idle after
- * collective #k, running or waiting in an operation, for whom and for how long); the rank that holds the others up,
- * judged as that rank would (its "this rank") from the rank furthest ahead that waits in a collective; the
- * communicator's failure; rank 0's own counters.
+ * The report (JSON, format {@value #FORMAT}): when rank 0 started and was asked; per rank of the job its node and
+ * rank 0's link to it (transport, lost or not, how long the peer has been silent on it, bytes each way); per
+ * communicator its ranks' answers and positions (idle after collective #k, running or waiting in an operation, for
+ * whom and for how long; the last collectives issued and completed), the rank that holds the others up, judged as
+ * that rank would (its "this rank") from the rank furthest ahead that waits in a collective, and its failure; rank
+ * 0's own counters. Communicators rank 0 is not in are not seen.
  * It is closed with the links ({@link Fabric}'s last release), which stops the store.
  */
 final class StatusService implements AutoCloseable
 {
+    /** The report's format, which a reader checks. */
+    static final String FORMAT = "hccl-status/2";
+
     private final long startedMillis = System.currentTimeMillis();
     private volatile CommunicatorImpl root;
+    private volatile Fabric fabric;
     private volatile AutoCloseable store;
 
     /**
      * Serves a root communicator's status from now on.
      *
-     * @param comm  the root communicator, made and warmed up.
-     * @param stops what stops rank 0's status store; null where there is none.
+     * @param comm   the root communicator, made and warmed up.
+     * @param shared what its communicators share: the links, the communicators split from it.
+     * @param stops  what stops rank 0's status store; null where there is none.
      */
-    void serve(final CommunicatorImpl comm, final AutoCloseable stops)
+    void serve(final CommunicatorImpl comm, final Fabric shared, final AutoCloseable stops)
     {
         this.store = stops;
+        this.fabric = shared;
         this.root = comm;
     }
 
@@ -54,17 +64,63 @@ final class StatusService implements AutoCloseable
         JSONObject report;
         try
         {
-            report = report(comm, startedMillis);
+            report = report(comm, fabric.children(), startedMillis);
         }
         catch (final RuntimeException ex)
         {
-            report = new JSONObject().put("format", "hccl-status/1").put("communicator",
-                Long.toHexString(comm.commId())).put("error", "rank 0 could not survey the ranks: " + ex);
+            report = new JSONObject().put("format", FORMAT).put("worldSize", comm.worldSize())
+                .put("error", "rank 0 could not survey the ranks: " + ex);
         }
         return report.toString(2).getBytes(StandardCharsets.UTF_8);
     }
 
-    static JSONObject report(final CommunicatorImpl comm, final long startedMillis)
+    static JSONObject report(final CommunicatorImpl root, final List<CommunicatorImpl> children,
+        final long startedMillis)
+    {
+        final JSONArray communicators = new JSONArray().put(communicator(root));
+        for (final CommunicatorImpl child : children)
+        {
+            communicators.put(communicator(child));
+        }
+        final var metrics = root.metrics();
+        return new JSONObject()
+            .put("format", FORMAT)
+            .put("worldSize", root.worldSize())
+            .put("startedAt", Instant.ofEpochMilli(startedMillis).toString())
+            .put("askedAt", Instant.now().toString())
+            .put("upSeconds", (System.currentTimeMillis() - startedMillis) / 1000)
+            .put("ranks", links(root))
+            .put("communicators", communicators)
+            .put("rank0", new JSONObject().put("calls", metrics.calls()).put("bytes", metrics.bytes())
+                .put("stalls", metrics.stalls()));
+    }
+
+    /** Each rank of the job, and rank 0's link to it. */
+    private static JSONArray links(final CommunicatorImpl root)
+    {
+        final boolean[] lost = new boolean[root.worldSize()];
+        for (final int r : root.lostRanks())
+        {
+            lost[r] = true;
+        }
+        final LinkTraffic traffic = root.fabricFlow().traffic();
+        final JSONArray ranks = new JSONArray();
+        for (int r = 0; r < root.worldSize(); r++)
+        {
+            final JSONObject rank = new JSONObject().put("rank", r).put("node", root.layout().nodeOf(r));
+            if (r != root.rank())
+            {
+                rank.put("link", new JSONObject().put("transport", root.transportTo(r)).put("lost", lost[r])
+                    .put("silentMillis", root.link(r).silentMillis()).put("bytesSent", traffic.sentTo(r))
+                    .put("bytesReceived", traffic.receivedFrom(r)));
+            }
+            ranks.put(rank);
+        }
+        return ranks;
+    }
+
+    /** A communicator's ranks, where each is, and who holds the others up. */
+    private static JSONObject communicator(final CommunicatorImpl comm)
     {
         final Position mine = comm.whereabouts().now();
         final PositionSurvey.Finding asked = comm.survey(mine, false);
@@ -72,16 +128,11 @@ final class StatusService implements AutoCloseable
         final int viewpoint = furthestWaiting(got);
         final PositionSurvey.Finding finding = viewpoint < 0 || viewpoint == comm.rank() ? asked :
             PositionSurvey.judge(viewpoint, got);
-        final boolean[] lost = new boolean[got.length];
-        for (final int r : comm.lostRanks())
-        {
-            lost[r] = true;
-        }
         final JSONArray ranks = new JSONArray();
         for (int r = 0; r < got.length; r++)
         {
-            final JSONObject rank = new JSONObject().put("rank", r).put("node", comm.layout().nodeOf(r))
-                .put("answered", got[r] != null).put("linkLost", lost[r]);
+            final JSONObject rank = new JSONObject().put("rank", r).put("jobRank", comm.globalRank(r))
+                .put("answered", got[r] != null);
             if (got[r] != null)
             {
                 rank.put("position", position(got[r]));
@@ -89,26 +140,20 @@ final class StatusService implements AutoCloseable
             ranks.put(rank);
         }
         final HcclException failure = comm.failures().get();
-        final JSONObject report = new JSONObject()
-            .put("format", "hccl-status/1")
+        return new JSONObject()
             .put("communicator", Long.toHexString(comm.commId()))
-            .put("worldSize", got.length)
-            .put("askedAt", Instant.now().toString())
-            .put("upSeconds", (System.currentTimeMillis() - startedMillis) / 1000)
+            .put("size", got.length)
             .put("ranks", ranks)
             .put("behind", finding.culprit())
             .put("judgedFrom", viewpoint < 0 ? comm.rank() : viewpoint)
             .put("finding", finding.account())
             .put("failure", failure == null ? JSONObject.NULL : failure.getMessage());
-        final var metrics = comm.metrics();
-        report.put("rank0", new JSONObject().put("calls", metrics.calls()).put("bytes", metrics.bytes())
-            .put("stalls", metrics.stalls()));
-        return report;
     }
 
     private static JSONObject position(final Position p)
     {
-        final JSONObject json = new JSONObject().put("seq", p.seq()).put("text", p.toString());
+        final JSONObject json = new JSONObject().put("seq", p.seq()).put("issued", p.issued())
+            .put("completed", p.completed()).put("text", p.toString());
         if (p.idle())
         {
             return json.put("state", "idle");

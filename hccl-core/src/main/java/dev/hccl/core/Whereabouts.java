@@ -6,6 +6,7 @@ import dev.hccl.core.mailbox.Position;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * Where this rank is in one communicator: the operation it waits in, for whom and since when, or the last collective
@@ -20,9 +21,18 @@ final class Whereabouts
     private volatile String awaited;
     private volatile long sinceNanos;
     private volatile long completedSeq = -1;
+    private final LongSupplier issued;
     /** The transfers waited for now, failed at once when the communicator fails (abort). */
     private final Set<Request> awaitedRequests =
         ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param issued the sequence number of the last collective issued, or -1.
+     */
+    Whereabouts(final LongSupplier issued)
+    {
+        this.issued = issued;
+    }
 
     /**
      * A thread of this rank starts waiting.
@@ -92,11 +102,13 @@ final class Whereabouts
     Position now()
     {
         final OpDescriptor d = desc;
+        final long completed = completedSeq;
         if (d == null)
         {
-            return new Position(completedSeq, null, -1, -1);
+            return new Position(completed, null, -1, -1, issued.getAsLong(), completed);
         }
-        return new Position(seq, d, waitingFor, Math.max(0, (System.nanoTime() - sinceNanos) / 1_000_000));
+        return new Position(seq, d, waitingFor, Math.max(0, (System.nanoTime() - sinceNanos) / 1_000_000),
+            issued.getAsLong(), completed);
     }
 
     /**

@@ -21,12 +21,12 @@ class PositionSurveyTest
 
     private static Position waiting(final long seq, final int forRank)
     {
-        return new Position(seq, ALL_REDUCE, forRank, 3000);
+        return new Position(seq, ALL_REDUCE, forRank, 3000, seq, seq - 1);
     }
 
     private static Position idleAfter(final long seq)
     {
-        return new Position(seq, null, -1, -1);
+        return new Position(seq, null, -1, -1, seq, seq);
     }
 
     @Test
@@ -61,7 +61,7 @@ class PositionSurveyTest
     {
         // Rank 2 completed #5 (it only sends in it, a broadcast root): the chain leads to rank 1, which runs.
         final PositionSurvey.Finding f = PositionSurvey.judge(0,
-            new Position[]{waiting(5, 1), new Position(5, ALL_REDUCE, -1, 10), idleAfter(5)});
+            new Position[]{waiting(5, 1), new Position(5, ALL_REDUCE, -1, 10, 5, 4), idleAfter(5)});
         assertEquals(1, f.culprit(), f.account());
         assertTrue(f.account().startsWith("rank 1 holds the others up: running"), f.account());
     }
@@ -69,7 +69,8 @@ class PositionSurveyTest
     @Test
     void ranksWaitingForEachOtherInACycleAreAMismatchNotOneRanksFault()
     {
-        final Position[] p = {new Position(2, RECV, 1, 3000), new Position(2, RECV, 0, 3000)};
+        final Position[] p = {new Position(2, RECV, 1, 3000, -1, -1),
+            new Position(2, RECV, 0, 3000, -1, -1)};
         final PositionSurvey.Finding f = PositionSurvey.judge(0, p);
         assertEquals(-1, f.culprit());
         assertTrue(f.account().startsWith("the ranks wait for each other in a cycle"), f.account());

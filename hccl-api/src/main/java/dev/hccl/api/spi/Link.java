@@ -35,4 +35,15 @@ public interface Link
      * @param reason the failure, in words.
      */
     void abort(long commId, String reason);
+
+    /**
+     * How long the peer has been silent on this link: since a message or a heartbeat last came from it, for
+     * {@code hccl-status}. A transport whose peers cannot fall silent (threads of this process) answers 0.
+     *
+     * @return milliseconds, or -1 when the transport does not know.
+     */
+    default long silentMillis()
+    {
+        return -1;
+    }
 }

@@ -35,8 +35,10 @@ import java.util.concurrent.TimeUnit;
     version = "hccl-status " + HcclRun.VERSION,
     usageHelpAutoWidth = true,
     description = {
-        "Asks a running job where each of its ranks is: whether it answers, the operation it runs or waits in, for "
-            + "whom and for how long, whether rank 0 lost its link to it, and which rank holds the others up. Needs "
+        "Asks a running job where each of its ranks is, in each communicator rank 0 is in: whether it answers, the "
+            + "operation it runs or waits in, for whom and for how long, the last collectives it issued and "
+            + "completed, and which rank holds the others up; and for each rank, rank 0's link to it: up or lost, "
+            + "how long the rank has been silent on it, the bytes moved each way. Needs "
             + "the job's token in HCCL_JOB_TOKEN, and HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA when the job uses "
             + "TLS, as every rank has them.",
         ""},
@@ -44,11 +46,14 @@ import java.util.concurrent.TimeUnit;
         "Example: HCCL_JOB_TOKEN=... bin/hccl-status node0:40123"})
 public final class HcclStatus implements Callable<Integer>
 {
+    /** The report's format this command reads; {@code --json} prints any. */
+    static final String FORMAT = "hccl-status/2";
+
     @Parameters(index = "0", paramLabel = "HOST:PORT",
         description = "Where rank 0 serves the status: its INFO line at init says (\"hccl-status HOST:PORT\").")
     private String address;
 
-    @Option(names = "--json", description = "Print rank 0's report as it came, JSON (format hccl-status/1).")
+    @Option(names = "--json", description = "Print rank 0's report as it came, JSON (format " + FORMAT + ").")
     private boolean json;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
@@ -147,7 +152,8 @@ public final class HcclStatus implements Callable<Integer>
     }
 
     /**
-     * The report in words: a line for the communicator, one per rank, and the finding.
+     * The report in words: a line for the job, one per rank with rank 0's link to it, then per communicator one line
+     * per rank and the finding.
      *
      * @param report rank 0's report.
      * @return the text.
@@ -155,32 +161,91 @@ public final class HcclStatus implements Callable<Integer>
     static String describe(final JSONObject report)
     {
         final StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "Communicator %s of %d ranks, asked %s (up %d s)%n",
-            report.getString("communicator"), report.optInt("worldSize"), report.optString("askedAt"),
-            report.optLong("upSeconds")));
+        if (!FORMAT.equals(report.optString("format")))
+        {
+            return sb.append("hccl-status: rank 0 answered in format ").append(report.optString("format"))
+                .append(", which this hccl-status does not read (it reads ").append(FORMAT)
+                .append("); --json prints it as it came").toString();
+        }
+        sb.append(String.format(Locale.ROOT, "Job of %d ranks; rank 0 up since %s (%d s); asked %s%n",
+            report.getInt("worldSize"), report.optString("startedAt"), report.optLong("upSeconds"),
+            report.optString("askedAt")));
         if (report.has("error"))
         {
             return sb.append(report.getString("error")).toString();
         }
-        sb.append(String.format(Locale.ROOT, "%5s %5s  %-8s  %-9s  %s%n", "rank", "node", "answered", "link",
-            "position"));
+        sb.append(String.format(Locale.ROOT, "%5s %5s  %-22s %8s %10s %10s%n", "rank", "node", "link from rank 0",
+            "silent", "sent", "received"));
         final JSONArray ranks = report.getJSONArray("ranks");
         for (int i = 0; i < ranks.length(); i++)
         {
             final JSONObject r = ranks.getJSONObject(i);
-            final JSONObject position = r.optJSONObject("position");
-            sb.append(String.format(Locale.ROOT, "%5d %5d  %-8s  %-9s  %s%n", r.getInt("rank"), r.getInt("node"),
-                r.getBoolean("answered") ? "yes" : "NO", i == 0 ? "-" : r.getBoolean("linkLost") ? "LOST" : "up",
-                position == null ? "no answer within 2 s: frozen or unreachable" : position.getString("text")));
+            final JSONObject link = r.optJSONObject("link");
+            sb.append(String.format(Locale.ROOT, "%5d %5d  ", r.getInt("rank"), r.getInt("node")));
+            if (link == null)
+            {
+                sb.append(String.format(Locale.ROOT, "%-22s %8s %10s %10s%n", "(rank 0 itself)", "-", "-", "-"));
+                continue;
+            }
+            final long silent = link.getLong("silentMillis");
+            sb.append(String.format(Locale.ROOT, "%-22s %8s %10s %10s%n",
+                link.getString("transport") + (link.getBoolean("lost") ? ", LOST" : ", up"),
+                silent < 0 ? "?" : String.format(Locale.ROOT, "%.1f s", silent / 1e3),
+                bytes(link.getLong("bytesSent")), bytes(link.getLong("bytesReceived"))));
         }
-        final int behind = report.getInt("behind");
-        sb.append(behind < 0 ? "No rank holds the others up" : "Rank " + behind + " holds the others up")
-            .append(" (as rank ").append(report.getInt("judgedFrom")).append(" sees it): ")
-            .append(report.getString("finding"));
-        if (!report.isNull("failure"))
+        final JSONArray communicators = report.getJSONArray("communicators");
+        for (int c = 0; c < communicators.length(); c++)
         {
-            sb.append(String.format(Locale.ROOT, "%nThe communicator failed: %s", report.getString("failure")));
+            communicator(sb, communicators.getJSONObject(c), c == 0);
         }
-        return sb.toString();
+        return sb.toString().stripTrailing();
+    }
+
+    private static void communicator(final StringBuilder sb, final JSONObject comm, final boolean root)
+    {
+        final JSONArray ranks = comm.getJSONArray("ranks");
+        final StringBuilder jobRanks = new StringBuilder();
+        for (int i = 0; i < ranks.length(); i++)
+        {
+            jobRanks.append(i == 0 ? "" : ", ").append(ranks.getJSONObject(i).getInt("jobRank"));
+        }
+        sb.append(String.format(Locale.ROOT, "%nCommunicator %s, %s, %d ranks%s:%n", comm.getString("communicator"),
+            root ? "the job's" : "split or shrunk from it", comm.getInt("size"),
+            root ? "" : " (job ranks " + jobRanks + ")"));
+        sb.append(String.format(Locale.ROOT, "%5s %5s  %-8s %7s %9s  %s%n", "rank", "job", "answered", "issued",
+            "completed", "position"));
+        for (int i = 0; i < ranks.length(); i++)
+        {
+            final JSONObject r = ranks.getJSONObject(i);
+            final JSONObject p = r.optJSONObject("position");
+            sb.append(String.format(Locale.ROOT, "%5d %5d  %-8s %7s %9s  %s%n", r.getInt("rank"), r.getInt("jobRank"),
+                p == null ? "NO" : "yes", p == null ? "" : sequence(p.getLong("issued")),
+                p == null ? "" : sequence(p.getLong("completed")),
+                p == null ? "no answer within 2 s: frozen or unreachable" : p.getString("text")));
+        }
+        final int behind = comm.getInt("behind");
+        sb.append(behind < 0 ? "No rank holds the others up" : "Rank " + behind + " holds the others up")
+            .append(" (as rank ").append(comm.getInt("judgedFrom")).append(" sees it): ")
+            .append(comm.getString("finding")).append(System.lineSeparator());
+        if (!comm.isNull("failure"))
+        {
+            sb.append("The communicator failed: ").append(comm.getString("failure")).append(System.lineSeparator());
+        }
+    }
+
+    private static String sequence(final long seq)
+    {
+        return seq < 0 ? "-" : "#" + seq;
+    }
+
+    /** Bytes with a binary prefix, as {@code 1.5 MiB}. */
+    static String bytes(final long bytes)
+    {
+        if (bytes < 1024)
+        {
+            return bytes + " B";
+        }
+        final int unit = (63 - Long.numberOfLeadingZeros(bytes)) / 10;
+        return String.format(Locale.ROOT, "%.1f %siB", bytes / Math.pow(1024, unit), "KMGTPE".charAt(unit - 1));
     }
 }

@@ -216,6 +216,7 @@ public final class Dispatcher implements Inbound
         {
             return Mailbox.DISCARD;
         }
+        flow.traffic().received(fromRank, length);
         if (Tags.phase(tag) == Tags.CONTROL_PHASE)
         {
             return control(fromRank, commId, seq, tag, desc, length);
@@ -238,13 +239,13 @@ public final class Dispatcher implements Inbound
         final int length)
     {
         final int kind = (int)((tag >>> 32) & 0xFF_FFFF);
-        if (length != FlowControl.CONTROL_BYTES || kind < FlowControl.RTS || kind > FlowControl.CLOSING)
+        if (kind < FlowControl.RTS || kind > FlowControl.CLOSING || length != FlowControl.lengthOf(kind))
         {
             onLinkFailure(fromRank, new HcclException(ErrorCode.E_INTERNAL, "rank " + fromRank +
                 " sent a control message of kind " + kind + " and " + length + " bytes: a protocol error"));
             return Mailbox.DISCARD;
         }
-        return new FlowControl.ControlSink((messageTag, value) ->
+        return new FlowControl.ControlSink(length, (messageTag, value, payload) ->
         {
             if (kind == FlowControl.CREDIT)
             {
@@ -270,8 +271,8 @@ public final class Dispatcher implements Inbound
                 case FlowControl.CTS -> m.outbox().onClearToSend(fromRank, seq, messageTag);
                 case FlowControl.POSITION_QUERY -> m.positions().onQuery(fromRank);
                 case FlowControl.CLOSING -> m.onClosing(fromRank, seq, desc, messageTag, value);
-                default -> m.positions().onAnswer(fromRank,
-                    new Position(seq, value < 0 ? null : desc, (int)messageTag, value));
+                default -> m.positions().onAnswer(fromRank, new Position(seq, value < 0 ? null : desc,
+                    (int)messageTag, value, payload.getLong(16), payload.getLong(24)));
             }
         });
     }

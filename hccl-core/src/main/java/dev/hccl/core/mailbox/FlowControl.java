@@ -40,13 +40,15 @@ public final class FlowControl
     static final int CREDIT = 3;
     /** Where are you in this communicator? (Not flow control: diagnosis, on the same channel.) */
     static final int POSITION_QUERY = 4;
-    /** The answer: a {@link Position}. */
+    /** The answer: a {@link Position}, in {@link #POSITION_BYTES}. */
     static final int POSITION = 5;
     /** At close: one of the last collectives this rank issued, with the count and hash of all of them. */
     static final int CLOSING = 6;
     /** The last collectives a closing rank names one by one. */
     public static final int CLOSING_ENTRIES = 4;
     static final int CONTROL_BYTES = 16;
+    /** A position's payload: the control message's two values, then the last collectives issued and completed. */
+    static final int POSITION_BYTES = 32;
     /** What a control message says it is: no receive ever checks it. */
     private static final OpDescriptor CONTROL_DESC = new OpDescriptor(Operation.SEND, null, null, OpDescriptor.NO_ROOT, 0);
 
@@ -59,6 +61,7 @@ public final class FlowControl
     /** Receiver side: bytes released that each peer has not been given back yet. */
     private final AtomicLongArray owed;
     private volatile IntFunction<Link> links;
+    private final LinkTraffic traffic;
 
     /**
      * @param rootWorldSize ranks in the root communicator.
@@ -75,6 +78,7 @@ public final class FlowControl
         this.credit = new AtomicLongArray(rootWorldSize);
         this.held = new AtomicLongArray(rootWorldSize);
         this.owed = new AtomicLongArray(rootWorldSize);
+        this.traffic = new LinkTraffic(rootWorldSize);
         for (int i = 0; i < rootWorldSize; i++)
         {
             credit.set(i, budget);
@@ -90,6 +94,14 @@ public final class FlowControl
     public void grantedBy(final int peer, final int bytes)
     {
         credit.set(peer, bytes);
+    }
+
+    /**
+     * @return the bytes sent to and received from each peer over its link.
+     */
+    public LinkTraffic traffic()
+    {
+        return traffic;
     }
 
     /**
@@ -254,6 +266,7 @@ public final class FlowControl
         final int peer, final long commId, final long seq, final long tag, final OpDescriptor desc,
         final ByteBuffer payload, final Request done)
     {
+        traffic.sent(peer, payload.remaining());
         links.apply(peer).send(commId, seq, tag, desc, payload, done);
     }
 
@@ -296,8 +309,10 @@ public final class FlowControl
      */
     void tellPosition(final int peer, final long commId, final Position position)
     {
+        final ByteBuffer payload = ByteBuffer.allocate(POSITION_BYTES);
+        payload.putLong(16, position.issued()).putLong(24, position.completed());
         control(peer, commId, position.seq(), POSITION, position.waitingFor(), position.waitedMillis(),
-            position.idle() ? CONTROL_DESC : position.desc());
+            position.idle() ? CONTROL_DESC : position.desc(), payload);
     }
 
     /**
@@ -320,8 +335,16 @@ public final class FlowControl
         final int peer, final long commId, final long seq, final int kind, final long tag, final long value,
         final OpDescriptor desc)
     {
-        final ByteBuffer payload = ByteBuffer.allocate(CONTROL_BYTES);
+        control(peer, commId, seq, kind, tag, value, desc, ByteBuffer.allocate(CONTROL_BYTES));
+    }
+
+    /** Sends a control message whose payload starts with {@code tag} and {@code value} (the rest is filled in). */
+    private void control(
+        final int peer, final long commId, final long seq, final int kind, final long tag, final long value,
+        final OpDescriptor desc, final ByteBuffer payload)
+    {
         payload.putLong(0, tag).putLong(8, value);
+        traffic.sent(peer, payload.remaining());
         try
         {
             // A control message that cannot go fails with its link, which fails the communicators that need it.
@@ -339,11 +362,12 @@ public final class FlowControl
      */
     static final class ControlSink implements dev.hccl.api.spi.MessageSink
     {
-        private final ByteBuffer bytes = ByteBuffer.allocate(CONTROL_BYTES);
+        private final ByteBuffer bytes;
         private final Handler handler;
 
-        ControlSink(final Handler handler)
+        ControlSink(final int length, final Handler handler)
         {
+            this.bytes = ByteBuffer.allocate(length);
             this.handler = handler;
         }
 
@@ -359,14 +383,30 @@ public final class FlowControl
         @Override
         public void complete()
         {
-            handler.on(bytes.getLong(0), bytes.getLong(8));
+            handler.on(bytes.getLong(0), bytes.getLong(8), bytes);
         }
+    }
+
+    /**
+     * How long a control message of a kind is.
+     *
+     * @param kind the kind.
+     * @return its payload's bytes.
+     */
+    static int lengthOf(final int kind)
+    {
+        return kind == POSITION ? POSITION_BYTES : CONTROL_BYTES;
     }
 
     /** What a control message's payload is for. */
     @FunctionalInterface
     interface Handler
     {
-        void on(long tag, long value);
+        /**
+         * @param tag     the payload's first long.
+         * @param value   its second.
+         * @param payload the whole payload, for a kind that carries more ({@link #POSITION}).
+         */
+        void on(long tag, long value, ByteBuffer payload);
     }
 }

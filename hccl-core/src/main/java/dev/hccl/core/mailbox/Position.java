@@ -10,8 +10,11 @@ import dev.hccl.api.spi.OpDescriptor;
  * @param desc         the operation, or null when idle.
  * @param waitingFor   the rank it waits for, in the communicator, or -1.
  * @param waitedMillis how long it has waited, or -1 when idle.
+ * @param issued       the sequence number of the last collective it issued (-1: none); ahead of {@code seq} when it
+ *                     queued some without waiting.
+ * @param completed    the sequence number of the last collective it completed (-1: none).
  */
-public record Position(long seq, OpDescriptor desc, int waitingFor, long waitedMillis)
+public record Position(long seq, OpDescriptor desc, int waitingFor, long waitedMillis, long issued, long completed)
 {
     /**
      * @return true when the rank runs no operation.

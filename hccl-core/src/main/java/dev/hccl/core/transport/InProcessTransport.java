@@ -100,6 +100,13 @@ public final class InProcessTransport implements Transport
             return peer;
         }
 
+        /** Threads of this process cannot fall silent while it runs. */
+        @Override
+        public long silentMillis()
+        {
+            return 0;
+        }
+
         @Override
         public void send(
             final long commId,

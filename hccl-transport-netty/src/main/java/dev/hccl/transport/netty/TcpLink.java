@@ -225,6 +225,28 @@ final class TcpLink implements Link
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The least silence of its connections: bytes or a heartbeat on any of them show the peer alive.
+     */
+    @Override
+    public long silentMillis()
+    {
+        final long now = System.nanoTime();
+        long least = -1;
+        for (int i = 0; i < connections.length(); i++)
+        {
+            final TcpConnection c = connections.get(i);
+            if (null != c)
+            {
+                final long silent = c.silentNanos(now) / 1_000_000;
+                least = least < 0 ? silent : Math.min(least, silent);
+            }
+        }
+        return least;
+    }
+
     @Override
     public String toString()
     {

@@ -99,6 +99,17 @@ final class ShmLink implements Link
     /**
      * {@inheritDoc}
      * <p>
+     * The age of the heartbeat the peer writes, as the consumer of this rank's ring, into its trailer.
+     */
+    @Override
+    public long silentMillis()
+    {
+        return Math.max(0, System.currentTimeMillis() - ring.consumerHeartbeatTime());
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
      * Copies the payload into the shared ring, as much as fits now and the rest as the engine is polled;
      * {@code done} completes when the last byte is in the ring. Fails {@code done} at once, touching no memory, on a
      * link that is not open.
