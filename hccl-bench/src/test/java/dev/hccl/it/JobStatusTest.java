@@ -3,12 +3,16 @@ package dev.hccl.it;
 import dev.hccl.tools.status.HcclStatus;
 import org.json.JSONArray;
 import org.json.JSONObject;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -24,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * gives, rank 0 answers where every rank is in the job's communicator and in the split one it is in, with the
  * collectives each issued and completed, its links to the others and the bytes on them, and names rank 2 as the one
  * behind; asked with another token, or none, it tells nothing; and the job, asked many times, still completes right
- * once rank 2 wakes; a frozen rank is named as not answering, silent on its link. Shared memory and TCP.
+ * once rank 2 wakes; a frozen rank is named as not answering, silent on its link. Shared memory and TCP; and a job
+ * over mutual TLS, whose status needs the certificates as well as the token.
  */
 @Timeout(300)
 class JobStatusTest
@@ -173,6 +178,46 @@ class JobStatusTest
         final String[] gone = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store, "--timeout", "1");
         assertEquals("1", gone[2], gone[0] + gone[1]);
         assertEquals("", gone[0]);
+    }
+
+    /**
+     * A job over mutual TLS: hccl-status with the job's certificates gets the report; without them, the token alone is
+     * not enough (the store requires TLS), and it learns nothing.
+     */
+    @Test
+    void theStatusOfAJobOverTlsNeedsTheCertificates(@TempDir final Path certs) throws Exception
+    {
+        final Process made = new ProcessBuilder("bash", Path.of("..", "tools", "tls-certs.sh").toString(),
+            certs.toString()).redirectErrorStream(true).start();
+        final String said = new String(made.getInputStream().readAllBytes());
+        assertTrue(made.waitFor(60, TimeUnit.SECONDS) && made.exitValue() == 0, "tools/tls-certs.sh:\n" + said);
+        final Map<String, String> tls = Map.of("HCCL_TLS_CERT", certs.resolve("rank.pem").toString(),
+            "HCCL_TLS_KEY", certs.resolve("rank.key").toString(), "HCCL_TLS_CA", certs.resolve("ca.pem").toString());
+        final Map<String, String> env = new HashMap<>(tls);
+        env.putAll(Map.of("HCCL_SHM_DISABLE", "1", "HCCL_JOB_TOKEN", TOKEN,
+            "JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=info"));
+        final int n = 2;
+        try (ProcessJob job = ProcessJob.start(n, AllReduceLoopWorker.class, "256m", env))
+        {
+            final String store = address(job);
+            for (int r = 0; r < n; r++)
+            {
+                assertTrue(job.awaitLine(r, "READY", 120), job.outputs());
+            }
+            final Map<String, String> caller = new HashMap<>(tls);
+            caller.put("HCCL_JOB_TOKEN", TOKEN);
+            final String[] answered = status(caller, store, "--json");
+            assertEquals("0", answered[2], answered[1] + "\n" + job.outputs());
+            final JSONObject report = new JSONObject(answered[0]);
+            assertEquals(n, report.getJSONArray("communicators").getJSONObject(0).getJSONArray("ranks").length());
+            assertEquals("tcp", report.getJSONArray("ranks").getJSONObject(1).getJSONObject("link")
+                .getString("transport"), answered[0]);
+
+            final String[] plain = status(Map.of("HCCL_JOB_TOKEN", TOKEN), store, "--timeout", "3");
+            assertEquals("1", plain[2], plain[0] + plain[1]);
+            assertEquals("", plain[0]);
+            assertTrue(plain[1].contains("TLS"), plain[1]);
+        }
     }
 
     /** Where rank 0 serves the status, from its INFO line at init. */
