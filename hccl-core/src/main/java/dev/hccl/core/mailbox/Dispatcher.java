@@ -210,7 +210,8 @@ public final class Dispatcher implements Inbound
 
     @Override
     public MessageSink onMessage(
-        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc, final int length)
+        final int fromRank, final long commId, final long seq, final long tag, final OpDescriptor desc,
+        final int length)
     {
         if (fromRank < 0 || fromRank >= rootWorldSize)
         {

@@ -50,7 +50,8 @@ public final class FlowControl
     /** A position's payload: the control message's two values, then the last collectives issued and completed. */
     static final int POSITION_BYTES = 32;
     /** What a control message says it is: no receive ever checks it. */
-    private static final OpDescriptor CONTROL_DESC = new OpDescriptor(Operation.SEND, null, null, OpDescriptor.NO_ROOT, 0);
+    private static final OpDescriptor CONTROL_DESC =
+        new OpDescriptor(Operation.SEND, null, null, OpDescriptor.NO_ROOT, 0);
 
     private final int budget;
     private final int returnAt;
