@@ -3,6 +3,7 @@ package dev.hccl.tools.launch;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -32,8 +33,10 @@ import picocli.CommandLine.Spec;
         version = "hcclrun " + HcclRun.VERSION,
         sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = "hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
-                + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--] COMMAND [ARGS...]",
+        customSynopsis = {"hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
+                + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--max-restarts R] [--] COMMAND [ARGS...]",
+            "hcclrun --nnodes N --node-rank K --nproc-per-node P --master-addr ADDR [--master-port PORT] "
+                + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]"},
         description = {
             "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
                     + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
@@ -42,7 +45,13 @@ import picocli.CommandLine.Spec;
             "  " + RankEnvironment.ADD_OPENS + " " + RankEnvironment.ADD_MODULES + " "
                     + RankEnvironment.ENABLE_NATIVE_ACCESS + " " + RankEnvironment.UNSAFE_MEMORY_ACCESS,
             "Output lines are prefixed with [rank]. When a rank exits non-zero, the others get SIGTERM "
-                    + "and, after the grace period, SIGKILL; hcclrun exits with that rank's status.",
+                    + "and, after the grace period, SIGKILL; hcclrun exits with that rank's status, or, with "
+                    + "--max-restarts, starts them all again (HCCL_RESTART_COUNT tells them which start it is).",
+            "",
+            "A job of several nodes, as torchrun's: run hcclrun once on each node with the same --nnodes, "
+                    + "--nproc-per-node, --master-addr (node 0's address) and --master-port, each with its "
+                    + "--node-rank; node K's ranks are K*P .. K*P+P-1. Every node's hcclrun must give its ranks "
+                    + "the same token: HCCL_JOB_TOKEN in its environment, or --token-file.",
             ""},
         footer = {
             "",
@@ -60,12 +69,41 @@ public final class HcclRun implements Callable<Integer>
     /** The launcher's version, printed by {@code --version}. */
     public static final String VERSION = "0.1.0-SNAPSHOT";
 
+    /** The rendezvous port of a job of several nodes when none is given, torchrun's. */
+    static final int DEFAULT_MULTI_NODE_PORT = 29500;
+
+    /** The most restarts one may ask for: a job that fails more often than this needs fixing, not restarting. */
+    static final int MAX_RESTARTS = 100;
+
     @Spec
     private CommandSpec spec;
 
-    @Option(names = {"-np", "-n"}, required = true, paramLabel = "N",
-            description = "Number of ranks to start on this machine (>= 1).")
-    private int ranks;
+    @Option(names = {"-np", "-n"}, paramLabel = "N",
+            description = "Number of ranks of the job (>= 1); on one node, those this hcclrun starts.")
+    private Integer ranks;
+
+    @Option(names = "--nnodes", paramLabel = "N", defaultValue = "1",
+            description = "Nodes of the job, each running one hcclrun (default: ${DEFAULT-VALUE}).")
+    private int nodes;
+
+    @Option(names = "--node-rank", paramLabel = "K",
+            description = "This node's number, 0 .. N-1 (required with --nnodes above 1; node 0 serves the "
+                    + "rendezvous).")
+    private Integer nodeRank;
+
+    @Option(names = "--nproc-per-node", paramLabel = "P",
+            description = "Ranks this hcclrun starts on its node (the same on every node).")
+    private Integer perNode;
+
+    @Option(names = "--token-file", paramLabel = "FILE",
+            description = "Read the job token from FILE, which only you may read (chmod 600), instead of "
+                    + "HCCL_JOB_TOKEN; never give a token on the command line, where ps shows it.")
+    private Path tokenFile;
+
+    @Option(names = "--max-restarts", paramLabel = "R", defaultValue = "0",
+            description = "When a rank fails, stop this node's ranks and start them all again, at most R times "
+                    + "(default: ${DEFAULT-VALUE}); every node's hcclrun restarts as its ranks fail with the job.")
+    private int maxRestarts;
 
     @Option(names = "--master-addr", paramLabel = "ADDR",
             description = "Rendezvous address given to the ranks as MASTER_ADDR (default: "
@@ -73,7 +111,8 @@ public final class HcclRun implements Callable<Integer>
     private String masterAddr;
 
     @Option(names = "--master-port", paramLabel = "PORT",
-            description = "Rendezvous port given to the ranks as MASTER_PORT (default: a free port on ADDR).")
+            description = "Rendezvous port given to the ranks as MASTER_PORT (default: a free port on ADDR; "
+                    + "with --nnodes, " + DEFAULT_MULTI_NODE_PORT + ").")
     private Integer masterPort;
 
     @Option(names = "--grace-period", paramLabel = "SECONDS", defaultValue = "5",
@@ -174,10 +213,7 @@ public final class HcclRun implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (ranks < 1)
-        {
-            throw usage("-np must be at least 1, not " + ranks);
-        }
+        final int local = localRanks();
         if (masterAddr != null && masterAddr.isBlank())
         {
             throw usage("--master-addr must not be empty");
@@ -190,13 +226,26 @@ public final class HcclRun implements Callable<Integer>
         {
             throw usage("--grace-period must be between 0 and 86400 seconds, not " + gracePeriodSeconds);
         }
+        if (maxRestarts < 0 || maxRestarts > MAX_RESTARTS)
+        {
+            throw usage("--max-restarts must be in 0.." + MAX_RESTARTS + ", not " + maxRestarts);
+        }
+        final String token;
+        try
+        {
+            token = JobTokens.resolve(System.getenv(), tokenFile, nodes > 1);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw usage(e.getMessage());
+        }
         Duration grace = Duration.ofNanos(Math.round(gracePeriodSeconds * 1e9));
         List<String> namespaces = List.of();
         if (netns != null)
         {
             try
             {
-                namespaces = NetnsPlacement.parse(netns, ranks);
+                namespaces = NetnsPlacement.parse(netns, local);
             }
             catch (final IllegalArgumentException e)
             {
@@ -220,9 +269,58 @@ public final class HcclRun implements Callable<Integer>
                 return 1;
             }
         }
-        LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), ranks, addr, masterPort, grace, !noPrefix,
-                namespaces);
-        return new LocalJob(plan, out, err, System.getenv()).run();
+        final int node = nodeRank == null ? 0 : nodeRank;
+        // Launchers of several nodes must agree on the port: none picks a free one of its own.
+        final Integer port = nodes > 1 && masterPort == null ? Integer.valueOf(DEFAULT_MULTI_NODE_PORT) : masterPort;
+        LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), local, local * nodes, node * local, addr, port,
+                grace, !noPrefix, namespaces, maxRestarts);
+        return new LocalJob(plan, out, err, token).run();
+    }
+
+    /** The ranks this hcclrun starts, from -np, --nnodes and --nproc-per-node, which must agree. */
+    private int localRanks()
+    {
+        if (nodes < 1)
+        {
+            throw usage("--nnodes must be at least 1, not " + nodes);
+        }
+        if (nodes > 1 || nodeRank != null)
+        {
+            if (nodeRank == null || nodeRank < 0 || nodeRank >= nodes)
+            {
+                throw usage("--node-rank must be given, 0.." + (nodes - 1) + " for --nnodes " + nodes + ", not "
+                        + nodeRank + ": each node's hcclrun has its own");
+            }
+            if (perNode == null)
+            {
+                throw usage("--nproc-per-node must be given with --nnodes: the ranks this node starts");
+            }
+            if (masterAddr == null && nodes > 1)
+            {
+                throw usage("--master-addr must be given with --nnodes " + nodes + ": node 0's address, which "
+                        + "every node can reach");
+            }
+            if (netns != null)
+            {
+                throw usage("--netns places the ranks of one hcclrun on simulated nodes; with --nnodes each node "
+                        + "runs its own hcclrun (in its namespace: ip netns exec NODE hcclrun ...)");
+            }
+        }
+        final int local = perNode != null ? perNode : ranks == null ? 0 : ranks;
+        if (perNode == null && ranks == null)
+        {
+            throw usage("give -np N (the ranks of a job on this machine) or --nproc-per-node P");
+        }
+        if (local < 1)
+        {
+            throw usage((perNode != null ? "--nproc-per-node" : "-np") + " must be at least 1, not " + local);
+        }
+        if (ranks != null && ranks != (long)local * nodes)
+        {
+            throw usage("-np " + ranks + " does not match --nnodes " + nodes + " x --nproc-per-node " + local
+                    + "; give one or the other");
+        }
+        return local;
     }
 
     private ParameterException usage(String message)

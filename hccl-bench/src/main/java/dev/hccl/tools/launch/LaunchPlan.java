@@ -5,19 +5,23 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What one {@code hcclrun} invocation asked for, already validated.
+ * What one {@code hcclrun} invocation asked for, already validated: the ranks it starts on this node, and where they
+ * sit in the job, which other launchers on other nodes may share.
  *
  * @param command     the program and its arguments, started once per rank without a shell
- * @param ranks       how many local ranks to start (&gt;= 1)
+ * @param ranks       how many ranks to start here (&gt;= 1)
+ * @param worldSize   how many ranks the job has on all nodes (&gt;= {@code firstRank + ranks})
+ * @param firstRank   the job rank of this launcher's first rank: its node's rank times the ranks per node
  * @param masterAddr  the rendezvous address handed to every rank as {@code MASTER_ADDR}
- * @param masterPort  the rendezvous port, or {@code null} to pick a free one
+ * @param masterPort  the rendezvous port, or {@code null} to pick a free one (one node only)
  * @param gracePeriod how long a rank may take to exit after SIGTERM before it is killed
  * @param prefix      whether forwarded output lines get a {@code [rank] } prefix
  * @param namespaces  the network namespace of each rank ({@code ranks} entries), or empty to run every
  *                    rank in the launcher's own
+ * @param maxRestarts how many times the ranks are started again after one fails (torchrun's {@code --max-restarts})
  */
-record LaunchPlan(List<String> command, int ranks, String masterAddr, Integer masterPort,
-                  Duration gracePeriod, boolean prefix, List<String> namespaces)
+record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank, String masterAddr,
+                  Integer masterPort, Duration gracePeriod, boolean prefix, List<String> namespaces, int maxRestarts)
 {
     LaunchPlan
     {
@@ -33,16 +37,34 @@ record LaunchPlan(List<String> command, int ranks, String masterAddr, Integer ma
         {
             throw new IllegalArgumentException("ranks < 1: " + ranks);
         }
+        if (firstRank < 0 || worldSize < firstRank + ranks)
+        {
+            throw new IllegalArgumentException("ranks " + firstRank + ".." + (firstRank + ranks - 1) + " of a job of "
+                + worldSize);
+        }
         if (!namespaces.isEmpty() && namespaces.size() != ranks)
         {
             throw new IllegalArgumentException(namespaces.size() + " namespaces for " + ranks + " ranks");
         }
+        if (maxRestarts < 0)
+        {
+            throw new IllegalArgumentException("maxRestarts < 0: " + maxRestarts);
+        }
+    }
+
+    /**
+     * A job of one node, started once.
+     */
+    LaunchPlan(final List<String> command, final int ranks, final String masterAddr, final Integer masterPort,
+        final Duration gracePeriod, final boolean prefix, final List<String> namespaces)
+    {
+        this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0);
     }
 
     /**
      * The command line that starts one rank: {@link #command()}, inside the rank's namespace if it has one.
      *
-     * @param rank a rank, 0-based
+     * @param rank a rank of this launcher, 0-based
      * @return the program and its arguments
      */
     List<String> commandOf(final int rank)
@@ -53,7 +75,7 @@ record LaunchPlan(List<String> command, int ranks, String masterAddr, Integer ma
     /**
      * A rank's index among the ranks that share its node: its namespace, or the launcher's machine.
      *
-     * @param rank a rank, 0-based
+     * @param rank a rank of this launcher, 0-based
      * @return the local rank
      */
     int localRank(final int rank)
@@ -76,7 +98,7 @@ record LaunchPlan(List<String> command, int ranks, String masterAddr, Integer ma
     /**
      * How many ranks share a rank's node.
      *
-     * @param rank a rank, 0-based
+     * @param rank a rank of this launcher, 0-based
      * @return the local world size
      */
     int localSize(final int rank)

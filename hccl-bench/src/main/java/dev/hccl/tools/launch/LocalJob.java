@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -12,7 +11,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One launch: starts the ranks, forwards their output, and stops them all when one fails or
- * when the launcher itself is terminated.
+ * when the launcher itself is terminated. With restarts ({@link LaunchPlan#maxRestarts}), once the failed start's
+ * ranks and everything they started are gone, it starts them all again, as torchrun's agent does: the ranks of the
+ * job's other nodes fail with the job and their launchers restart too, so that every rank meets the others in a fresh
+ * rendezvous. {@code HCCL_RESTART_COUNT} tells a rank which start it is (0 the first), so that it resumes from its
+ * checkpoint.
  */
 final class LocalJob
 {
@@ -37,30 +40,35 @@ final class LocalJob
     /** How long to wait for SIGKILLed processes to disappear; SIGKILL cannot be ignored. */
     static final long KILL_WAIT_MILLIS = 1_000;
 
+    /** The variable that tells a rank how many times its node's ranks were started before (torchrun's is
+     * TORCHELASTIC_RESTART_COUNT). */
+    static final String RESTART_COUNT = "HCCL_RESTART_COUNT";
+
     private final LaunchPlan plan;
     private final PrintStream out;
     private final PrintStream err;
-    private final Map<String, String> launcherEnv;
+    private final String token;
 
     // Guards starting a rank against the shutdown hook, so no rank can be started unseen by it.
     private final Object startLock = new Object();
     private final List<Process> processes = new CopyOnWriteArrayList<>();
     private final List<List<Thread>> pumps = new CopyOnWriteArrayList<>();  // index: rank
-    private final ProcessTrees trees = new ProcessTrees();
+    /** The processes of the current start; a restart begins a fresh record. */
+    private volatile ProcessTrees trees = new ProcessTrees();
     private volatile boolean launcherStopping;
 
     /**
-     * @param plan        what to start
-     * @param out         receives the ranks' stdout
-     * @param err         receives the ranks' stderr and the launcher's messages
-     * @param launcherEnv the launcher's environment (for the job token)
+     * @param plan  what to start
+     * @param out   receives the ranks' stdout
+     * @param err   receives the ranks' stderr and the launcher's messages
+     * @param token the job token, given to every rank
      */
-    LocalJob(LaunchPlan plan, PrintStream out, PrintStream err, Map<String, String> launcherEnv)
+    LocalJob(LaunchPlan plan, PrintStream out, PrintStream err, String token)
     {
         this.plan = plan;
         this.out = out;
         this.err = err;
-        this.launcherEnv = launcherEnv;
+        this.token = token;
     }
 
     /**
@@ -74,7 +82,17 @@ final class LocalJob
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
-            return startAndWait();
+            int status = startAndWait(0);
+            for (int restart = 1; status != 0 && restart <= plan.maxRestarts() && !launcherStopping; restart++)
+            {
+                message("hcclrun: restarting the ranks of this node (" + restart + " of " + plan.maxRestarts()
+                        + " restarts)");
+                processes.clear();
+                pumps.clear();
+                trees = new ProcessTrees();
+                status = startAndWait(restart);
+            }
+            return status;
         }
         catch (final InterruptedException e)
         {
@@ -99,7 +117,7 @@ final class LocalJob
         }
     }
 
-    private int startAndWait() throws InterruptedException
+    private int startAndWait(final int restart) throws InterruptedException
     {
         int port;
         try
@@ -111,7 +129,6 @@ final class LocalJob
             message("hcclrun: cannot find a free port for MASTER_PORT: " + e.getMessage());
             return 1;
         }
-        String token = RankEnvironment.jobToken(launcherEnv);
         BlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
 
         int failedRank = -1;
@@ -119,9 +136,11 @@ final class LocalJob
         long killAt = Long.MAX_VALUE;
         for (int rank = 0; rank < plan.ranks(); rank++)
         {
+            final int jobRank = plan.firstRank() + rank;
             ProcessBuilder pb = new ProcessBuilder(plan.commandOf(rank));
-            RankEnvironment.apply(pb.environment(), rank, plan.ranks(), plan.localRank(rank), plan.localSize(rank),
-                    plan.masterAddr(), port, token);
+            RankEnvironment.apply(pb.environment(), jobRank, plan.worldSize(), plan.localRank(rank),
+                    plan.localSize(rank), plan.masterAddr(), port, token);
+            pb.environment().put(RESTART_COUNT, Integer.toString(restart));
             pb.command(RankEnvironment.command(pb.command(), pb.environment()));
             // Like mpirun: rank 0 gets the launcher's stdin, the others end-of-file, so that
             // several ranks never compete for one terminal.
@@ -142,7 +161,7 @@ final class LocalJob
                 }
                 catch (final IOException | RuntimeException e)
                 {
-                    message("hcclrun: cannot start rank " + rank + ": " + e.getMessage()
+                    message("hcclrun: cannot start rank " + jobRank + ": " + e.getMessage()
                             + (processes.isEmpty() ? "" : "; stopping the other ranks"));
                     failedRank = rank;
                     failedStatus = START_FAILED;
@@ -155,10 +174,10 @@ final class LocalJob
             {
                 closeQuietly(p);
             }
-            String prefix = plan.prefix() ? "[" + rank + "] " : "";
+            String prefix = plan.prefix() ? "[" + jobRank + "] " : "";
             pumps.add(List.of(
-                    LinePump.start(p.getInputStream(), out, prefix, "hcclrun-rank" + rank + "-stdout"),
-                    LinePump.start(p.getErrorStream(), err, prefix, "hcclrun-rank" + rank + "-stderr")));
+                    LinePump.start(p.getInputStream(), out, prefix, "hcclrun-rank" + jobRank + "-stdout"),
+                    LinePump.start(p.getErrorStream(), err, prefix, "hcclrun-rank" + jobRank + "-stderr")));
             int r = rank;
             p.onExit().thenRun(() -> exited.add(r));
         }
@@ -187,7 +206,7 @@ final class LocalJob
                 failedStatus = status;
                 drain(pumps.get(rank),
                         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FAILED_RANK_DRAIN_MILLIS));
-                message("hcclrun: rank " + rank + " exited with status " + status
+                message("hcclrun: rank " + (plan.firstRank() + rank) + " exited with status " + status
                         + "; stopping the other ranks");
                 killAt = stop();
             }
