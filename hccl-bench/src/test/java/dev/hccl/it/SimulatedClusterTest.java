@@ -5,7 +5,9 @@ import dev.hccl.tools.launch.HcclRun;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -145,6 +148,136 @@ class SimulatedClusterTest
                 "no passing summary from rank " + r + " in:\n" + stdout);
         }
         assertFalse(stdout.contains("WRONG"), stdout);
+    }
+
+    /**
+     * A job started as torchrun starts one, by one launcher per node ({@code hcclrun --nnodes 2 --node-rank K}, run
+     * in node K's namespace), the rendezvous on node 0's address and torchrun's default port: node 0's launcher has
+     * the token in HCCL_JOB_TOKEN, node 1's in a file only its user can read. Every collective is right.
+     */
+    @Test
+    void aLauncherOnEachNodeRunsOneJob(@TempDir final Path dir) throws Exception
+    {
+        final List<Process> launchers = launchPerNode(dir, 0, SelfCheck.class.getName(), "0", "1", "7", "65537");
+        for (int node = 0; node < NODES; node++)
+        {
+            assertTrue(launchers.get(node).waitFor(300, TimeUnit.SECONDS), "node " + node + "'s launcher hangs:\n"
+                + outputs(dir));
+            assertEquals(0, launchers.get(node).exitValue(), outputs(dir));
+        }
+        final String all = outputs(dir);
+        for (int r = 0; r < NODES * 2; r++)
+        {
+            final String prefix = "[" + r + "] rank " + r + " of " + NODES * 2 + ": ";
+            assertTrue(all.lines().anyMatch(l -> l.startsWith(prefix) && l.endsWith(" passed, 0 failed")),
+                "no passing summary from rank " + r + " in:\n" + all);
+        }
+        assertFalse(all.contains("WRONG"), all);
+    }
+
+    /**
+     * torchrun's {@code --max-restarts} across the nodes: a rank of node 1 is killed (SIGKILL) in the middle of
+     * training; its launcher stops its other rank and starts both again, node 0's ranks fail with the job and their
+     * launcher does the same, and the job resumes from rank 0's last checkpoint and ends with the weights of an
+     * uninterrupted run.
+     */
+    @Test
+    void aRankKilledMidTrainingRestartsTheJobFromItsCheckpoint(@TempDir final Path dir)
+        throws Exception
+    {
+        final List<Process> launchers = launchPerNode(dir, 1, "dev.hccl.examples.ResumableTraining", "--checkpoint",
+            dir.resolve("checkpoint").toString(), "--epochs", "12", "--epoch-millis", "400");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!Files.readString(dir.resolve("node0.out")).contains("[0] epoch 3:"))
+        {
+            assertTrue(System.nanoTime() < deadline && launchers.get(0).isAlive(), "no third epoch:\n" + outputs(dir));
+            Thread.sleep(50);
+        }
+        final ProcessHandle victim = launchers.get(1).toHandle().descendants()
+            .filter(c -> commandLine(c).contains("dev.hccl.examples.ResumableTraining")).findFirst()
+            .orElseThrow(() -> new AssertionError("no rank under node 1's launcher:\n" + outputs(dir)));
+        assertTrue(victim.destroyForcibly(), "SIGKILL to " + victim.pid());
+        for (int node = 0; node < NODES; node++)
+        {
+            assertTrue(launchers.get(node).waitFor(300, TimeUnit.SECONDS), "node " + node + "'s launcher hangs:\n"
+                + outputs(dir));
+            assertEquals(0, launchers.get(node).exitValue(), outputs(dir));
+            assertTrue(Files.readString(dir.resolve("node" + node + ".out"))
+                .contains("hcclrun: restarting the ranks of this node (1 of 1 restarts)"), outputs(dir));
+        }
+        final String rank0 = Files.readString(dir.resolve("node0.out"));
+        assertTrue(rank0.contains("[0] resumed after epoch ") && rank0.contains("(start 1)"), rank0);
+        assertTrue(rank0.contains("[0] OK: after 12 epochs the weights match the uninterrupted single-process run"),
+            rank0);
+    }
+
+    /**
+     * Starts {@code hcclrun --nnodes 2 --node-rank K --nproc-per-node 2} in each node's namespace, its output (both
+     * streams) into {@code nodeK.out} in {@code dir}.
+     */
+    private static List<Process> launchPerNode(final Path dir, final int restarts, final String mainClass,
+        final String... args) throws IOException
+    {
+        final String token = "simulated-cluster-token-" + System.nanoTime();
+        final Path tokenFile = dir.resolve("token");
+        Files.writeString(tokenFile, token);
+        Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
+        final List<Process> launchers = new ArrayList<>();
+        for (int node = 0; node < NODES; node++)
+        {
+            final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node" + node, JAVA,
+                "-cp", CLASS_PATH, HcclRun.class.getName(), "--nnodes", Integer.toString(NODES), "--node-rank",
+                Integer.toString(node), "--nproc-per-node", "2", "--master-addr", "10.77.0.1", "--max-restarts",
+                Integer.toString(restarts)));
+            if (node == 1)
+            {
+                command.addAll(List.of("--token-file", tokenFile.toString()));
+            }
+            command.addAll(List.of("--", JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp",
+                CLASS_PATH, mainClass));
+            command.addAll(List.of(args));
+            final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("node" + node + ".out").toFile());
+            pb.environment().remove("HCCL_JOB_TOKEN");
+            if (node == 0)
+            {
+                pb.environment().put("HCCL_JOB_TOKEN", token);
+            }
+            launchers.add(pb.start());
+        }
+        return launchers;
+    }
+
+    /** A process' command line, from /proc (ProcessHandle.Info leaves out what is too long). */
+    private static String commandLine(final ProcessHandle process)
+    {
+        try
+        {
+            return Files.readString(Paths.get("/proc", Long.toString(process.pid()), "cmdline")).replace('\0', ' ');
+        }
+        catch (final IOException gone)
+        {
+            return "";
+        }
+    }
+
+    /** What each node's launcher printed so far. */
+    private static String outputs(final Path dir)
+    {
+        final StringBuilder all = new StringBuilder();
+        for (int node = 0; node < NODES; node++)
+        {
+            try
+            {
+                all.append("--- node ").append(node).append(":\n")
+                    .append(Files.readString(dir.resolve("node" + node + ".out")));
+            }
+            catch (final IOException e)
+            {
+                all.append("(unreadable: ").append(e).append(")\n");
+            }
+        }
+        return all.toString();
     }
 
     /**

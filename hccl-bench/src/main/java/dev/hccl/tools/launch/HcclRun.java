@@ -286,10 +286,15 @@ public final class HcclRun implements Callable<Integer>
         }
         if (nodes > 1 || nodeRank != null)
         {
-            if (nodeRank == null || nodeRank < 0 || nodeRank >= nodes)
+            if (nodeRank == null)
             {
-                throw usage("--node-rank must be given, 0.." + (nodes - 1) + " for --nnodes " + nodes + ", not "
-                        + nodeRank + ": each node's hcclrun has its own");
+                throw usage("--nnodes " + nodes + " needs --node-rank K, 0.." + (nodes - 1)
+                        + ": each node's hcclrun has its own");
+            }
+            if (nodeRank < 0 || nodeRank >= nodes)
+            {
+                throw usage("--node-rank must be in 0.." + (nodes - 1) + " for --nnodes " + nodes + ", not "
+                        + nodeRank);
             }
             if (perNode == null)
             {

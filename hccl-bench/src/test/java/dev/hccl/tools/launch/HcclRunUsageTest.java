@@ -18,9 +18,30 @@ class HcclRunUsageTest
     static Stream<Arguments> usageErrors()
     {
         return Stream.of(
-                usageError("Missing required option: '-np=N'", "sh", "-c", "true"),
+                usageError("give -np N (the ranks of a job on this machine) or --nproc-per-node P",
+                        "sh", "-c", "true"),
                 usageError("Missing required parameter: 'COMMAND'", "-np", "2"),
-                usageError("Missing required options and parameters: '-np=N', 'COMMAND'"),
+                usageError("Missing required parameter: 'COMMAND'"),
+                usageError("--nnodes 2 needs --node-rank K, 0..1: each node's hcclrun has its own",
+                        "--nnodes", "2", "--nproc-per-node", "2", "--master-addr", "10.0.0.1", "sh"),
+                usageError("--node-rank must be in 0..1 for --nnodes 2, not 2", "--nnodes", "2", "--node-rank", "2",
+                        "--nproc-per-node", "2", "--master-addr", "10.0.0.1", "sh"),
+                usageError("--nproc-per-node must be given with --nnodes: the ranks this node starts",
+                        "--nnodes", "2", "--node-rank", "1", "--master-addr", "10.0.0.1", "sh"),
+                usageError("--master-addr must be given with --nnodes 2: node 0's address, which every node can "
+                        + "reach", "--nnodes", "2", "--node-rank", "1", "--nproc-per-node", "2", "sh"),
+                usageError("-np 5 does not match --nnodes 2 x --nproc-per-node 2; give one or the other",
+                        "-np", "5", "--nnodes", "2", "--node-rank", "0", "--nproc-per-node", "2",
+                        "--master-addr", "10.0.0.1", "sh"),
+                usageError("--nproc-per-node must be at least 1, not 0", "--nproc-per-node", "0", "sh"),
+                usageError("--nnodes must be at least 1, not 0", "--nnodes", "0", "-np", "2", "sh"),
+                usageError("--netns places the ranks of one hcclrun on simulated nodes; with --nnodes each node runs "
+                        + "its own hcclrun (in its namespace: ip netns exec NODE hcclrun ...)", "--nnodes", "2",
+                        "--node-rank", "0", "--nproc-per-node", "2", "--master-addr", "10.0.0.1", "--netns",
+                        "hccl-node0", "sh"),
+                usageError("--max-restarts must be in 0..100, not -1", "-np", "2", "--max-restarts", "-1", "sh"),
+                usageError("--token-file /nonexistent/token cannot be read: java.nio.file.NoSuchFileException: "
+                        + "/nonexistent/token", "-np", "2", "--token-file", "/nonexistent/token", "sh"),
                 usageError("-np must be at least 1, not 0", "-np", "0", "sh", "-c", "true"),
                 usageError("-np must be at least 1, not -3", "-np", "-3", "sh", "-c", "true"),
                 usageError("Invalid value for option '-np': 'two' is not an int", "-np", "two", "sh"),
@@ -51,7 +72,8 @@ class HcclRunUsageTest
 
         assertEquals(2, r.status(), r.err());
         assertTrue(r.err().startsWith(message + System.lineSeparator()), r.err());
-        assertTrue(r.err().contains("Usage: hcclrun -np N"), r.err());
+        assertTrue(r.err().contains("Usage: hcclrun -np N") && r.err().contains("hcclrun --nnodes N --node-rank K"),
+                r.err());
         assertEquals("", r.out());
     }
 

@@ -1,0 +1,83 @@
+package dev.hccl.tools.launch;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Where a launch's token comes from: the environment, a file only the user can read, or, on one node, made anew. */
+class JobTokensTest
+{
+    @TempDir
+    Path dir;
+
+    private Path file(final String content, final String permissions) throws Exception
+    {
+        final Path f = dir.resolve("token");
+        Files.writeString(f, content);
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString(permissions));
+        return f;
+    }
+
+    @Test
+    void aFileOnlyTheUserCanReadGivesTheToken() throws Exception
+    {
+        assertEquals("s3cret", JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"), file("s3cret\n", "rw-------"),
+            true));
+        assertEquals("s3cret", JobTokens.resolve(Map.of(), file("  s3cret  ", "r--------"), false));
+    }
+
+    @Test
+    void aFileOthersCanReadIsRefusedWithWhatToDo() throws Exception
+    {
+        for (final String open : new String[] {"rw-r-----", "rw----r--", "rw-----w-", "rw--w----"})
+        {
+            final Path f = file("s3cret", open);
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> JobTokens.resolve(Map.of(), f, true));
+            assertEquals("--token-file " + f + " is open to others (" + open + "): chmod 600 " + f, e.getMessage());
+        }
+    }
+
+    @Test
+    void anEmptyOrOversizedFileIsRefused() throws Exception
+    {
+        final Path empty = file(" \n", "rw-------");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of(), empty, true))
+            .getMessage().contains("is empty"));
+        final Path big = file("x".repeat(JobTokens.MAX_FILE_BYTES + 1), "rw-------");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of(), big, true))
+            .getMessage().contains("more than a token"));
+    }
+
+    @Test
+    void aLinkIsNotFollowed() throws Exception
+    {
+        final Path target = file("s3cret", "rw-------");
+        final Path link = Files.createSymbolicLink(dir.resolve("link"), target);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of(), link, true))
+            .getMessage().contains("is not a regular file"));
+    }
+
+    @Test
+    void severalNodesNeedAGivenTokenOneNodeMakesItsOwn()
+    {
+        assertEquals("from-env", JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"), null, true));
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> JobTokens.resolve(Map.of(), null, true));
+        assertTrue(e.getMessage().startsWith("the launchers of a job of several nodes must give their ranks one "
+            + "token"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", " "), null, true));
+        final String made = JobTokens.resolve(Map.of(), null, false);
+        assertEquals(32, made.length());
+        assertNotEquals(made, JobTokens.resolve(Map.of(), null, false));
+    }
+}
