@@ -1,0 +1,325 @@
+package dev.hccl.spark;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A real Spark standalone cluster over two simulated nodes ({@code tools/netns-cluster.sh}): a master and one worker
+ * per node, Spark's jars from Maven as {@code SPARK_HOME/jars} (no distribution), started with {@code java} as
+ * {@code start-master.sh} and {@code start-worker.sh} would; the driver ({@link StandaloneDriver}) in node 0, its
+ * executors of one core each, so that a barrier stage's ranks are four executor JVMs on two nodes, shared memory
+ * within a node and TCP across. The driver runs once; each test checks one of its stages: every collective; a task
+ * that throws once; an executor killed (SIGKILL) inside a collective, after which the stage is retried and computes
+ * right, no rank waiting out a timeout. Once the application ends, nothing of it is left in {@code /dev/shm} or on a
+ * port. Needs root and iproute2, as {@code SimulatedClusterTest}; {@code HCCL_TEST_NETNS=required} (.ci/run) turns
+ * their absence into a failure.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class SparkStandaloneClusterTest
+{
+    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String MASTER = "spark://10.77.0.1:7077";
+    private static final int NODES = 2;
+    /** How long after the kill the retried stage may take: far below the stage's 60 s connect and 600 s timeouts. */
+    private static final double RETRY_SECONDS = 45;
+
+    private static Path script;
+    private static Path home;
+    private static final List<Process> daemons = new ArrayList<>();
+    private static String driverOutput;
+    private static Set<String> leftInShm;
+    private static List<String> leftOnPorts;
+
+    @BeforeAll
+    static void runTheDriverOnACluster() throws Exception
+    {
+        script = Paths.get("..", "tools", "netns-cluster.sh").toAbsolutePath().normalize();
+        final String[] up = runScript("up", "--nodes", Integer.toString(NODES));
+        if (!"0".equals(up[0]))
+        {
+            script = null;
+            if (!"required".equals(System.getenv("HCCL_TEST_NETNS")))
+            {
+                Assumptions.abort("SparkStandaloneClusterTest needs simulated nodes, which need root and iproute2 (" +
+                    up[1].strip() + "); set HCCL_TEST_NETNS=required to make this a failure, as .ci/run does");
+            }
+            fail("tools/netns-cluster.sh up failed (root and iproute2 are needed; .ci/run has both):\n" + up[1]);
+        }
+        home = Files.createTempDirectory("hccl-spark-home");
+        Files.createDirectories(home.resolve("jars"));
+        final List<String> classes = new ArrayList<>();
+        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
+        {
+            final Path p = Paths.get(entry);
+            if (Files.isDirectory(p))
+            {
+                classes.add(entry); // hccl-spark's classes and test classes: the application, on the executors
+            }
+            else if (entry.endsWith(".jar") && !Files.exists(home.resolve("jars").resolve(p.getFileName())))
+            {
+                Files.createSymbolicLink(home.resolve("jars").resolve(p.getFileName()), p);
+            }
+        }
+        final Set<String> shmBefore = shm();
+        daemons.add(daemon(0, "master", "org.apache.spark.deploy.master.Master", "--host", "10.77.0.1", "--port",
+            "7077", "--webui-port", "8080"));
+        awaitLine("master", "I have been elected leader");
+        for (int node = 0; node < NODES; node++)
+        {
+            daemons.add(daemon(node, "worker" + node, "org.apache.spark.deploy.worker.Worker", "--host",
+                "10.77.0." + (node + 1), "--cores", "2", "--memory", "2g", "--work-dir",
+                home.resolve("work" + node).toString(), MASTER));
+        }
+        awaitLine("master", "Registering worker 10.77.0.2");
+        awaitLine("master", "Registering worker 10.77.0.1");
+
+        // The driver, as spark-submit --master spark://... --deploy-mode client would start it, with this JVM's flags.
+        final String flags = jvmFlags();
+        final List<String> driver = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node0", JAVA));
+        driver.addAll(List.of(flags.split(" ")));
+        driver.addAll(List.of("-Xmx512m", "-Dspark.master=" + MASTER, "-Dspark.driver.host=10.77.0.1",
+            "-Dspark.ui.enabled=false", "-Dspark.executor.cores=1", "-Dspark.cores.max=" + StandaloneDriver.RANKS,
+            "-Dspark.executor.memory=512m", "-Dspark.executor.extraJavaOptions=" + flags,
+            "-Dspark.executor.extraClassPath=" + String.join(File.pathSeparator, classes),
+            "-cp", System.getProperty("java.class.path"), StandaloneDriver.class.getName(), home.toString()));
+        final Process p = new ProcessBuilder(driver).redirectErrorStream(true)
+            .redirectOutput(home.resolve("driver.out").toFile()).start();
+        final boolean ended = p.waitFor(5, TimeUnit.MINUTES);
+        if (!ended)
+        {
+            p.destroyForcibly().waitFor();
+        }
+        driverOutput = Files.readString(home.resolve("driver.out"));
+        assertTrue(ended && p.exitValue() == 0, (ended ? "the driver failed" : "the driver hung (killed after 5 "
+            + "minutes)") + ":\n" + driverOutput + executorLogs());
+        leftInShm = awaitExecutorsGone(shmBefore);
+        leftOnPorts = listeningBesides(daemons);
+    }
+
+    @AfterAll
+    static void stopTheCluster() throws Exception
+    {
+        for (final Process d : daemons)
+        {
+            d.destroy();
+        }
+        for (final Process d : daemons)
+        {
+            if (!d.waitFor(20, TimeUnit.SECONDS))
+            {
+                d.destroyForcibly();
+            }
+        }
+        if (script != null)
+        {
+            runScript("down");
+        }
+        if (home != null)
+        {
+            try (Stream<Path> all = Files.walk(home))
+            {
+                all.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    @Test
+    void everyCollectiveIsRightWithTheRanksInExecutorsOnTwoNodes()
+    {
+        final String line = result("collectives");
+        final Matcher m = Pattern.compile("rank (\\d) pid (\\d+) host (10\\.77\\.0\\.\\d) transports (\\S+) (.*?)" +
+            "(?=, rank \\d pid|]$)").matcher(line);
+        final List<String> pids = new ArrayList<>();
+        final String[] hosts = new String[StandaloneDriver.RANKS];
+        final String[] transports = new String[StandaloneDriver.RANKS];
+        while (m.find())
+        {
+            final int r = Integer.parseInt(m.group(1));
+            pids.add(m.group(2));
+            hosts[r] = m.group(3);
+            transports[r] = m.group(4);
+            assertEquals("allReduce right allGather 0,10,20,30 broadcast 42 reduceScatter " + (4 * r + 6) +
+                " reduce " + (r == 0 ? 9 : -1) + " allToAll " + r + "," + (100 + r) + "," + (200 + r) + "," +
+                (300 + r), m.group(5), line);
+        }
+        assertEquals(StandaloneDriver.RANKS, pids.size(), line);
+        assertEquals(StandaloneDriver.RANKS, pids.stream().distinct().count(), "four executor JVMs: " + line);
+        assertEquals(Set.of("10.77.0.1", "10.77.0.2"), Set.copyOf(List.of(hosts)), "executors on both nodes: " + line);
+        for (int r = 0; r < StandaloneDriver.RANKS; r++)
+        {
+            final List<String> expected = new ArrayList<>();
+            for (int p = 0; p < StandaloneDriver.RANKS; p++)
+            {
+                expected.add(p == r ? "self" : hosts[p].equals(hosts[r]) ? "shm" : "tcp");
+            }
+            assertEquals(String.join(",", expected), transports[r], "rank " + r + ": " + line);
+        }
+    }
+
+    @Test
+    void aTaskThatThrowsIsRetriedAndComputesRight()
+    {
+        final String line = result("throws");
+        assertTrue(line.startsWith("[1:40.0, 1:40.0, 1:40.0, 1:40.0] in "), line);
+    }
+
+    @Test
+    void anExecutorKilledInsideACollectiveIsRetriedWithoutWaitingOutATimeout()
+    {
+        final String line = result("killed");
+        assertTrue(line.startsWith("[1:10.0, 1:10.0, 1:10.0, 1:10.0] in "), line);
+        final double seconds = Double.parseDouble(line.replaceAll(".* in ([\\d.]+) s after the kill", "$1"));
+        assertTrue(seconds < RETRY_SECONDS, "the retry ended " + seconds + " s after the kill: " + line);
+        assertTrue(driverOutput.contains("killing executor "), driverOutput);
+    }
+
+    @Test
+    void theApplicationLeavesNothingInSharedMemoryOrOnAPort()
+    {
+        assertEquals(Set.of(), leftInShm, "left in /dev/shm by the executors");
+        assertEquals(List.of(), leftOnPorts, "listening after the application ended, besides the master and workers");
+    }
+
+    private static String result(final String name)
+    {
+        final String prefix = "RESULT " + name + ": ";
+        return driverOutput.lines().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length()))
+            .findFirst().orElseThrow(() -> new AssertionError("no " + prefix + "line in:\n" + driverOutput));
+    }
+
+    /** The flags this JVM runs with (surefire's argLine): what hccl-java and Spark need on JDK 17 and later. */
+    private static String jvmFlags()
+    {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .filter(a -> a.startsWith("--add-") || a.startsWith("--enable-native-access") ||
+                a.startsWith("--sun-misc") || a.startsWith("-Djdk.reflect") || a.startsWith("-Dio.netty"))
+            .collect(Collectors.joining(" "));
+    }
+
+    /** Starts a Spark daemon in a node's namespace, as Spark's sbin scripts would, its output in {@code name.out}. */
+    private static Process daemon(final int node, final String name, final String mainClass, final String... args)
+        throws IOException
+    {
+        final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node" + node, JAVA,
+            "-Xmx256m", "-cp", home.resolve("jars") + File.separator + "*", mainClass));
+        command.addAll(List.of(args));
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(home.resolve(name + ".out").toFile());
+        pb.environment().put("SPARK_HOME", home.toString());
+        pb.environment().put("SPARK_SCALA_VERSION", "2.13");
+        return pb.start();
+    }
+
+    private static void awaitLine(final String name, final String text) throws Exception
+    {
+        final Path out = home.resolve(name + ".out");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!Files.exists(out) || !Files.readString(out).contains(text))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail(name + " never said \"" + text + "\":\n" + Files.readString(out));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Waits until the workers' executors are gone; what they left in /dev/shm. */
+    private static Set<String> awaitExecutorsGone(final Set<String> before) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (daemons.stream().anyMatch(d -> d.toHandle().descendants().findAny().isPresent()) &&
+            System.nanoTime() < deadline)
+        {
+            Thread.sleep(100);
+        }
+        final Set<String> left = shm();
+        left.removeAll(before);
+        return left;
+    }
+
+    private static Set<String> shm() throws IOException
+    {
+        try (Stream<Path> files = Files.list(Paths.get("/dev/shm")))
+        {
+            return files.map(f -> f.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+
+    /** The TCP sockets listening in the nodes' namespaces that none of the daemons holds. */
+    private static List<String> listeningBesides(final List<Process> owners) throws Exception
+    {
+        final Set<String> pids = owners.stream().map(p -> "pid=" + p.pid() + ",").collect(Collectors.toSet());
+        final List<String> strangers = new ArrayList<>();
+        for (int node = 0; node < NODES; node++)
+        {
+            final Process ss = new ProcessBuilder("ip", "netns", "exec", "hccl-node" + node, "ss", "-Htlnp")
+                .redirectErrorStream(true).start();
+            final String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            ss.waitFor();
+            for (final String l : out.lines().toList())
+            {
+                if (pids.stream().noneMatch(l::contains))
+                {
+                    strangers.add("node " + node + ": " + l);
+                }
+            }
+        }
+        return strangers;
+    }
+
+    private static String executorLogs() throws IOException
+    {
+        final StringBuilder all = new StringBuilder();
+        try (Stream<Path> files = Files.walk(home))
+        {
+            for (final Path f : files.filter(f -> f.getFileName().toString().equals("stderr")).toList())
+            {
+                final List<String> lines = Files.readAllLines(f);
+                all.append("\n--- ").append(f).append(" (last lines):\n")
+                    .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size())));
+            }
+        }
+        return all.toString();
+    }
+
+    /** Runs tools/netns-cluster.sh: its exit status and output. */
+    private static String[] runScript(final String... args) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of("bash", script.toString()));
+        command.addAll(List.of(args));
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS))
+        {
+            p.destroyForcibly();
+            return new String[] {"timeout", out};
+        }
+        return new String[] {Integer.toString(p.exitValue()), out};
+    }
+}
