@@ -13,11 +13,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -72,20 +76,30 @@ class SparkStandaloneClusterTest
         }
         home = Files.createTempDirectory("hccl-spark-home");
         Files.createDirectories(home.resolve("jars"));
-        final List<String> classes = new ArrayList<>();
+        // SPARK_HOME/jars: Spark and what it depends on, as a distribution has them; the application's jar (hccl-spark's
+        // classes and test classes) and hccl-shaded go with spark-submit, as a user's would.
+        final List<Path> classes = new ArrayList<>();
+        Path shaded = null;
         for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
         {
             final Path p = Paths.get(entry);
             if (Files.isDirectory(p))
             {
-                classes.add(entry); // hccl-spark's classes and test classes: the application, on the executors
+                classes.add(p);
+            }
+            else if (p.getFileName().toString().startsWith("hccl-shaded"))
+            {
+                shaded = p;
             }
             else if (entry.endsWith(".jar") && !Files.exists(home.resolve("jars").resolve(p.getFileName())))
             {
                 Files.createSymbolicLink(home.resolve("jars").resolve(p.getFileName()), p);
             }
         }
+        assertTrue(shaded != null, "hccl-shaded is not on the test class path");
+        final Path app = jar(classes, home.resolve("app.jar"));
         final Set<String> shmBefore = shm();
+        secrets();
         daemons.add(daemon(0, "master", "org.apache.spark.deploy.master.Master", "--host", "10.77.0.1", "--port",
             "7077", "--webui-port", "8080"));
         awaitLine("master", "I have been elected leader");
@@ -98,15 +112,18 @@ class SparkStandaloneClusterTest
         awaitLine("master", "Registering worker 10.77.0.2");
         awaitLine("master", "Registering worker 10.77.0.1");
 
-        // The driver, as spark-submit --master spark://... --deploy-mode client would start it, with this JVM's flags.
+        // spark-submit in client mode, as docs/DEPLOY.md gives it: Spark's SparkSubmit in a JVM with the driver's flags
+        // (those bin/spark-submit adds on JDK 17, and hccl-java's), on SPARK_HOME/jars.
         final String flags = jvmFlags();
         final List<String> driver = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node0", JAVA));
         driver.addAll(List.of(flags.split(" ")));
-        driver.addAll(List.of("-Xmx512m", "-Dspark.master=" + MASTER, "-Dspark.driver.host=10.77.0.1",
-            "-Dspark.ui.enabled=false", "-Dspark.executor.cores=1", "-Dspark.cores.max=" + StandaloneDriver.RANKS,
-            "-Dspark.executor.memory=512m", "-Dspark.executor.extraJavaOptions=" + flags,
-            "-Dspark.executor.extraClassPath=" + String.join(File.pathSeparator, classes),
-            "-cp", System.getProperty("java.class.path"), StandaloneDriver.class.getName(), home.toString()));
+        driver.addAll(List.of("-Xmx512m", "-cp", home.resolve("jars") + File.separator + "*",
+            "org.apache.spark.deploy.SparkSubmit", "--master", MASTER, "--deploy-mode", "client",
+            "--total-executor-cores", Integer.toString(StandaloneDriver.RANKS), "--executor-cores", "1",
+            "--executor-memory", "512m", "--conf", "spark.driver.host=10.77.0.1", "--conf", "spark.ui.enabled=false",
+            "--properties-file", secrets().toString(), "--conf", "spark.executor.extraJavaOptions=" + flags,
+            "--jars", shaded.toString(), "--class", StandaloneDriver.class.getName(), app.toString(),
+            home.toString()));
         final Process p = new ProcessBuilder(driver).redirectErrorStream(true)
             .redirectOutput(home.resolve("driver.out").toFile()).start();
         final boolean ended = p.waitFor(5, TimeUnit.MINUTES);
@@ -182,6 +199,13 @@ class SparkStandaloneClusterTest
     }
 
     @Test
+    void sparkRpcIsAuthenticated()
+    {
+        // SparkHccl hands the job token over Spark's RPC, which spark.authenticate closes to whoever lacks the secret.
+        assertTrue(driverOutput.contains("SecurityManager: authentication enabled"), driverOutput);
+    }
+
+    @Test
     void aTaskThatThrowsIsRetriedAndComputesRight()
     {
         final String line = result("throws");
@@ -232,7 +256,53 @@ class SparkStandaloneClusterTest
             .redirectOutput(home.resolve(name + ".out").toFile());
         pb.environment().put("SPARK_HOME", home.toString());
         pb.environment().put("SPARK_SCALA_VERSION", "2.13");
+        // spark.authenticate's secret, from a file only this user reads, as the daemons' SPARK_*_OPTS would give it.
+        pb.environment().put("SPARK_CONF_DIR", home.resolve("conf").toString());
         return pb.start();
+    }
+
+    /**
+     * The cluster's shared secret ({@code spark.authenticate}) and encryption of Spark's RPC, in a properties file
+     * only this user can read: SparkHccl hands the job token over that RPC.
+     */
+    private static Path secrets() throws IOException
+    {
+        final Path conf = home.resolve("conf");
+        final Path file = conf.resolve("spark-defaults.conf");
+        if (!Files.exists(file))
+        {
+            Files.createDirectories(conf);
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(file, "spark.authenticate true\nspark.authenticate.secret " + UUID.randomUUID() +
+                "\nspark.network.crypto.enabled true\n");
+        }
+        return file;
+    }
+
+    /** A jar of the given class directories: the application spark-submit ships. */
+    private static Path jar(final List<Path> dirs, final Path jar) throws IOException
+    {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar)))
+        {
+            final Set<String> written = new TreeSet<>();
+            for (final Path dir : dirs)
+            {
+                try (Stream<Path> files = Files.walk(dir))
+                {
+                    for (final Path f : files.filter(Files::isRegularFile).toList())
+                    {
+                        final String name = dir.relativize(f).toString().replace(File.separatorChar, '/');
+                        if (written.add(name))
+                        {
+                            out.putNextEntry(new JarEntry(name));
+                            Files.copy(f, out);
+                            out.closeEntry();
+                        }
+                    }
+                }
+            }
+        }
+        return jar;
     }
 
     private static void awaitLine(final String name, final String text) throws Exception
