@@ -34,8 +34,9 @@ import java.util.function.IntConsumer;
  * only the summation order differs; a lost or doubled contribution shows at once, far above it), and every epoch's
  * loss within {@link #EPOCH_LOSS_TOLERANCE} of the reference's (training amplifies those roundings, so that after a
  * few epochs the weights part by more: 8 epochs of 4 ranks took them from 2e-6 to 8e-4); compressed, the last epoch's
- * loss must be within {@link #HALF_LOSS_TOLERANCE} (fp16, bf16) or {@link #TOP_K_LOSS_TOLERANCE} above and
- * {@link #TOP_K_LOSS_BELOW} below (top-k) of the reference's, relatively. Then it times steps with overlap on and off.
+ * loss must be within {@link #HALF_LOSS_TOLERANCE} (fp16, bf16), {@link #FP8_LOSS_TOLERANCE} (fp8e4m3, fp8e5m2) or
+ * {@link #TOP_K_LOSS_TOLERANCE} above and {@link #TOP_K_LOSS_BELOW} below (top-k) of the reference's, relatively. Then
+ * it times steps with overlap on and off.
  * Rank 0 prints the losses, the check and the timings; a rank whose check fails prints why. Exit status 0, 1 when the
  * check fails, 2 on a usage error.
  * <p>
@@ -51,6 +52,8 @@ public final class DataParallelTraining implements Callable<Integer>
     static final double EPOCH_LOSS_TOLERANCE = 1e-3;
     /** Under fp16 or bf16: the last epoch's loss' difference from the reference's, relative to it. */
     static final double HALF_LOSS_TOLERANCE = 0.02;
+    /** Under fp8e4m3 or fp8e5m2: the last epoch's loss' difference from the reference's, relative to it. */
+    static final double FP8_LOSS_TOLERANCE = 0.05;
     /**
      * Under top-k: the same, looser above, since error feedback sends most of the gradient steps late, so that the
      * loss curve lags the reference's; it bounds the lag (the last loss at most three times the reference's).
@@ -84,7 +87,7 @@ public final class DataParallelTraining implements Callable<Integer>
     private int hidden;
 
     @Option(names = "--compression", paramLabel = "C", defaultValue = "none",
-        description = "none, fp16, bf16 or topk:FRACTION (default ${DEFAULT-VALUE}).")
+        description = "none, fp16, bf16, fp8e4m3, fp8e5m2 or topk:FRACTION (default ${DEFAULT-VALUE}).")
     private String compression;
 
     @Option(names = "--lr", paramLabel = "RATE", defaultValue = "0.05",
@@ -305,9 +308,10 @@ public final class DataParallelTraining implements Callable<Integer>
         }
         else
         {
-            final boolean half = wire.equals(Compression.fp16()) || wire.equals(Compression.bf16());
-            final double tolerance = half ? HALF_LOSS_TOLERANCE : TOP_K_LOSS_TOLERANCE;
-            ok = loss <= tolerance && (half || last >= referenceLast * (1 - TOP_K_LOSS_BELOW));
+            final boolean topK = wire.kind() == Compression.Kind.TOP_K;
+            final double tolerance = topK ? TOP_K_LOSS_TOLERANCE : wire.equals(Compression.fp16()) ||
+                wire.equals(Compression.bf16()) ? HALF_LOSS_TOLERANCE : FP8_LOSS_TOLERANCE;
+            ok = loss <= tolerance && (!topK || last >= referenceLast * (1 - TOP_K_LOSS_BELOW));
             verdict = String.format(Locale.ROOT, "loss %s the single-process run's: last epoch %.6f against " +
                 "%.6f, relative difference %.1e (tolerance %.0e); weights' max relative difference %.1e (not " +
                 "checked under %s)", ok ? "matches" : "does not match", last, referenceLast, loss, tolerance,

@@ -26,6 +26,7 @@ class DataParallelTrainingTest
         "tcp, none, OK: weights match the single-process run",
         "shm, none, OK: weights match the single-process run",
         "shm, bf16, OK: loss matches the single-process run's",
+        "shm, fp8e4m3, OK: loss matches the single-process run's",
         "tcp, topk:0.01, OK: loss matches the single-process run's"})
     void everyRankMatchesTheSingleProcessRun(final String transport, final String compression, final String verdict)
         throws Exception

@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * zero-length gradients, one larger than the bucket cap and two thousand tiny ones (or a single gradient), marked
  * ready from two threads in each rank's own order. Every result is checked on each rank, against the mean or, under
  * top-k, bit for bit against error feedback simulated for every rank; the last result's bits agree on every rank;
- * misuse is refused without losing the step; ranks built with different compressions all fail, naming both.
+ * misuse is refused without losing the step; ranks built with different compressions all fail, naming both;
+ * steps accumulated in a noSync() scope synchronise once.
  */
 @Timeout(300)
 class GradientSyncProcessTest
@@ -30,7 +31,8 @@ class GradientSyncProcessTest
     @ParameterizedTest(name = "{1} {2} {3} over {0}")
     @CsvSource({
         "tcp, none, fused, odd", "tcp, none, views, one", "shm, none, fused, one", "shm, none, views, odd",
-        "tcp, fp16, views, odd", "shm, bf16, fused, odd", "tcp, topk:0.05, fused, odd", "shm, topk:0.05, views, one"})
+        "tcp, fp16, views, odd", "shm, bf16, fused, odd", "tcp, topk:0.05, fused, odd", "shm, topk:0.05, views, one",
+        "tcp, fp8e4m3, views, odd", "shm, fp8e5m2, fused, odd"})
     void everyRankHoldsTheExpectedGradients(
         final String transport, final String compression, final String layout, final String model) throws Exception
     {
@@ -68,6 +70,24 @@ class GradientSyncProcessTest
                 assertEquals(3, job.awaitExit(r, 120), job.outputs());
                 assertTrue(job.output(r).contains("REFUSED E_MISMATCH: GradientSync.build on rank " + r) &&
                     job.output(r).contains("compression: rank 0 has none, rank 1 has fp16"), job.outputs());
+            }
+        }
+    }
+
+    /**
+     * Gradient accumulation ({@code noSync()}): three micro-steps that start no collective, then one that all-reduces
+     * the sums; the mean of the sums on every rank, twice over.
+     */
+    @ParameterizedTest(name = "over {0}")
+    @ValueSource(strings = {"tcp", "shm"})
+    void accumulatedStepsSynchroniseOnceWithTheMeanOfTheSums(final String transport) throws Exception
+    {
+        try (ProcessJob job = ProcessJob.start(RANKS, AccumulationWorker.class, "256m", over(transport)))
+        {
+            for (int r = 0; r < RANKS; r++)
+            {
+                assertEquals(0, job.awaitExit(r, 120), job.outputs());
+                assertTrue(job.output(r).contains("ACCUMULATION OK"), job.outputs());
             }
         }
     }

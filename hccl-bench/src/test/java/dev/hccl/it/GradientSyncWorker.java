@@ -29,7 +29,7 @@ import java.util.zip.CRC32;
  * {@code STEP s OK} per step and {@code RESULT crc} of the last result; {@code REFUSED message} and exit status 3 when
  * the build fails.
  * <p>
- * Arguments, {@code key=value}: {@code compression=} none, fp16, bf16 or topk:F; {@code layout=} fused or views;
+ * Arguments, {@code key=value}: {@code compression=} none, fp16, bf16, fp8e4m3, fp8e5m2 or topk:F; {@code layout=} fused or views;
  * {@code model=} odd (zero-length gradients, one larger than the cap, 2,000 tiny ones; the default) or one (a single
  * gradient); {@code odd=R}, a rank built with fp16 whatever the others use; {@code misuse}, which first calls
  * {@code await()} with a gradient not marked and marks one twice, expecting both refused and nothing lost.
@@ -141,6 +141,10 @@ public final class GradientSyncWorker
         {
             case FP16 -> 2e-3;
             case BF16 -> 1.6e-2;
+            // Values in [-1, 1), scaled so that the largest sum fills half the range; each rank's value and each
+            // hop's partial sum rounded to 3 (E4M3) or 2 (E5M2) fraction bits.
+            case FP8_E4M3 -> 0.2;
+            case FP8_E5M2 -> 0.4;
             default -> 1e-6;
         };
     }

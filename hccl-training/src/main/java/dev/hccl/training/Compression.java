@@ -5,10 +5,11 @@ import dev.hccl.api.DataType;
 import java.util.Locale;
 
 /**
- * How a {@link GradientSync}'s buckets travel: as they are, as 16-bit floats, or as the largest values alone. Every
- * rank must choose the same; ranks that differ fail at build.
+ * How a {@link GradientSync}'s buckets travel: as they are, as 16- or 8-bit floats, or as the largest values alone.
+ * Every rank must choose the same; ranks that differ fail at build.
  * <p>
- * Compression trades accuracy for bytes on the wire: {@link #fp16()} and {@link #bf16()} halve them, {@link #topK}
+ * Compression trades accuracy for bytes on the wire: {@link #fp16()} and {@link #bf16()} halve them,
+ * {@link #fp8e4m3()} and {@link #fp8e5m2()} quarter them (scaled per bucket), {@link #topK}
  * sends a fraction of the elements (as index and value, 8 bytes each) and keeps the rest for the next step.
  */
 public final class Compression
@@ -23,7 +24,11 @@ public final class Compression
         /** {@link #bf16()}. */
         BF16(2),
         /** {@link #topK(double)}. */
-        TOP_K(3);
+        TOP_K(3),
+        /** {@link #fp8e4m3()}. */
+        FP8_E4M3(4),
+        /** {@link #fp8e5m2()}. */
+        FP8_E5M2(5);
 
         /** In the settings that ranks compare at build. */
         final int code;
@@ -37,6 +42,8 @@ public final class Compression
     private static final Compression NONE = new Compression(Kind.NONE, 1.0);
     private static final Compression FP16 = new Compression(Kind.FP16, 1.0);
     private static final Compression BF16 = new Compression(Kind.BF16, 1.0);
+    private static final Compression FP8_E4M3 = new Compression(Kind.FP8_E4M3, 1.0);
+    private static final Compression FP8_E5M2 = new Compression(Kind.FP8_E5M2, 1.0);
 
     private final Kind kind;
     private final double fraction;
@@ -83,6 +90,31 @@ public final class Compression
     }
 
     /**
+     * FP32 gradients as OCP FP8 E4M3 (3 fraction bits, largest 448), a quarter of the bytes, scaled per bucket from
+     * the largest magnitude any rank had in the bucket in the previous step, and reduced in FP32 at each hop. A step
+     * whose values outgrew the scale (by about 1.9x), or held an infinity or a NaN, repeats the bucket in FP32 on every
+     * rank ({@link StepReport#fallbacks()}). About 1 decimal digit; values below about 2^-10 of the bucket's largest
+     * vanish.
+     *
+     * @return the compression.
+     */
+    public static Compression fp8e4m3()
+    {
+        return FP8_E4M3;
+    }
+
+    /**
+     * As {@link #fp8e4m3()} in FP8 E5M2 (2 fraction bits, largest 57344): less precise (under a decimal digit), a wider
+     * range (values down to about 2^-17 of the bucket's largest), more growth tolerated before a fallback.
+     *
+     * @return the compression.
+     */
+    public static Compression fp8e5m2()
+    {
+        return FP8_E5M2;
+    }
+
+    /**
      * Each rank sends the {@code fraction} of each bucket's elements largest in magnitude (at least one) as
      * (index, value) pairs through an all-gather, and every rank adds them up in rank order. Error feedback: what a
      * rank did not send stays in its residual, which is added to its gradients in the next step, so that nothing is
@@ -105,8 +137,9 @@ public final class Compression
     /**
      * Parses the settings as a user writes them in a configuration or on a command line.
      *
-     * @param text {@code none}, {@code fp16}, {@code bf16} or {@code topk:F} (also {@code topK(F)}, as
-     *             {@link #toString()} writes it), F in (0, 1]; case does not matter.
+     * @param text {@code none}, {@code fp16}, {@code bf16}, {@code fp8e4m3} (or {@code fp8}), {@code fp8e5m2} or
+     *             {@code topk:F} (also {@code topK(F)}, as {@link #toString()} writes it), F in (0, 1]; case does not
+     *             matter.
      * @return the setting.
      * @throws IllegalArgumentException for anything else, saying what is expected.
      */
@@ -131,8 +164,10 @@ public final class Compression
             case "none" -> none();
             case "fp16" -> fp16();
             case "bf16" -> bf16();
+            case "fp8", "fp8e4m3" -> fp8e4m3();
+            case "fp8e5m2" -> fp8e5m2();
             default -> throw new IllegalArgumentException("unknown compression '" + text +
-                "'; choose none, fp16, bf16 or topk:F with F in (0, 1]");
+                "'; choose none, fp16, bf16, fp8e4m3, fp8e5m2 or topk:F with F in (0, 1]");
         };
     }
 
@@ -159,7 +194,14 @@ public final class Compression
      */
     DataType wireType()
     {
-        return kind == Kind.FP16 ? DataType.FP16 : kind == Kind.BF16 ? DataType.BF16 : null;
+        return switch (kind)
+        {
+            case FP16 -> DataType.FP16;
+            case BF16 -> DataType.BF16;
+            case FP8_E4M3 -> DataType.FP8_E4M3;
+            case FP8_E5M2 -> DataType.FP8_E5M2;
+            default -> null;
+        };
     }
 
     /**
@@ -186,13 +228,13 @@ public final class Compression
     }
 
     /**
-     * As a user writes it: {@code none}, {@code fp16}, {@code bf16}, {@code topK(0.01)}.
+     * As a user writes it: {@code none}, {@code fp16}, {@code bf16}, {@code fp8e4m3}, {@code topK(0.01)}.
      *
      * @return the setting.
      */
     @Override
     public String toString()
     {
-        return kind == Kind.TOP_K ? "topK(" + fraction + ")" : kind.name().toLowerCase(Locale.ROOT);
+        return kind == Kind.TOP_K ? "topK(" + fraction + ")" : kind.name().toLowerCase(Locale.ROOT).replace("_", "");
     }
 }

@@ -83,8 +83,12 @@ public final class GradientSync implements AutoCloseable
     private int fallbacksBefore;
     private StepReport lastStep;
     private boolean closed;
+    /** While a {@link #noSync()} scope is open: steps accumulate locally and start no collective. */
+    private boolean accumulating;
+    /** Steps ended inside {@link #noSync()} scopes; read by any thread. */
+    private volatile long accumulatedSteps;
 
-    private GradientSync(
+    GradientSync(
         final GradientSyncBuilder settings, final DataType type, final int[] bytes, final List<ByteBuffer> own)
     {
         this.comm = settings.comm();
@@ -141,95 +145,6 @@ public final class GradientSync implements AutoCloseable
         return new GradientSyncBuilder(comm);
     }
 
-    static GradientSync overBuffers(
-        final GradientSyncBuilder settings, final List<ByteBuffer> gradients, final DataType type)
-    {
-        final int n = gradients == null ? 0 : gradients.size();
-        String problem = n == 0 ? "no gradients; pass the model's gradient buffers, at least one" :
-            typeProblem(settings, type);
-        final long[] counts = new long[n];
-        for (int g = 0; g < n && problem == null; g++)
-        {
-            problem = bufferProblem(g, gradients.get(g), type);
-            counts[g] = problem == null ? gradients.get(g).remaining() / type.size() : 0;
-        }
-        agree(settings, type, counts, problem);
-        final int[] bytes = Arrays.stream(counts).mapToInt(c -> (int)c * type.size()).toArray();
-        return new GradientSync(settings, type, bytes, gradients);
-    }
-
-    /** Why a buffer of the model cannot serve as a gradient, or null, in the words of the communicator's own checks. */
-    private static String bufferProblem(final int g, final ByteBuffer b, final DataType type)
-    {
-        if (b == null || !b.isDirect())
-        {
-            return "gradient " + g + " is " + (b == null ? "null" : "a heap buffer") +
-                "; allocate gradients with ByteBuffer.allocateDirect, or use buildViews";
-        }
-        if (b.isReadOnly())
-        {
-            return "gradient " + g + " is read-only; await() writes the reduced values into it";
-        }
-        if (type.size() > 1 && b.order() != ByteOrder.nativeOrder())
-        {
-            return "gradient " + g + " is in " + b.order() + " byte order; elements are read in native order, so " +
-                "create it with .order(ByteOrder.nativeOrder())";
-        }
-        if (b.remaining() % type.size() != 0)
-        {
-            return "gradient " + g + " holds " + b.remaining() + " bytes, not a whole number of " + type +
-                " elements (" + type.size() + " bytes)";
-        }
-        return null;
-    }
-
-    static GradientSync overViews(final GradientSyncBuilder settings, final long[] elementCounts, final DataType type)
-    {
-        final long[] counts = elementCounts == null ? new long[0] : elementCounts.clone();
-        String problem = counts.length == 0 ? "no gradients; pass each gradient's element count, at least one" :
-            typeProblem(settings, type);
-        for (int g = 0; g < counts.length && problem == null; g++)
-        {
-            if (counts[g] < 0 || counts[g] > Integer.MAX_VALUE / type.size())
-            {
-                problem = "gradient " + g + " has " + counts[g] + " elements; a gradient holds from 0 to " +
-                    Integer.MAX_VALUE / type.size() + " " + type + " elements";
-            }
-        }
-        agree(settings, type, counts, problem);
-        final int[] bytes = Arrays.stream(counts).mapToInt(c -> (int)c * type.size()).toArray();
-        return new GradientSync(settings, type, bytes, null);
-    }
-
-    private static String typeProblem(final GradientSyncBuilder settings, final DataType type)
-    {
-        if (type == null)
-        {
-            return "no type; pass DataType.FP32, FP16 or BF16";
-        }
-        if (type != DataType.FP32 && type != DataType.FP16 && type != DataType.BF16)
-        {
-            return "gradients of type " + type + "; GradientSync takes FP32, FP16 or BF16";
-        }
-        if (!settings.compression().accepts(type))
-        {
-            return "compression " + settings.compression() + " applies to FP32 gradients, these are " + type +
-                "; use Compression.none()";
-        }
-        return null;
-    }
-
-    /** Every rank's local checks and settings, compared collectively so that every rank fails alike. */
-    private static void agree(
-        final GradientSyncBuilder settings, final DataType type, final long[] counts, final String problem)
-    {
-        // Every rank takes part in the comparison, even one that refuses its own arguments, so that none waits.
-        SettingsAgreement.check(settings.comm(), problem == null ? null : "GradientSync.build on rank " +
-            settings.comm().rank() + ": " + problem, type == null ? DataType.FP32 : type, settings.compression(),
-            settings.average(),
-            settings.firstBucketBytes(), settings.bucketCapBytes(), counts);
-    }
-
     private static BucketCodec codec(
         final GradientSyncBuilder settings, final DataType type, final int count, final TopKSelector selector)
     {
@@ -238,6 +153,8 @@ public final class GradientSync implements AutoCloseable
         {
             case NONE -> new PlainCodec(settings.comm(), type, count, settings.average());
             case FP16, BF16 -> new HalfPrecisionCodec(settings.comm(), compression.wireType(), count,
+                settings.average());
+            case FP8_E4M3, FP8_E5M2 -> new Fp8Codec(settings.comm(), compression.wireType(), count,
                 settings.average());
             case TOP_K -> new TopKCodec(settings.comm(), count, compression.fraction(), settings.average(), selector);
         };
@@ -269,12 +186,16 @@ public final class GradientSync implements AutoCloseable
                     " was already marked ready in step " + step + "; call await() to end the step before marking " +
                     "it again");
             }
-            if (positions != null)
+            if (positions != null && !accumulating)
             {
-                copyIn(i);
+                copyIn(i); // checks the buffer first: a refused call marks nothing
             }
             marked[i] = true;
             markedCount++;
+            if (accumulating)
+            {
+                return; // the gradient stays where the model accumulates it, for the step that synchronises
+            }
             buckets[plan.bucketOf(i)].pending--;
             if (overlap)
             {
@@ -300,6 +221,13 @@ public final class GradientSync implements AutoCloseable
             {
                 throw new IllegalStateException(where("await()") + unmarked() + " not marked ready; call " +
                     "markReady(i) for each before await() (the step goes on: nothing marked is lost)");
+            }
+            if (accumulating)
+            {
+                Arrays.fill(marked, false);
+                markedCount = 0;
+                accumulatedSteps++;
+                return;
             }
             if (positions != null)
             {
@@ -331,6 +259,56 @@ public final class GradientSync implements AutoCloseable
                 endStep();
             }
         }
+    }
+
+    /**
+     * Gradient accumulation, as PyTorch DDP's {@code no_sync()}: until the scope closes, steps start no collective and
+     * leave the gradients as the model accumulates them; the first step after it all-reduces the sums, once
+     * ({@link NoSync} says how to use it).
+     *
+     * @return the scope; close it between steps.
+     * @throws IllegalStateException in the middle of a step, inside another scope, or when the helper is closed.
+     */
+    public NoSync noSync()
+    {
+        synchronized (lock)
+        {
+            ensureOpen("noSync()");
+            if (accumulating)
+            {
+                throw new IllegalStateException(where("noSync()") + "a noSync() scope is open already; close it " +
+                    "first (scopes do not nest)");
+            }
+            if (markedCount > 0)
+            {
+                throw new IllegalStateException(where("noSync()") + "in the middle of a step (" + markedCount +
+                    " gradients marked); call it between steps, after await()");
+            }
+            accumulating = true;
+            return new NoSync(this::endNoSync);
+        }
+    }
+
+    /** Closes the {@link #noSync()} scope: the next step synchronises. */
+    private void endNoSync()
+    {
+        synchronized (lock)
+        {
+            if (markedCount > 0)
+            {
+                throw new IllegalStateException(where("noSync().close()") + "in the middle of a step (" +
+                    markedCount + " gradients marked); call await() to end it inside the scope");
+            }
+            accumulating = false;
+        }
+    }
+
+    /**
+     * @return the steps ended inside {@link #noSync()} scopes, which started no collective; any thread may read it.
+     */
+    public long accumulatedSteps()
+    {
+        return accumulatedSteps;
     }
 
     /**

@@ -110,7 +110,7 @@ public final class GradientSyncBuilder
      */
     public GradientSync build(final List<ByteBuffer> gradients, final DataType type)
     {
-        return GradientSync.overBuffers(this, gradients, type);
+        return GradientRegistration.overBuffers(this, gradients, type);
     }
 
     /**
@@ -128,7 +128,7 @@ public final class GradientSyncBuilder
      */
     public GradientSync buildViews(final long[] elementCounts, final DataType type)
     {
-        return GradientSync.overViews(this, elementCounts, type);
+        return GradientRegistration.overViews(this, elementCounts, type);
     }
 
     Communicator comm()

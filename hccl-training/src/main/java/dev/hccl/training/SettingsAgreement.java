@@ -45,8 +45,8 @@ final class SettingsAgreement
      *                       {@link ErrorCode#E_MISMATCH} on every rank when any rank differs from rank 0.
      */
     static void check(
-        final Communicator comm, final String localProblem, final DataType type, final Compression compression, final boolean average,
-        final long firstBucketBytes, final long bucketCapBytes, final long[] elementCounts)
+        final Communicator comm, final String localProblem, final DataType type, final Compression compression,
+        final boolean average, final long firstBucketBytes, final long bucketCapBytes, final long[] elementCounts)
     {
         final List<Field> fields = List.of(
             new Field("accepted", localProblem == null ? 1 : 0, v -> Boolean.toString(v != 0)),
@@ -125,7 +125,7 @@ final class SettingsAgreement
         {
             if (kind.code == code)
             {
-                return kind == Compression.Kind.TOP_K ? "topK" : kind.name().toLowerCase(Locale.ROOT);
+                return kind == Compression.Kind.TOP_K ? "topK" : kind.name().toLowerCase(Locale.ROOT).replace("_", "");
             }
         }
         return "code " + code;

@@ -245,6 +245,94 @@ class GradientSyncTest extends ThreeRanks
         assertSameOnEveryRank(results);
     }
 
+    /**
+     * FP8 with its per-bucket scale: a bucket of gradients around 1e-6, which E4M3 without a scale flushes to zero
+     * (its smallest subnormal is 2^-9), keeps its mean to E4M3's precision; a step whose values outgrew the scale
+     * tenfold, and one with an infinity on one rank, fall back to FP32 on every rank, with the FP32 mean.
+     */
+    @Test
+    void fp8ScalesEachBucketAndFallsBackWhenValuesOutgrowTheScale() throws Exception
+    {
+        for (final Compression fp8 : List.of(Compression.fp8e4m3(), Compression.fp8e5m2()))
+        {
+            RankThreads.values(comms, comm ->
+            {
+                final int n = comm.worldSize();
+                try (GradientSync sync = GradientSync.builder(comm).compression(fp8).buildViews(new long[]{1000},
+                    DataType.FP32))
+                {
+                    final ByteBuffer g = sync.gradients().get(0);
+                    final float[] magnitudes = {1e-6f, 1e-6f, 1e-5f, 1e-5f};
+                    for (int step = 0; step < magnitudes.length; step++)
+                    {
+                        for (int i = 0; i < 1000; i++)
+                        {
+                            g.putFloat(4 * i, magnitudes[step] * (comm.rank() + 1) * (1 + i % 10) / 10f);
+                        }
+                        if (step == 3 && comm.rank() == 1)
+                        {
+                            g.putFloat(4 * 7, Float.POSITIVE_INFINITY);
+                        }
+                        sync.markReady(0);
+                        sync.await();
+                        final boolean fallback = step >= 2; // 10x the scale's magnitude; then an infinity
+                        assertEquals(fallback ? 1 : 0, sync.lastStep().fallbacks(), fp8 + " step " + step);
+                        for (int i = 0; i < 1000; i++)
+                        {
+                            final float mean = magnitudes[step] * (n + 1) / 2f * (1 + i % 10) / 10f;
+                            final float got = g.getFloat(4 * i);
+                            if (step == 3 && i == 7)
+                            {
+                                assertEquals(Float.POSITIVE_INFINITY, got);
+                                continue;
+                            }
+                            // Each value and each partial sum rounded to 3 or 2 fraction bits; vanished is 100%.
+                            final double tolerance = fallback ? 1e-6 : fp8.kind() == Compression.Kind.FP8_E4M3 ?
+                                0.25 : 0.5;
+                            assertEquals(mean, got, tolerance * mean, fp8 + " step " + step + " element " + i);
+                        }
+                    }
+                    assertEquals(2, sync.fallbacks());
+                }
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void noSyncIsRefusedMidStepOrNestedAndItsCloseMidStep() throws Exception
+    {
+        RankThreads.values(comms, comm ->
+        {
+            try (GradientSync sync = GradientSync.builder(comm).buildViews(new long[]{8, 8}, DataType.FP32))
+            {
+                sync.markReady(0);
+                final IllegalStateException midStep = assertThrows(IllegalStateException.class, sync::noSync);
+                assertTrue(midStep.getMessage().startsWith("GradientSync.noSync() on rank " + comm.rank() +
+                    ", step 0: in the middle of a step (1 gradients marked)"), midStep.getMessage());
+                sync.markReady(1);
+                sync.await();
+                final NoSync scope = sync.noSync();
+                assertTrue(assertThrows(IllegalStateException.class, sync::noSync).getMessage()
+                    .contains("a noSync() scope is open already"));
+                sync.markReady(1);
+                assertTrue(assertThrows(IllegalStateException.class, scope::close).getMessage()
+                    .contains("call await() to end it inside the scope"));
+                sync.markReady(0);
+                sync.await();
+                scope.close();
+                scope.close(); // idempotent
+                assertEquals(1, sync.steps());
+                assertEquals(1, sync.accumulatedSteps());
+                sync.markReady(1);
+                sync.markReady(0);
+                sync.await(); // synchronises again: every rank issues it
+                assertEquals(2, sync.steps());
+            }
+            return null;
+        });
+    }
+
     @Test
     void reportsTheStep() throws Exception
     {

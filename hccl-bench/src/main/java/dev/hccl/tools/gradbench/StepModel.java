@@ -80,6 +80,7 @@ final class StepModel
         {
             case NONE -> WireProtocol.PLAIN;
             case FP16, BF16 -> WireProtocol.HALF;
+            case FP8_E4M3, FP8_E5M2 -> WireProtocol.QUARTER;
             case TOP_K -> WireProtocol.SPARSE;
         };
         double seconds = 0;
