@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         usageHelpAutoWidth = true,
         customSynopsis = {"hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
-                + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--max-restarts R] [--] COMMAND [ARGS...]",
+                + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--bind-to core|numa|none] "
+                + "[--max-restarts R] [--] COMMAND [ARGS...]",
             "hcclrun --nnodes N --node-rank K --nproc-per-node P --master-addr ADDR [--master-port PORT] "
                 + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]"},
         description = {
@@ -99,6 +101,12 @@ public final class HcclRun implements Callable<Integer>
             description = "Read the job token from FILE, which only you may read (chmod 600), instead of "
                     + "HCCL_JOB_TOKEN; never give a token on the command line, where ps shows it.")
     private Path tokenFile;
+
+    @Option(names = "--bind-to", paramLabel = "core|numa|none", defaultValue = "none",
+            description = "Bind each rank to a core of its own (with its hardware threads) or to a NUMA node, the "
+                    + "ranks spread over the NUMA nodes first, round-robin beyond; as Open MPI's --bind-to, through "
+                    + "taskset (default: ${DEFAULT-VALUE}: the launcher's affinity).")
+    private String bindTo;
 
     @Option(names = "--max-restarts", paramLabel = "R", defaultValue = "0",
             description = "When a rank fails, stop this node's ranks and start them all again, at most R times "
@@ -269,12 +277,40 @@ public final class HcclRun implements Callable<Integer>
                 return 1;
             }
         }
+        final List<String> cpus;
+        try
+        {
+            cpus = cpuLists(local);
+        }
+        catch (final IOException e)
+        {
+            err.println("hcclrun: --bind-to " + bindTo + ": " + e.getMessage() + " (binding needs Linux's /sys and "
+                    + "taskset; use --bind-to none)");
+            err.flush();
+            return 1;
+        }
         final int node = nodeRank == null ? 0 : nodeRank;
         // Launchers of several nodes must agree on the port: none picks a free one of its own.
         final Integer port = nodes > 1 && masterPort == null ? Integer.valueOf(DEFAULT_MULTI_NODE_PORT) : masterPort;
         LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), local, local * nodes, node * local, addr, port,
-                grace, !noPrefix, namespaces, maxRestarts);
+                grace, !noPrefix, namespaces, maxRestarts, cpus);
         return new LocalJob(plan, out, err, token).run();
+    }
+
+    /** Each local rank's CPUs under --bind-to, or none. */
+    private List<String> cpuLists(final int local) throws IOException
+    {
+        final CpuPlacement.Mode mode;
+        try
+        {
+            mode = CpuPlacement.Mode.valueOf(bindTo.toUpperCase(Locale.ROOT));
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw usage("--bind-to takes core, numa or none, not " + bindTo);
+        }
+        return mode == CpuPlacement.Mode.NONE ? List.of() :
+                CpuPlacement.probe(Path.of("/sys"), CpuPlacement.allowed()).cpuLists(mode, local);
     }
 
     /** The ranks this hcclrun starts, from -np, --nnodes and --nproc-per-node, which must agree. */

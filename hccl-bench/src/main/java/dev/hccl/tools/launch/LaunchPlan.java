@@ -1,6 +1,7 @@
 package dev.hccl.tools.launch;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -19,14 +20,22 @@ import java.util.Objects;
  * @param namespaces  the network namespace of each rank ({@code ranks} entries), or empty to run every
  *                    rank in the launcher's own
  * @param maxRestarts how many times the ranks are started again after one fails (torchrun's {@code --max-restarts})
+ * @param cpus        the CPUs each rank is bound to ({@code ranks} lists in {@code taskset}'s format), or empty to
+ *                    leave them the launcher's
  */
 record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank, String masterAddr,
-                  Integer masterPort, Duration gracePeriod, boolean prefix, List<String> namespaces, int maxRestarts)
+                  Integer masterPort, Duration gracePeriod, boolean prefix, List<String> namespaces, int maxRestarts,
+                  List<String> cpus)
 {
     LaunchPlan
     {
         command = List.copyOf(command);
         namespaces = List.copyOf(namespaces);
+        cpus = List.copyOf(cpus);
+        if (!cpus.isEmpty() && cpus.size() != ranks)
+        {
+            throw new IllegalArgumentException(cpus.size() + " CPU lists for " + ranks + " ranks");
+        }
         Objects.requireNonNull(masterAddr, "masterAddr");
         Objects.requireNonNull(gracePeriod, "gracePeriod");
         if (command.isEmpty())
@@ -58,18 +67,26 @@ record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank,
     LaunchPlan(final List<String> command, final int ranks, final String masterAddr, final Integer masterPort,
         final Duration gracePeriod, final boolean prefix, final List<String> namespaces)
     {
-        this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0);
+        this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0, List.of());
     }
 
     /**
-     * The command line that starts one rank: {@link #command()}, inside the rank's namespace if it has one.
+     * The command line that starts one rank: {@link #command()}, inside the rank's namespace if it has one, bound to
+     * its CPUs if it has them.
      *
      * @param rank a rank of this launcher, 0-based
      * @return the program and its arguments
      */
     List<String> commandOf(final int rank)
     {
-        return namespaces.isEmpty() ? command : NetnsPlacement.wrap(namespaces.get(rank), command);
+        final List<String> placed = namespaces.isEmpty() ? command : NetnsPlacement.wrap(namespaces.get(rank), command);
+        if (cpus.isEmpty())
+        {
+            return placed;
+        }
+        final List<String> bound = new ArrayList<>(List.of("taskset", "-c", cpus.get(rank)));
+        bound.addAll(placed);
+        return bound;
     }
 
     /**

@@ -39,6 +39,7 @@ class HcclRunUsageTest
                         + "its own hcclrun (in its namespace: ip netns exec NODE hcclrun ...)", "--nnodes", "2",
                         "--node-rank", "0", "--nproc-per-node", "2", "--master-addr", "10.0.0.1", "--netns",
                         "hccl-node0", "sh"),
+                usageError("--bind-to takes core, numa or none, not socket", "-np", "2", "--bind-to", "socket", "sh"),
                 usageError("--max-restarts must be in 0..100, not -1", "-np", "2", "--max-restarts", "-1", "sh"),
                 usageError("--token-file /nonexistent/token cannot be read: java.nio.file.NoSuchFileException: "
                         + "/nonexistent/token", "-np", "2", "--token-file", "/nonexistent/token", "sh"),
