@@ -88,6 +88,12 @@ final class GradientRegistration
         {
             return "gradients of type " + type + "; GradientSync takes FP32, FP16 or BF16";
         }
+        if (settings.autotune() != null && settings.compression().kind() == Compression.Kind.TOP_K)
+        {
+            return "autotune with compression " + settings.compression() + ": autotune changes the buckets, which " +
+                "would drop what top-k's error feedback holds back; set the bucket sizes yourself, or autotune " +
+                "without compression first and keep the sizes it chooses";
+        }
         if (!settings.compression().accepts(type))
         {
             return "compression " + settings.compression() + " applies to FP32 gradients, these are " + type +
@@ -103,7 +109,7 @@ final class GradientRegistration
         // Every rank takes part in the comparison, even one that refuses its own arguments, so that none waits.
         SettingsAgreement.check(settings.comm(), problem == null ? null : "GradientSync.build on rank " +
             settings.comm().rank() + ": " + problem, type == null ? DataType.FP32 : type, settings.compression(),
-            settings.average(),
-            settings.firstBucketBytes(), settings.bucketCapBytes(), counts);
+            settings.average(), settings.firstBucketBytes(), settings.bucketCapBytes(),
+            settings.autotune() == null ? 0 : settings.autotune().fingerprint(), counts);
     }
 }

@@ -26,6 +26,10 @@ import java.util.List;
  * Buckets start in bucket order on every rank, whatever order the gradients become ready in, so that all ranks
  * issue the same collectives in the same order (DDP's rule): a bucket completed early waits for the ones before it.
  * <p>
+ * Bucket sizes: set ({@link GradientSyncBuilder#bucketCapBytes}), or found by {@link Autotune} over the first steps,
+ * all ranks alike. Whatever the sizes, the buckets are slices of one layout ({@link BucketPlan}), so changing them
+ * moves no gradient: views stay valid.
+ * <p>
  * Threads: {@code markReady} may be called from any thread; calls are serialised here. The communicator stays the
  * caller's, open after {@link #close()}; while a step is under way, other collectives on it from other threads must
  * be ordered alike on every rank, as always.
@@ -45,29 +49,18 @@ public final class GradientSync implements AutoCloseable
     /** The most unmarked gradients {@link #await()} names. */
     private static final int NAMED_AT_MOST = 10;
 
-    /** One bucket: its buffer, its gradients and its codec, with the state of the current step. */
-    private static final class Bucket
-    {
-        final ByteBuffer flat;
-        final int[] members;
-        /** Null for a bucket of zero-length gradients: there is nothing to send, on any rank. */
-        final BucketCodec codec;
-        int pending;
-        CommFuture future;
-
-        Bucket(final ByteBuffer flat, final int[] members, final BucketCodec codec)
-        {
-            this.flat = flat;
-            this.members = members;
-            this.codec = codec;
-            this.pending = members.length;
-        }
-    }
-
     private final Communicator comm;
     private final boolean overlap;
-    private final BucketPlan plan;
-    private final Bucket[] buckets;
+    private final DataType type;
+    private final GradientSyncBuilder settings;
+    /** The gradients' layout in bytes, as {@link BucketPlan} lays them: every plan's buckets are slices of these. */
+    private final ByteBuffer[] segments;
+    /** Top-k's selection scratch, shared by the buckets, whose codecs start one at a time. */
+    private final TopKSelector selector = new TopKSelector();
+    /** Replaced, between steps, only by autotune; read without the lock by the getters that any thread may call. */
+    private volatile BucketSet set;
+    /** Null without autotune. */
+    private final BucketTuner tuner;
     /** The gradients as the model sees them: its own buffers, or views of the buckets. */
     private final List<ByteBuffer> gradients;
     /** Null when the gradients are views of the buckets; else where each of the model's buffers holds its data. */
@@ -77,10 +70,11 @@ public final class GradientSync implements AutoCloseable
     private final boolean[] marked;
     private final Object lock = new Object();
     private int markedCount;
-    private int nextToStart;
     /** Steps ended; written by the training thread, read by any ({@link #steps()}). */
     private volatile long step;
     private int fallbacksBefore;
+    /** Fallbacks of the bucket sets autotune replaced. */
+    private volatile long retiredFallbacks;
     private StepReport lastStep;
     private boolean closed;
     /** While a {@link #noSync()} scope is open: steps accumulate locally and start no collective. */
@@ -92,34 +86,32 @@ public final class GradientSync implements AutoCloseable
         final GradientSyncBuilder settings, final DataType type, final int[] bytes, final List<ByteBuffer> own)
     {
         this.comm = settings.comm();
+        this.settings = settings;
+        this.type = type;
         this.overlap = settings.overlap();
         this.bytes = bytes;
-        this.plan = BucketPlan.of(Arrays.stream(bytes).asLongStream().toArray(), settings.firstBucketBytes(),
-            settings.bucketCapBytes());
-        this.buckets = new Bucket[plan.bucketCount()];
-        final TopKSelector selector = new TopKSelector();
-        for (int b = 0; b < buckets.length; b++)
+        final long[] sizes = Arrays.stream(bytes).asLongStream().toArray();
+        final BucketPlan plan = BucketPlan.of(sizes, settings.firstBucketBytes(), settings.bucketCapBytes());
+        this.segments = new ByteBuffer[plan.segmentCount()];
+        for (int s = 0; s < segments.length; s++)
         {
-            if (plan.bytes(b) > Integer.MAX_VALUE)
-            {
-                throw new IllegalArgumentException("GradientSync.build on rank " + comm.rank() + ": bucket " + b +
-                    " would hold " + plan.bytes(b) + " bytes, more than a buffer can (2 GiB); lower bucketCapBytes");
-            }
-            final int size = (int)plan.bytes(b);
-            // Registered where the bucket itself is what the all-reduce sends (no compression): within a node the
-            // arena then reads it where it lies. Every rank allocates the same buckets in the same order.
-            final ByteBuffer flat = size > 0 && settings.compression().kind() == Compression.Kind.NONE ?
+            final int size = (int)plan.segmentBytes(s);
+            // Registered where the buckets themselves are what the all-reduces send (no compression): within a node
+            // the arena then reads them where they lie. Every rank allocates the same segments in the same order.
+            segments[s] = size > 0 && settings.compression().kind() == Compression.Kind.NONE ?
                 comm.allocateRegistered(size) : ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
-            buckets[b] = new Bucket(flat, plan.members(b),
-                size == 0 ? null : codec(settings, type, size / type.size(), selector));
         }
+        this.set = new BucketSet(plan, segments, this::codec);
+        this.tuner = settings.autotune() == null ? null : new BucketTuner(settings.autotune(), sizes, plan,
+            settings.bucketCapBytes(), settings.firstBucketBytes(), comm.rank());
         this.marked = new boolean[bytes.length];
         if (own == null)
         {
             final List<ByteBuffer> views = new ArrayList<>(bytes.length);
             for (int g = 0; g < bytes.length; g++)
             {
-                views.add(buckets[plan.bucketOf(g)].flat.slice((int)plan.offsetOf(g), bytes[g])
+                final int b = plan.bucketOf(g);
+                views.add(segments[plan.segmentOf(b)].slice((int)(plan.startOf(b) + plan.offsetOf(g)), bytes[g])
                     .order(ByteOrder.nativeOrder()));
             }
             this.gradients = Collections.unmodifiableList(views);
@@ -145,18 +137,17 @@ public final class GradientSync implements AutoCloseable
         return new GradientSyncBuilder(comm);
     }
 
-    private static BucketCodec codec(
-        final GradientSyncBuilder settings, final DataType type, final int count, final TopKSelector selector)
+    /** The codec of a bucket of {@code size} bytes, as the settings say. */
+    private BucketCodec codec(final int size)
     {
         final Compression compression = settings.compression();
+        final int count = size / type.size();
         return switch (compression.kind())
         {
-            case NONE -> new PlainCodec(settings.comm(), type, count, settings.average());
-            case FP16, BF16 -> new HalfPrecisionCodec(settings.comm(), compression.wireType(), count,
-                settings.average());
-            case FP8_E4M3, FP8_E5M2 -> new Fp8Codec(settings.comm(), compression.wireType(), count,
-                settings.average());
-            case TOP_K -> new TopKCodec(settings.comm(), count, compression.fraction(), settings.average(), selector);
+            case NONE -> new PlainCodec(comm, type, count, settings.average());
+            case FP16, BF16 -> new HalfPrecisionCodec(comm, compression.wireType(), count, settings.average());
+            case FP8_E4M3, FP8_E5M2 -> new Fp8Codec(comm, compression.wireType(), count, settings.average());
+            case TOP_K -> new TopKCodec(comm, count, compression.fraction(), settings.average(), selector);
         };
     }
 
@@ -174,33 +165,53 @@ public final class GradientSync implements AutoCloseable
     {
         synchronized (lock)
         {
-            ensureOpen("markReady(" + i + ")");
-            if (i < 0 || i >= marked.length)
+            if (tuner != null && tuner.searching() && !accumulating)
             {
-                throw new IllegalArgumentException(where("markReady(" + i + ")") + "no such gradient; there are " +
-                    marked.length + ", from 0 to " + (marked.length - 1));
+                final long start = System.nanoTime();
+                try
+                {
+                    markReadyLocked(i);
+                }
+                finally
+                {
+                    tuner.add(System.nanoTime() - start);
+                }
             }
-            if (marked[i])
+            else
             {
-                throw new IllegalStateException(where("markReady(" + i + ")") + "gradient " + i +
-                    " was already marked ready in step " + step + "; call await() to end the step before marking " +
-                    "it again");
+                markReadyLocked(i);
             }
-            if (positions != null && !accumulating)
-            {
-                copyIn(i); // checks the buffer first: a refused call marks nothing
-            }
-            marked[i] = true;
-            markedCount++;
-            if (accumulating)
-            {
-                return; // the gradient stays where the model accumulates it, for the step that synchronises
-            }
-            buckets[plan.bucketOf(i)].pending--;
-            if (overlap)
-            {
-                startOrEndStep();
-            }
+        }
+    }
+
+    private void markReadyLocked(final int i)
+    {
+        ensureOpen("markReady(" + i + ")");
+        if (i < 0 || i >= marked.length)
+        {
+            throw new IllegalArgumentException(where("markReady(" + i + ")") + "no such gradient; there are " +
+                marked.length + ", from 0 to " + (marked.length - 1));
+        }
+        if (marked[i])
+        {
+            throw new IllegalStateException(where("markReady(" + i + ")") + "gradient " + i +
+                " was already marked ready in step " + step + "; call await() to end the step before marking " +
+                "it again");
+        }
+        if (positions != null && !accumulating)
+        {
+            copyIn(i); // checks the buffer first: a refused call marks nothing
+        }
+        marked[i] = true;
+        markedCount++;
+        if (accumulating)
+        {
+            return; // the gradient stays where the model accumulates it, for the step that synchronises
+        }
+        set.marked(i);
+        if (overlap)
+        {
+            startOrEndStep();
         }
     }
 
@@ -237,10 +248,11 @@ public final class GradientSync implements AutoCloseable
                 }
             }
             final long start = System.nanoTime();
+            boolean ended = false;
             try
             {
-                startCompleteBuckets();
-                for (final Bucket b : buckets)
+                set.startComplete();
+                for (final BucketSet.Bucket b : set.buckets)
                 {
                     if (b.codec != null)
                     {
@@ -253,11 +265,30 @@ public final class GradientSync implements AutoCloseable
                     }
                 }
                 report(System.nanoTime() - start);
+                ended = true;
             }
             finally
             {
                 endStep();
             }
+            if (ended && tuner != null && tuner.searching())
+            {
+                tuner.add(System.nanoTime() - start);
+                nextTrial();
+            }
+        }
+    }
+
+    /** The step ended alike on every rank: autotune may measure, and then change the buckets for the next. */
+    private void nextTrial()
+    {
+        final BucketPlan next = tuner.stepEnded(comm);
+        if (next != null)
+        {
+            set.joinAll();
+            retiredFallbacks += set.fallbacks();
+            fallbacksBefore = 0;
+            set = new BucketSet(next, segments, this::codec);
         }
     }
 
@@ -327,7 +358,7 @@ public final class GradientSync implements AutoCloseable
      */
     public int bucketCount()
     {
-        return buckets.length;
+        return set.buckets.length;
     }
 
     /**
@@ -336,7 +367,38 @@ public final class GradientSync implements AutoCloseable
      */
     public int bucketOf(final int i)
     {
-        return plan.bucketOf(i);
+        return set.plan.bucketOf(i);
+    }
+
+    /**
+     * @return the bucket cap of the buckets in use: the builder's, or autotune's trial or choice. Any thread may read
+     *         it.
+     */
+    public long bucketCapBytes()
+    {
+        return tuner == null ? settings.bucketCapBytes() : tuner.bucketCapBytes();
+    }
+
+    /**
+     * @return the first bucket's cap in use, as {@link #bucketCapBytes()}.
+     */
+    public long firstBucketBytes()
+    {
+        return tuner == null ? settings.firstBucketBytes() : tuner.firstBucketBytes();
+    }
+
+    /**
+     * The trials of autotune so far, the same on every rank: each pair of caps tried and its figure. Autotune has
+     * chosen once {@link StepReport#tuning()} says {@link StepReport.Tuning#CHOSEN}.
+     *
+     * @return the trials, in order; empty without autotune.
+     */
+    public List<AutotuneTrial> autotuneTrials()
+    {
+        synchronized (lock)
+        {
+            return tuner == null ? List.of() : tuner.trials();
+        }
     }
 
     /**
@@ -348,12 +410,7 @@ public final class GradientSync implements AutoCloseable
      */
     public long fallbacks()
     {
-        long total = 0;
-        for (final Bucket b : buckets)
-        {
-            total += b.codec == null ? 0 : b.codec.fallbacks();
-        }
-        return total;
+        return retiredFallbacks + set.fallbacks();
     }
 
     /**
@@ -389,10 +446,7 @@ public final class GradientSync implements AutoCloseable
                 return;
             }
             closed = true;
-            for (final Bucket b : buckets)
-            {
-                joinQuietly(b);
-            }
+            set.joinAll();
         }
     }
 
@@ -402,26 +456,14 @@ public final class GradientSync implements AutoCloseable
      */
     FloatBuffer residual(final int bucket)
     {
-        return ((TopKCodec)buckets[bucket].codec).residual();
-    }
-
-    private void startCompleteBuckets()
-    {
-        while (nextToStart < buckets.length && buckets[nextToStart].pending == 0)
-        {
-            final Bucket b = buckets[nextToStart];
-            if (b.codec != null)
-            {
-                b.future = b.codec.start(b.flat);
-            }
-            nextToStart++;
-        }
+        return ((TopKCodec)set.buckets[bucket].codec).residual();
     }
 
     private void copyIn(final int i)
     {
         checkUnchanged("markReady(" + i + ")", i);
-        buckets[plan.bucketOf(i)].flat.put((int)plan.offsetOf(i), gradients.get(i), positions[i], bytes[i]);
+        set.buckets[set.plan.bucketOf(i)].flat.put((int)set.plan.offsetOf(i), gradients.get(i), positions[i],
+            bytes[i]);
     }
 
     /** Refuses a call, changing nothing, when a gradient buffer's position or limit moved since build. */
@@ -444,7 +486,7 @@ public final class GradientSync implements AutoCloseable
     {
         try
         {
-            startCompleteBuckets();
+            set.startComplete();
         }
         catch (final RuntimeException ex)
         {
@@ -453,63 +495,30 @@ public final class GradientSync implements AutoCloseable
         }
     }
 
-    private void copyOut(final Bucket b)
+    private void copyOut(final BucketSet.Bucket b)
     {
         for (final int g : b.members)
         {
-            gradients.get(g).put(positions[g], b.flat, (int)plan.offsetOf(g), bytes[g]);
+            gradients.get(g).put(positions[g], b.flat, (int)set.plan.offsetOf(g), bytes[g]);
         }
     }
 
     private void report(final long waitNanos)
     {
-        long wire = 0;
-        int fallbacks = 0;
-        for (final Bucket b : buckets)
-        {
-            if (b.codec != null)
-            {
-                wire += b.codec.wireBytes();
-                fallbacks += b.codec.fallbacks();
-            }
-        }
-        lastStep = new StepReport(step, buckets.length, waitNanos, wire, fallbacks - fallbacksBefore);
+        final StepReport.Tuning tuning = tuner == null ? StepReport.Tuning.OFF :
+            tuner.searching() ? StepReport.Tuning.TRIAL : StepReport.Tuning.CHOSEN;
+        lastStep = new StepReport(step, set.buckets.length, waitNanos, set.wireBytes(),
+            set.fallbacks() - fallbacksBefore, bucketCapBytes(), firstBucketBytes(), tuning);
     }
 
     /** Clears the step's state, after success or failure; collectives still under way are waited for. */
     private void endStep()
     {
-        for (final Bucket b : buckets)
-        {
-            joinQuietly(b);
-            b.pending = b.members.length;
-        }
+        set.reset();
         Arrays.fill(marked, false);
         markedCount = 0;
-        nextToStart = 0;
-        fallbacksBefore = 0;
-        for (final Bucket b : buckets)
-        {
-            fallbacksBefore += b.codec == null ? 0 : b.codec.fallbacks();
-        }
+        fallbacksBefore = set.fallbacks();
         step++;
-    }
-
-    private static void joinQuietly(final Bucket b)
-    {
-        final CommFuture f = b.future;
-        b.future = null;
-        if (f != null)
-        {
-            try
-            {
-                f.join();
-            }
-            catch (final RuntimeException alreadyReported)
-            {
-                // The step's caller got the first failure; the others are its consequences.
-            }
-        }
     }
 
     private String unmarked()

@@ -23,6 +23,7 @@ public final class GradientSyncBuilder
     private boolean average = true;
     private Compression compression = Compression.none();
     private boolean overlap = true;
+    private Autotune autotune = Autotune.fromEnvironment();
 
     GradientSyncBuilder(final Communicator comm)
     {
@@ -95,6 +96,22 @@ public final class GradientSyncBuilder
     }
 
     /**
+     * Tunes the bucket sizes over the first steps of training, as {@link Autotune} says, starting from
+     * {@link #bucketCapBytes} and {@link #firstBucketBytes}. The default comes from the environment:
+     * {@code HCCL_AUTOTUNE=1} turns it on with {@link Autotune#defaults()}, so that a launcher can.
+     * <p>
+     * Not with {@link Compression#topK}: changing the buckets would drop what its error feedback holds back.
+     *
+     * @param autotune the search, or null to keep the sizes set.
+     * @return this builder.
+     */
+    public GradientSyncBuilder autotune(final Autotune autotune)
+    {
+        this.autotune = autotune;
+        return this;
+    }
+
+    /**
      * Builds over the model's own gradient buffers: each gradient's data runs from its buffer's position to its limit,
      * which must stay as they are. At each step the gradients are copied into their bucket's buffer as they are marked
      * ready (Horovod's tensor fusion) and the results copied back in {@link GradientSync#await()}.
@@ -159,6 +176,11 @@ public final class GradientSyncBuilder
     boolean overlap()
     {
         return overlap;
+    }
+
+    Autotune autotune()
+    {
+        return autotune;
     }
 
     private static long positive(final String name, final long bytes)

@@ -39,6 +39,7 @@ final class SettingsAgreement
      * @param average          the setting.
      * @param firstBucketBytes the setting.
      * @param bucketCapBytes   the setting.
+     * @param autotune         the autotune settings' fingerprint, 0 without.
      * @param elementCounts    each gradient's elements, in registration order; at least one gradient.
      * @throws IllegalArgumentException with {@code localProblem} on this rank, when there is one.
      * @throws HcclException {@link ErrorCode#E_PARA} on the others when a rank refused its gradients,
@@ -46,7 +47,8 @@ final class SettingsAgreement
      */
     static void check(
         final Communicator comm, final String localProblem, final DataType type, final Compression compression,
-        final boolean average, final long firstBucketBytes, final long bucketCapBytes, final long[] elementCounts)
+        final boolean average, final long firstBucketBytes, final long bucketCapBytes, final long autotune,
+        final long[] elementCounts)
     {
         final List<Field> fields = List.of(
             new Field("accepted", localProblem == null ? 1 : 0, v -> Boolean.toString(v != 0)),
@@ -57,7 +59,8 @@ final class SettingsAgreement
                 v -> Double.toString(Double.longBitsToDouble(v))),
             new Field("average", average ? 1 : 0, v -> Boolean.toString(v != 0)),
             new Field("firstBucketBytes", firstBucketBytes, Long::toString),
-            new Field("bucketCapBytes", bucketCapBytes, Long::toString));
+            new Field("bucketCapBytes", bucketCapBytes, Long::toString),
+            new Field("autotune", autotune, v -> v == 0 ? "off" : "on (settings " + Long.toHexString(v) + ")"));
         final long[] own = fields.stream().mapToLong(Field::value).toArray();
         final LongBuffer all = allGather(comm, own);
         if (localProblem != null)

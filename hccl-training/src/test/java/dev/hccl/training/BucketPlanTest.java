@@ -87,4 +87,40 @@ class BucketPlanTest
         }
         assertEquals(20_000, total);
     }
+
+    /**
+     * Whatever the caps, a gradient keeps its place in the layout (segment and offset), and no bucket crosses a
+     * segment's end: what lets autotune change the buckets under the views a model holds.
+     */
+    @Test
+    void everyPlanTilesTheSameSegmentsAndNoBucketCrossesOne()
+    {
+        final long[] sizes = {40, 0, 30, 70, 10, 50, 0, 20, 60};
+        final long segmentMax = 100;
+        final BucketPlan reference = BucketPlan.of(sizes, 1000, 1000, segmentMax);
+        assertArrayEquals(new long[] {80, 60, 100, 40}, java.util.stream.IntStream.range(0, reference.segmentCount())
+            .mapToLong(reference::segmentBytes).toArray());
+        for (final long first : new long[] {1, 25, 60, 1000})
+        {
+            for (final long cap : new long[] {1, 30, 70, 100, 1000})
+            {
+                final BucketPlan plan = BucketPlan.of(sizes, first, cap, segmentMax);
+                assertEquals(reference.segmentCount(), plan.segmentCount());
+                for (int g = 0; g < sizes.length; g++)
+                {
+                    final int b = plan.bucketOf(g);
+                    final int r = reference.bucketOf(g);
+                    assertEquals(reference.segmentOf(r), plan.segmentOf(b), "gradient " + g + " caps " + first + "/" +
+                        cap);
+                    assertEquals(reference.startOf(r) + reference.offsetOf(g), plan.startOf(b) + plan.offsetOf(g),
+                        "gradient " + g + " caps " + first + "/" + cap);
+                }
+                for (int b = 0; b < plan.bucketCount(); b++)
+                {
+                    assertTrue(plan.startOf(b) + plan.bytes(b) <= plan.segmentBytes(plan.segmentOf(b)),
+                        "bucket " + b + " of " + plan);
+                }
+            }
+        }
+    }
 }

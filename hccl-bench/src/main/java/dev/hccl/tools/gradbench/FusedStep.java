@@ -2,6 +2,7 @@ package dev.hccl.tools.gradbench;
 
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
+import dev.hccl.training.Autotune;
 import dev.hccl.training.Compression;
 import dev.hccl.training.GradientSync;
 import dev.hccl.training.GradientSyncBuilder;
@@ -29,13 +30,15 @@ final class FusedStep implements StepStrategy
      * @param compression how the buckets travel.
      * @param bucketCap   the buckets' cap in bytes.
      * @param firstBucket the first bucket's cap in bytes.
+     * @param autotune    whether the helper tunes its bucket sizes, from these caps, with the defaults.
      */
     FusedStep(
         final Communicator comm, final List<ByteBuffer> gradients, final boolean views, final boolean overlap,
-        final Compression compression, final long bucketCap, final long firstBucket)
+        final Compression compression, final long bucketCap, final long firstBucket, final boolean autotune)
     {
         final GradientSyncBuilder builder = GradientSync.builder(comm).bucketCapBytes(bucketCap)
-            .firstBucketBytes(firstBucket).average(true).compression(compression).overlap(overlap);
+            .firstBucketBytes(firstBucket).average(true).compression(compression).overlap(overlap)
+            .autotune(autotune ? Autotune.defaults() : null);
         if (views)
         {
             this.sync = builder.buildViews(gradients.stream().mapToLong(b -> b.remaining() / Float.BYTES).toArray(),
@@ -77,6 +80,19 @@ final class FusedStep implements StepStrategy
     {
         final StepReport last = sync.lastStep();
         return last == null ? 0 : last.fallbacks();
+    }
+
+    @Override
+    public boolean tuning()
+    {
+        final StepReport last = sync.lastStep();
+        return last != null && last.tuning() == StepReport.Tuning.TRIAL;
+    }
+
+    @Override
+    public long[] bucketCaps()
+    {
+        return new long[] {sync.bucketCapBytes(), sync.firstBucketBytes()};
     }
 
     @Override

@@ -34,6 +34,7 @@ import java.util.function.Supplier;
  * Every rank of a job runs it, started by a launcher:
  * <pre>
  * bin/hcclrun -np 4 hccl-step-bench --model resnet50 --backward-ms 0,200 -w 2 -n 5
+ * bin/hcclrun -np 2 hccl-step-bench --modes overlap --compression none --bucket-cap 1M,4M,16M,25M,64M --autotune
  * </pre>
  * For each simulated backward pass and each variant (a {@link StepMode}, and for {@code overlap} each compression)
  * every rank times its steps, and rank 0 prints the table of {@link StepTable}, and writes {@code --json}.
@@ -65,7 +66,9 @@ import java.util.function.Supplier;
         "",
         "Exit status: 0 OK; 1 a failed operation or an unwritable file; 2 a usage error.",
         "",
-        "Example: bin/hcclrun -np 4 hccl-step-bench --model resnet50 --backward-ms 0,200 -w 2 -n 5"})
+        "Examples: bin/hcclrun -np 4 hccl-step-bench --model resnet50 --backward-ms 0,200 -w 2 -n 5",
+        "  bin/hcclrun -np 2 hccl-step-bench --modes overlap --compression none --bucket-cap 1M,4M,16M,25M,64M "
+            + "--autotune"})
 public final class GradientStepBench implements Callable<Integer>
 {
     /** Exit status of a usage error. */
@@ -109,10 +112,16 @@ public final class GradientStepBench implements Callable<Integer>
             + "(default: ${DEFAULT-VALUE}).")
     private List<String> compressions;
 
-    @Option(names = "--bucket-cap", paramLabel = "SIZE", defaultValue = "25M",
+    @Option(names = "--bucket-cap", paramLabel = "SIZE", split = ",", defaultValue = "25M",
         converter = HcclBench.SizeConverter.class,
-        description = "GradientSync's bucket cap, bytes with K, M or G (default: ${DEFAULT-VALUE}).")
-    private long bucketCap;
+        description = "GradientSync's bucket cap, bytes with K, M or G; several, comma-separated, make a row each "
+            + "(a sweep) (default: ${DEFAULT-VALUE}).")
+    private List<Long> bucketCaps;
+
+    @Option(names = "--autotune",
+        description = "End each set with an overlap row (no compression) whose bucket sizes GradientSync's autotune "
+            + "finds, from the first --bucket-cap, over steps run before the row's warm-up.")
+    private boolean autotune;
 
     @Option(names = "--first-bucket", paramLabel = "SIZE", defaultValue = "1M",
         converter = HcclBench.SizeConverter.class,
@@ -242,13 +251,22 @@ public final class GradientStepBench implements Callable<Integer>
             {
                 for (final String c : compressions)
                 {
-                    variants.add(new StepVariant(mode, Compression.parse(c)));
+                    final Compression compression = Compression.parse(c);
+                    bucketCaps.forEach(cap -> variants.add(new StepVariant(mode, compression, cap, false)));
                 }
+            }
+            else if (mode == StepMode.BUCKETS)
+            {
+                bucketCaps.forEach(cap -> variants.add(new StepVariant(mode, Compression.none(), cap, false)));
             }
             else
             {
-                variants.add(new StepVariant(mode, Compression.none()));
+                variants.add(new StepVariant(mode, Compression.none(), 0, false));
             }
+        }
+        if (autotune)
+        {
+            variants.add(new StepVariant(StepMode.OVERLAP, Compression.none(), bucketCaps.get(0), true));
         }
         // The per-tensor row first in each set, so that each row's speedup can be printed with it.
         variants.sort((a, b) -> Boolean.compare(b.mode() == StepMode.PER_TENSOR, a.mode() == StepMode.PER_TENSOR));
@@ -258,8 +276,8 @@ public final class GradientStepBench implements Callable<Integer>
             case "sleep" -> SimulatedBackward.Compute.SLEEP;
             default -> throw new IllegalArgumentException("--compute must be spin or sleep, got '" + compute + "'");
         };
-        return new StepSettings(ModelGradients.named(model), warmups, iters, backwardMs, how, variants, bucketCap,
-            firstBucket, views);
+        return new StepSettings(ModelGradients.named(model), warmups, iters, backwardMs, how, variants, bucketCaps,
+            autotune, firstBucket, views);
     }
 
     private void writeJson(
@@ -277,7 +295,8 @@ public final class GradientStepBench implements Callable<Integer>
         s.put("warmups", settings.warmups());
         s.put("iterations", settings.iterations());
         s.put("compute", settings.compute().name().toLowerCase(Locale.ROOT));
-        s.put("bucketCapBytes", settings.bucketCapBytes());
+        s.put("bucketCapBytes", settings.bucketCaps());
+        s.put("autotune", settings.autotune());
         s.put("firstBucketBytes", settings.firstBucketBytes());
         s.put("views", settings.views());
         report.put("settings", s);

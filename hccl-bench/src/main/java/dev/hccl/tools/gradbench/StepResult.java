@@ -9,6 +9,10 @@ import java.util.Arrays;
  * @param backwardMs   the simulated backward pass asked for, in milliseconds.
  * @param mode         the {@link StepMode}'s name.
  * @param compression  the compression, {@code none} for the modes without.
+ * @param bucketCapBytes   {@code GradientSync}'s bucket cap, autotune's choice where it tuned; 0 for the per-tensor
+ *                     modes.
+ * @param firstBucketBytes its first bucket's cap, likewise.
+ * @param tuningSteps  the steps autotune took before the row's warm-up and timed steps; -1 without autotune.
  * @param collectives  the collectives a step issues.
  * @param wireBytes    the payload rank 0 put into a step's collectives.
  * @param fallbacks    the buckets rank 0 had to all-reduce again uncompressed, over the timed steps.
@@ -17,7 +21,8 @@ import java.util.Arrays;
  * @param exposedNanos each step's time less its computation: the communication the backward pass did not hide.
  */
 public record StepResult(
-    double backwardMs, String mode, String compression, int collectives, long wireBytes, int fallbacks,
+    double backwardMs, String mode, String compression, long bucketCapBytes, long firstBucketBytes, int tuningSteps,
+    int collectives, long wireBytes, int fallbacks,
     long[] stepNanos, long[] computeNanos, long[] exposedNanos)
 {
     /**

@@ -44,9 +44,22 @@ final class StepRunner
         final long[] mine = new long[2 * n];
         final int collectives;
         final long wire;
+        final long[] caps;
         int fallbacks = 0;
+        int tuningSteps = variant.autotune() ? 0 : -1;
         try (StepStrategy strategy = strategy(variant))
         {
+            // Autotune's trials first, as in training: every rank ends them at the same step.
+            if (variant.autotune())
+            {
+                do
+                {
+                    comm.barrier();
+                    strategy.step(backward);
+                    tuningSteps++;
+                }
+                while (strategy.tuning());
+            }
             for (int i = 0; i < settings.warmups(); i++)
             {
                 comm.barrier();
@@ -63,10 +76,11 @@ final class StepRunner
             }
             collectives = strategy.collectives();
             wire = strategy.wireBytes();
+            caps = strategy.bucketCaps();
         }
         // The closed strategy's direct buffers go back before the next variant allocates its own.
         System.gc();
-        return gather(variant, backwardMs, collectives, wire, fallbacks, mine);
+        return gather(variant, backwardMs, caps, tuningSteps, collectives, wire, fallbacks, mine);
     }
 
     private StepStrategy strategy(final StepVariant variant)
@@ -76,14 +90,14 @@ final class StepRunner
             case PER_TENSOR -> new PerTensorStep(comm, gradients, false);
             case PER_TENSOR_ASYNC -> new PerTensorStep(comm, gradients, true);
             case BUCKETS, OVERLAP -> new FusedStep(comm, gradients, settings.views(),
-                variant.mode() == StepMode.OVERLAP, variant.compression(), settings.bucketCapBytes(),
-                settings.firstBucketBytes());
+                variant.mode() == StepMode.OVERLAP, variant.compression(), variant.bucketCap(),
+                settings.firstBucketBytes(), variant.autotune());
         };
     }
 
     private StepResult gather(
-        final StepVariant variant, final double backwardMs, final int collectives, final long wire,
-        final int fallbacks, final long[] mine)
+        final StepVariant variant, final double backwardMs, final long[] caps, final int tuningSteps,
+        final int collectives, final long wire, final int fallbacks, final long[] mine)
     {
         final int n = mine.length / 2;
         final int ranks = comm.worldSize();
@@ -107,7 +121,8 @@ final class StepRunner
                 exposed[i] = Math.max(exposed[i], s - c);
             }
         }
-        return new StepResult(backwardMs, variant.mode().cliName(), variant.compression().toString(), collectives,
+        return new StepResult(backwardMs, variant.mode().cliName(), variant.compression().toString(), caps[0], caps[1],
+            tuningSteps, collectives,
             wire, fallbacks, step, compute, exposed);
     }
 

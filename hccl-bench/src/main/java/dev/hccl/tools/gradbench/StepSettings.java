@@ -11,13 +11,14 @@ import java.util.List;
  * @param backwardMs       the simulated backward passes, in milliseconds, each at least 0: one set of rows each.
  * @param compute          how the simulated backward pass spends its time.
  * @param variants         the rows of each set, in order.
- * @param bucketCapBytes   {@code GradientSync}'s bucket cap.
+ * @param bucketCaps       {@code GradientSync}'s bucket caps: a row for each.
+ * @param autotune         whether each set ends with an overlap row whose bucket sizes autotune finds.
  * @param firstBucketBytes {@code GradientSync}'s first bucket cap.
  * @param views            whether {@code GradientSync} allocates the gradients as views of its buckets.
  */
 record StepSettings(
     ModelGradients model, int warmups, int iterations, List<Double> backwardMs, SimulatedBackward.Compute compute,
-    List<StepVariant> variants, long bucketCapBytes, long firstBucketBytes, boolean views)
+    List<StepVariant> variants, List<Long> bucketCaps, boolean autotune, long firstBucketBytes, boolean views)
 {
     /** Checks the ranges. */
     StepSettings
@@ -35,11 +36,20 @@ record StepSettings(
         {
             throw new IllegalArgumentException("--modes selects no mode");
         }
-        if (bucketCapBytes < 1 || firstBucketBytes < 1)
+        if (bucketCaps.isEmpty() || bucketCaps.stream().anyMatch(c -> c < 1) || firstBucketBytes < 1)
         {
             throw new IllegalArgumentException("--bucket-cap and --first-bucket must be at least 1 byte");
         }
         backwardMs = List.copyOf(backwardMs);
         variants = List.copyOf(variants);
+        bucketCaps = List.copyOf(bucketCaps);
+    }
+
+    /**
+     * @return the first bucket cap, which the cost model's lines price.
+     */
+    long bucketCapBytes()
+    {
+        return bucketCaps.get(0);
     }
 }

@@ -34,6 +34,22 @@ interface StepStrategy extends AutoCloseable
         return 0;
     }
 
+    /**
+     * @return whether the strategy is still finding its settings (autotune): such steps come before the warm-up.
+     */
+    default boolean tuning()
+    {
+        return false;
+    }
+
+    /**
+     * @return the bucket cap and first bucket cap in use; zeros for the strategies without buckets.
+     */
+    default long[] bucketCaps()
+    {
+        return new long[2];
+    }
+
     /** Releases what the strategy allocated; collectives under way are waited for. */
     @Override
     void close();

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -72,6 +73,42 @@ class GradientStepBenchTest
         assertTrue(overlap.get("collectives").asInt() > 1, "the caps split the tiny model into buckets");
     }
 
+    /**
+     * A sweep of bucket caps makes a row each, and {@code --autotune} a last row whose sizes autotune found in steps
+     * before the row's: the JSON says how many and what it chose, and the table shows the choice.
+     */
+    @Test
+    void aSweepMakesARowEachCapAndAutotuneARowOfItsChoice() throws Exception
+    {
+        final int ranks = 2;
+        final Path json = tmp.resolve("sweep.json");
+        final List<Communicator> comms = Hccl.initAll(ranks);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final List<Integer> status = onEveryRank(ranks, rank -> GradientStepBench.run(new String[]{"--model", "tiny",
+            "-w", "0", "-n", "1", "--modes", "overlap", "--compression", "none", "--bucket-cap", "16K,64K",
+            "--first-bucket", "16K", "--autotune", "--json", json.toString()}, () -> comms.get(rank),
+            new PrintStream(rank == 0 ? out : OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)));
+        final String table = out.toString(StandardCharsets.UTF_8);
+        assertEquals(List.of(0, 0), status, () -> table + "\nstderr:\n" + err.toString(StandardCharsets.UTF_8));
+        final List<String[]> rows = table.lines().filter(l -> !l.startsWith("#") && !l.isBlank())
+            .map(l -> l.trim().split(" +")).toList();
+        assertEquals(List.of("0.016", "0.063"), List.of(rows.get(0)[3], rows.get(1)[3]), table);
+        final JsonNode report = new ObjectMapper().readTree(json.toFile());
+        final JsonNode tuned = report.get("rows").get(2);
+        assertTrue(tuned.get("tuningSteps").asInt() >= 2 * 7, "at least two trials of 7 steps: " + tuned);
+        assertEquals(-1, report.get("rows").get(0).get("tuningSteps").asInt());
+        assertEquals(rows.get(2)[3], "auto:" + mib(tuned.get("firstBucketBytes").asLong()) + "/" +
+            mib(tuned.get("bucketCapBytes").asLong()), table);
+    }
+
+    private static String mib(final long bytes)
+    {
+        final double mib = bytes / (double)(1 << 20);
+        return mib == Math.rint(mib) ? Long.toString((long)mib) : String.format(java.util.Locale.ROOT, "%.2g", mib);
+    }
+
     @Test
     void theScriptRunsInRealProcessesThroughTheLauncher() throws Exception
     {
@@ -105,11 +142,12 @@ class GradientStepBenchTest
             final String[] row = rows.get(i);
             assertEquals(StepTable.COLUMNS.size(), row.length, output);
             assertEquals(ROWS.get(i % ROWS.size()), row[1] + " " + row[2], output);
-            for (int c = 5; c <= 7; c++)
+            assertEquals(row[1].startsWith("per-tensor") ? "-" : row[3].equals("25") ? "25" : "0.063", row[3], output);
+            for (int c = 6; c <= 8; c++)
             {
                 assertTrue(Double.parseDouble(row[c]) > 0, "step time in row " + i + ":\n" + output);
             }
-            assertTrue(Double.parseDouble(row[11]) > 0, output);
+            assertTrue(Double.parseDouble(row[12]) > 0, output);
         }
     }
 

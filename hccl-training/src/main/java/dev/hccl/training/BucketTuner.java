@@ -1,0 +1,208 @@
+package dev.hccl.training;
+
+import dev.hccl.api.Communicator;
+import dev.hccl.api.DataType;
+import dev.hccl.api.ReduceOp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The search of {@link Autotune}, step by step: which caps the next step uses, and when a trial is over, its figure
+ * from every rank's measurements. {@link GradientSync} adds the nanoseconds its calls took in a step, then says that
+ * the step ended; the answer is the plan to use from the next step on.
+ * <p>
+ * Same on every rank by construction: the schedule depends only on the settings and the gradient sizes, which the
+ * ranks compared at build, and each figure comes from an all-reduce (MAX) of the ranks' step times, so every rank sees
+ * the same numbers and breaks ties alike (the earlier trial wins).
+ */
+final class BucketTuner
+{
+    private static final Logger LOG = LoggerFactory.getLogger(BucketTuner.class);
+    private static final double MIB = 1 << 20;
+
+    /** A pair of caps and its plan. */
+    private record Candidate(long cap, long first, BucketPlan plan)
+    {
+    }
+
+    private final Autotune settings;
+    private final long[] gradientBytes;
+    private final List<Candidate> queue = new ArrayList<>();
+    private final List<AutotuneTrial> trials = new ArrayList<>();
+    private final List<Candidate> tried = new ArrayList<>();
+    private final ByteBuffer samples;
+    private final int rank;
+    /** The candidate being measured; after the search, the choice. */
+    private Candidate current;
+    private boolean secondStage;
+    private boolean done;
+    private int stepInTrial;
+    private long stepNanos;
+    private int stepsTuning;
+
+    /**
+     * @param settings      the search.
+     * @param gradientBytes each gradient's size, in registration order.
+     * @param initial       the plan of the builder's caps, tried first.
+     * @param initialCap    the builder's bucket cap.
+     * @param initialFirst  the builder's first-bucket cap.
+     * @param rank          this rank, which logs the choice when it is 0.
+     */
+    BucketTuner(final Autotune settings, final long[] gradientBytes, final BucketPlan initial, final long initialCap,
+        final long initialFirst, final int rank)
+    {
+        this.settings = settings;
+        this.gradientBytes = gradientBytes;
+        this.rank = rank;
+        this.samples = ByteBuffer.allocateDirect(settings.stepsPerTrial() * Long.BYTES).order(ByteOrder.nativeOrder());
+        this.current = new Candidate(initialCap, initialFirst, initial);
+        for (final long cap : settings.bucketCaps())
+        {
+            enqueue(cap, initialFirst);
+        }
+    }
+
+    /**
+     * @return whether trials are still under way: the helper then measures its calls.
+     */
+    boolean searching()
+    {
+        return !done;
+    }
+
+    /**
+     * @param nanos time the training thread spent in one call of the helper, in the step under way.
+     */
+    void add(final long nanos)
+    {
+        stepNanos += nanos;
+    }
+
+    /**
+     * A synchronising step ended on this rank; every rank calls it at the same step. At a trial's end it all-reduces
+     * the trial's step times (collective).
+     *
+     * @param comm the communicator.
+     * @return the plan for the next step when it changes, else null.
+     */
+    BucketPlan stepEnded(final Communicator comm)
+    {
+        final long nanos = stepNanos;
+        stepNanos = 0;
+        stepsTuning++;
+        final int measured = stepInTrial - settings.warmupSteps();
+        stepInTrial++;
+        if (measured < 0)
+        {
+            return null;
+        }
+        samples.putLong(measured * Long.BYTES, nanos);
+        if (measured < settings.stepsPerTrial() - 1)
+        {
+            return null;
+        }
+        comm.allReduce(samples, samples, settings.stepsPerTrial(), DataType.INT64, ReduceOp.MAX);
+        final long[] slowest = new long[settings.stepsPerTrial()];
+        samples.asLongBuffer().get(slowest);
+        final AutotuneTrial trial = new AutotuneTrial(current.cap(), current.first(), current.plan().bucketCount(),
+            median(slowest));
+        trials.add(trial);
+        tried.add(current);
+        LOG.debug("GradientSync autotune on rank {}: trial {}: {} MiB buckets, first {} MiB, {} buckets: median " +
+            "exposed {} ms over {}", rank, trials.size(), trial.bucketCapBytes() / MIB, trial.firstBucketBytes() / MIB,
+            trial.buckets(), trial.medianExposedNanos() / 1e6, Arrays.toString(slowest));
+        stepInTrial = 0;
+        if (queue.isEmpty() && !secondStage)
+        {
+            secondStage = true;
+            final Candidate best = best();
+            for (final long first : settings.firstBucketSizes())
+            {
+                enqueue(best.cap(), first);
+            }
+        }
+        if (queue.isEmpty())
+        {
+            done = true;
+            final Candidate chosen = best();
+            final boolean changed = chosen != current;
+            current = chosen;
+            if (rank == 0)
+            {
+                LOG.info("GradientSync autotune chose {} MiB buckets, first bucket {} MiB ({} buckets, exposed " +
+                    "communication {} ms a step; {} ms with the caps it was built with) after {} trials in {} steps",
+                    chosen.cap() / MIB, chosen.first() / MIB, chosen.plan().bucketCount(),
+                    String.format("%.2f", figureOf(chosen) / 1e6), String.format("%.2f", trials.get(0)
+                        .medianExposedNanos() / 1e6), trials.size(), stepsTuning);
+            }
+            return changed ? chosen.plan() : null;
+        }
+        current = queue.remove(0);
+        return current.plan();
+    }
+
+    /**
+     * @return the caps in use now: the one measured, or the choice.
+     */
+    long bucketCapBytes()
+    {
+        return current.cap();
+    }
+
+    long firstBucketBytes()
+    {
+        return current.first();
+    }
+
+    /**
+     * @return the trials so far, in order.
+     */
+    List<AutotuneTrial> trials()
+    {
+        return List.copyOf(trials);
+    }
+
+    /** Queues a pair unless a pair already queued, tried or under way cuts the same buckets. */
+    private void enqueue(final long cap, final long first)
+    {
+        final BucketPlan plan = BucketPlan.of(gradientBytes, first, cap);
+        final boolean seen = plan.sameBuckets(current.plan()) ||
+            queue.stream().anyMatch(c -> c.plan().sameBuckets(plan)) ||
+            tried.stream().anyMatch(c -> c.plan().sameBuckets(plan));
+        if (!seen)
+        {
+            queue.add(new Candidate(cap, first, plan));
+        }
+    }
+
+    private Candidate best()
+    {
+        int best = 0;
+        for (int t = 1; t < trials.size(); t++)
+        {
+            if (trials.get(t).medianExposedNanos() < trials.get(best).medianExposedNanos())
+            {
+                best = t;
+            }
+        }
+        return tried.get(best);
+    }
+
+    private long figureOf(final Candidate c)
+    {
+        return trials.get(tried.indexOf(c)).medianExposedNanos();
+    }
+
+    private static long median(final long[] values)
+    {
+        final long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+}
