@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ready from two threads in each rank's own order. Every result is checked on each rank, against the mean or, under
  * top-k, bit for bit against error feedback simulated for every rank; the last result's bits agree on every rank;
  * misuse is refused without losing the step; ranks built with different compressions all fail, naming both;
- * steps accumulated in a noSync() scope synchronise once.
+ * steps accumulated in a noSync() scope synchronise once; autotune, turned on by the launcher's setting, tries and
+ * keeps the same bucket sizes on every rank.
  */
 @Timeout(300)
 class GradientSyncProcessTest
@@ -88,6 +89,30 @@ class GradientSyncProcessTest
             {
                 assertEquals(0, job.awaitExit(r, 120), job.outputs());
                 assertTrue(job.output(r).contains("ACCUMULATION OK"), job.outputs());
+            }
+        }
+    }
+
+    /**
+     * {@code HCCL_AUTOTUNE=1}, as a launcher sets it: every step's result is checked while the trials change the
+     * buckets, and every rank reports the same trials and choice.
+     */
+    @ParameterizedTest(name = "over {0}")
+    @ValueSource(strings = {"tcp", "shm"})
+    void autotuneFromTheLaunchersSettingChoosesAlikeOnEveryRank(final String transport) throws Exception
+    {
+        final Map<String, String> env = new java.util.HashMap<>(over(transport));
+        env.put("HCCL_AUTOTUNE", "1");
+        try (ProcessJob job = ProcessJob.start(RANKS, GradientSyncWorker.class, "256m", env, "compression=none",
+            "layout=views", "model=odd", "steps=80"))
+        {
+            assertSameResultEverywhere(job);
+            final String line = job.output(0).lines().filter(l -> l.startsWith("AUTOTUNE ")).findFirst().orElseThrow();
+            assertTrue(line.startsWith("AUTOTUNE CHOSEN ") && line.contains("AutotuneTrial[") &&
+                line.indexOf("AutotuneTrial[", line.indexOf("AutotuneTrial[") + 1) > 0, "two trials or more: " + line);
+            for (int r = 1; r < RANKS; r++)
+            {
+                assertTrue(job.output(r).contains(line), "rank " + r + " tuned unlike rank 0:\n" + job.outputs());
             }
         }
     }

@@ -8,6 +8,7 @@ import dev.hccl.training.BucketPlan;
 import dev.hccl.training.Compression;
 import dev.hccl.training.GradientSync;
 import dev.hccl.training.GradientSyncBuilder;
+import dev.hccl.training.StepReport;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -98,7 +99,8 @@ public final class GradientSyncWorker
             final List<ByteBuffer> grads = sync.gradients();
             final TopKReference topK = wanted.kind() == Compression.Kind.TOP_K ?
                 new TopKReference(counts, comm.worldSize(), wanted.fraction()) : null;
-            for (int step = 0; step < STEPS; step++)
+            final int steps = Integer.parseInt(options.getOrDefault("steps", Integer.toString(STEPS)));
+            for (int step = 0; step < steps; step++)
             {
                 for (int g = 0; g < counts.length; g++)
                 {
@@ -130,6 +132,9 @@ public final class GradientSyncWorker
             final CRC32 crc = new CRC32();
             grads.forEach(b -> crc.update(b.duplicate()));
             System.out.println("RESULT " + Long.toHexString(crc.getValue()));
+            final StepReport last = sync.lastStep();
+            System.out.println("AUTOTUNE " + last.tuning() + " " + last.firstBucketBytes() + "/" +
+                last.bucketCapBytes() + " " + last.buckets() + " buckets, trials " + sync.autotuneTrials());
             sync.close();
         }
     }
