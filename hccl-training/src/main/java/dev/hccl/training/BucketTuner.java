@@ -20,6 +20,8 @@ import java.util.List;
  * Same on every rank by construction: the schedule depends only on the settings and the gradient sizes, which the
  * ranks compared at build, and each figure comes from an all-reduce (MAX) of the ranks' step times, so every rank sees
  * the same numbers and breaks ties alike (the earlier trial wins).
+ * <p>
+ * Called under the helper's lock, but for the caps in use, which any thread may read.
  */
 final class BucketTuner
 {
@@ -38,8 +40,8 @@ final class BucketTuner
     private final List<Candidate> tried = new ArrayList<>();
     private final ByteBuffer samples;
     private final int rank;
-    /** The candidate being measured; after the search, the choice. */
-    private Candidate current;
+    /** The candidate being measured; after the search, the choice. Any thread may read the caps. */
+    private volatile Candidate current;
     private boolean secondStage;
     private boolean done;
     private int stepInTrial;
