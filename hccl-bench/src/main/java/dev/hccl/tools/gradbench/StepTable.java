@@ -85,7 +85,8 @@ final class StepTable
         return r.tuningSteps() < 0 ? cap : "auto:" + mib(r.firstBucketBytes()) + "/" + cap;
     }
 
-    private static String mib(final long bytes)
+    /** A size in MiB as the table shows it: whole, or two significant digits. */
+    static String mib(final long bytes)
     {
         final double mib = bytes / MIB;
         return mib == Math.rint(mib) ? Long.toString((long)mib) : String.format(Locale.ROOT, "%.2g", mib);

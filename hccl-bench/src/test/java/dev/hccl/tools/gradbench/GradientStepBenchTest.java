@@ -99,14 +99,8 @@ class GradientStepBenchTest
         final JsonNode tuned = report.get("rows").get(2);
         assertTrue(tuned.get("tuningSteps").asInt() >= 2 * 7, "at least two trials of 7 steps: " + tuned);
         assertEquals(-1, report.get("rows").get(0).get("tuningSteps").asInt());
-        assertEquals(rows.get(2)[3], "auto:" + mib(tuned.get("firstBucketBytes").asLong()) + "/" +
-            mib(tuned.get("bucketCapBytes").asLong()), table);
-    }
-
-    private static String mib(final long bytes)
-    {
-        final double mib = bytes / (double)(1 << 20);
-        return mib == Math.rint(mib) ? Long.toString((long)mib) : String.format(java.util.Locale.ROOT, "%.2g", mib);
+        assertEquals(rows.get(2)[3], "auto:" + StepTable.mib(tuned.get("firstBucketBytes").asLong()) + "/" +
+            StepTable.mib(tuned.get("bucketCapBytes").asLong()), table);
     }
 
     @Test
