@@ -73,7 +73,8 @@ record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank,
     LaunchPlan(final List<String> command, final int ranks, final String masterAddr, final Integer masterPort,
         final Duration gracePeriod, final boolean prefix, final List<String> namespaces)
     {
-        this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0, List.of(), List.of());
+        this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0, List.of(),
+            List.of());
     }
 
     /**
