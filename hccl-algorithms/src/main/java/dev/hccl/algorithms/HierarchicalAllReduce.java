@@ -4,6 +4,7 @@ import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.api.DataType;
 import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.AllReduceAlgorithm;
+import dev.hccl.api.spi.LibraryThreads;
 import dev.hccl.api.spi.PeerGroup;
 import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.Request;
@@ -28,12 +29,8 @@ final class HierarchicalAllReduce
     private static final long RAIL_STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The rail threads of pipelined all-reduces: daemons, created on demand, gone after a minute idle. */
-    private static final ExecutorService RAILS = Executors.newCachedThreadPool(task ->
-    {
-        final Thread thread = new Thread(task, "hccl-rail");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private static final ExecutorService RAILS =
+        Executors.newCachedThreadPool(task -> LibraryThreads.newThread(task, "hccl-rail"));
     /**
      * Each rail thread's own scratch, as {@link PeerGroup} requires of a helper thread; kept while the thread lives (a
      * pooled thread runs one rail at a time, and ends when idle).

@@ -176,6 +176,12 @@ public final class CommConfig
      */
     public static final Setting<String> RANK_TABLE_FILE = Setting.text("RANK_TABLE_FILE", null,
         "HCCL's rank table, JSON: world size, rank 0's host and each rank's node");
+    /**
+     * CPUs the library's own threads run on ({@code 3}, {@code 2-3,6}; {@code dev.hccl.api.spi.LibraryThreads}),
+     * pinned with {@code taskset} as each starts; the caller's threads stay. Unset: nothing pinned, nothing spawned.
+     */
+    public static final Setting<String> LIBRARY_CPUS = Setting.of("HCCL_LIBRARY_CPUS", null,
+        dev.hccl.api.spi.LibraryThreads::cpuList, v -> true, "", "CPUs the library's own threads are pinned to");
     /** Overrides the node identity (host name + boot id + network namespace). */
     public static final Setting<String> NODE_ID = Setting.text("HCCL_NODE_ID", null,
         "overrides the node identity");
@@ -193,7 +199,7 @@ public final class CommConfig
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, RANK_TABLE_FILE, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
         TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
         CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, WARMUP_MS, JMX, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT,
-        TLS_KEY, TLS_CA, NODE_ID);
+        TLS_KEY, TLS_CA, NODE_ID, LIBRARY_CPUS);
 
     /** Where a setting's value came from. */
     public enum Source

@@ -1,5 +1,7 @@
 package dev.hccl.core;
 
+import dev.hccl.api.spi.LibraryThreads;
+
 import java.util.ArrayDeque;
 
 /**
@@ -19,8 +21,7 @@ final class ExecutionStream
 
     ExecutionStream(final String name)
     {
-        thread = new Thread(this::loop, name);
-        thread.setDaemon(true);
+        thread = LibraryThreads.newThread(this::loop, name);
         thread.start();
     }
 

@@ -81,6 +81,7 @@ public final class HcclProvider implements CommunicatorProvider
         checkJvmFlags();
         final CommConfig config = given.get(CommConfig.RANK_TABLE_FILE) == null ? given : RankTable.apply(given);
         checkLaunched(config);
+        ThreadPlacement.configure(config); // before the first library thread: the store's, the transports'
         // Before anything goes on the wire: a bad HCCL_ALGO fails here, on every rank alike.
         final AlgoOverride algorithms = config.get(AlgoOverride.SETTING);
         final int rank = config.rank();
@@ -186,6 +187,7 @@ public final class HcclProvider implements CommunicatorProvider
     @Override
     public String getRootInfo(final CommConfig config)
     {
+        ThreadPlacement.configure(config);
         final String host = advertisedHost(config);
         final String token = config.jobToken() != null ? config.jobToken() : Rendezvous.newToken();
         final StoreServer server;
@@ -221,6 +223,7 @@ public final class HcclProvider implements CommunicatorProvider
     {
         checkJvmFlags();
         config.get(AlgoOverride.SETTING); // a bad HCCL_ALGO fails here, before any communicator is made
+        ThreadPlacement.configure(config);
         final InProcessHub hub = new InProcessHub(worldSize);
         final long commId = RANDOM.nextLong() & Long.MAX_VALUE;
         final StaticTopology topology = StaticTopology.singleNode(worldSize, NodeIdentity.local(config.nodeId()),

@@ -1,5 +1,6 @@
 package dev.hccl.core;
 
+import dev.hccl.api.spi.LibraryThreads;
 import dev.hccl.core.mailbox.Position;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,12 +25,8 @@ import java.util.function.Consumer;
 final class Watchdog
 {
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(task ->
-    {
-        final Thread t = new Thread(task, "hccl-watchdog");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledExecutorService TIMER =
+        Executors.newSingleThreadScheduledExecutor(task -> LibraryThreads.newThread(task, "hccl-watchdog"));
 
     /** A communicator's watch, cancelled when it closes. */
     interface Registration

@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -18,8 +21,14 @@ import java.util.stream.Stream;
  * node 0, rank 1 on node 1, ...), round-robin when there are more ranks than places. Only the CPUs the launcher may
  * run on count (its own affinity, a container's or a batch system's cpuset). Read from Linux's {@code /sys}; applied
  * with {@code taskset}, so nothing native ships.
+ * <p>
+ * With {@code --library-cores N} the last core of each NUMA node in turn (then the one before it, ...) is kept from
+ * the ranks for the library's own threads ({@code HCCL_LIBRARY_CPUS}): the last, because ranks are placed from the
+ * first and the kernel keeps its own housekeeping and interrupts on the first CPUs by habit; on every node, so that
+ * a rank's I/O threads touch its buffers from its own node, which is where each rank's library CPUs are when that
+ * node has some. {@code hccl-topo --bind-to} prints what this gives.
  */
-final class CpuPlacement
+public final class CpuPlacement
 {
     /** What a rank is bound to. */
     enum Mode
@@ -32,12 +41,93 @@ final class CpuPlacement
         NUMA
     }
 
+    /**
+     * Where a node's ranks go.
+     *
+     * @param rankCpus    each local rank's CPUs, in {@code taskset}'s format.
+     * @param rankNodes   each local rank's NUMA node.
+     * @param libraryCpus each local rank's {@code HCCL_LIBRARY_CPUS}, or empty when no cores are kept for them.
+     */
+    record Plan(List<String> rankCpus, List<Integer> rankNodes, List<String> libraryCpus)
+    {
+    }
+
     /** Each NUMA node's cores, each core its allowed hardware threads; nodes and cores in order. */
     private final List<List<TreeSet<Integer>>> nodes;
+    /** Each of {@link #nodes}' NUMA node number. */
+    private final List<Integer> nodeIds;
 
-    private CpuPlacement(final List<List<TreeSet<Integer>>> nodes)
+    private CpuPlacement(final List<List<TreeSet<Integer>>> nodes, final List<Integer> nodeIds)
     {
         this.nodes = nodes;
+        this.nodeIds = nodeIds;
+    }
+
+    /**
+     * What {@code hcclrun --bind-to MODE --library-cores N} gives a node's ranks on this machine.
+     *
+     * @param bindTo       {@code core}, {@code numa} or {@code none}.
+     * @param ranks        the ranks of this node.
+     * @param libraryCores the cores kept for the library's threads, 0 for none.
+     * @return the plan; null for {@code none}: the ranks keep the launcher's CPUs.
+     * @throws IllegalArgumentException when an option is wrong, saying what to change.
+     * @throws IOException              when this machine's {@code /sys} does not say (not Linux).
+     */
+    static Plan onThisMachine(final String bindTo, final int ranks, final int libraryCores) throws IOException
+    {
+        final Mode mode;
+        try
+        {
+            mode = Mode.valueOf(bindTo.toUpperCase(Locale.ROOT));
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new IllegalArgumentException("--bind-to takes core, numa or none, not " + bindTo, e);
+        }
+        if (libraryCores < 0)
+        {
+            throw new IllegalArgumentException("--library-cores must be at least 0, not " + libraryCores);
+        }
+        if (mode == Mode.NONE)
+        {
+            if (libraryCores > 0)
+            {
+                throw new IllegalArgumentException("--library-cores " + libraryCores + " needs --bind-to core (or "
+                    + "numa): the ranks must be kept off the library's cores");
+            }
+            return null;
+        }
+        return probe(Path.of("/sys"), allowed()).plan(mode, ranks, libraryCores);
+    }
+
+    /**
+     * {@link #onThisMachine} as a table, for {@code hccl-topo}: each local rank's NUMA node, CPUs and library CPUs.
+     *
+     * @param bindTo       as {@link #onThisMachine}.
+     * @param ranks        as {@link #onThisMachine}.
+     * @param libraryCores as {@link #onThisMachine}.
+     * @return the lines.
+     * @throws IllegalArgumentException when an option is wrong, saying what to change.
+     * @throws IOException              when this machine's {@code /sys} does not say (not Linux).
+     */
+    public static List<String> describe(final String bindTo, final int ranks, final int libraryCores)
+        throws IOException
+    {
+        final Plan plan = onThisMachine(bindTo, ranks, libraryCores);
+        final String allowed = format(allowed());
+        final List<String> lines = new ArrayList<>();
+        lines.add("Placement of " + ranks + " local rank(s) by hcclrun --bind-to " + bindTo
+            + (libraryCores > 0 ? " --library-cores " + libraryCores : "") + " (CPUs hcclrun may use: " + allowed
+            + ")");
+        final String row = "%-10s  %-9s  %-16s  %s";
+        lines.add(String.format(Locale.ROOT, row, "local rank", "NUMA node", "CPUs", "library CPUs").trim());
+        for (int r = 0; r < ranks; r++)
+        {
+            lines.add(String.format(Locale.ROOT, row, r, plan == null ? "-" : plan.rankNodes().get(r),
+                plan == null ? allowed : plan.rankCpus().get(r),
+                plan == null || plan.libraryCpus().isEmpty() ? "(the rank's)" : plan.libraryCpus().get(r)).trim());
+        }
+        return lines;
     }
 
     /**
@@ -68,8 +158,10 @@ final class CpuPlacement
             nodeCpus.put(0, parse(Files.readString(sys.resolve("devices/system/cpu/online"))));
         }
         final List<List<TreeSet<Integer>>> nodes = new ArrayList<>();
-        for (final TreeSet<Integer> cpus : nodeCpus.values())
+        final List<Integer> ids = new ArrayList<>();
+        for (final Map.Entry<Integer, TreeSet<Integer>> node : nodeCpus.entrySet())
         {
+            final TreeSet<Integer> cpus = node.getValue();
             final Map<String, TreeSet<Integer>> cores = new LinkedHashMap<>();
             for (final int cpu : cpus)
             {
@@ -85,13 +177,14 @@ final class CpuPlacement
             if (!cores.isEmpty())
             {
                 nodes.add(new ArrayList<>(cores.values()));
+                ids.add(node.getKey());
             }
         }
         if (nodes.isEmpty())
         {
             throw new IOException("none of the CPUs this process may use (" + format(allowed) + ") is in " + nodeDir);
         }
-        return new CpuPlacement(nodes);
+        return new CpuPlacement(nodes, ids);
     }
 
     /**
@@ -103,34 +196,97 @@ final class CpuPlacement
      */
     List<String> cpuLists(final Mode mode, final int ranks)
     {
-        final List<TreeSet<Integer>> places = new ArrayList<>();
-        if (mode == Mode.NUMA)
+        return plan(mode, ranks, 0).rankCpus();
+    }
+
+    /**
+     * Where a node's ranks and their library threads go.
+     *
+     * @param mode          what to bind to; not {@link Mode#NONE}.
+     * @param ranks         the ranks of the node.
+     * @param libraryCores  cores kept for the library's threads, none of the ranks' own (0 for none).
+     * @return the plan.
+     * @throws IllegalArgumentException when too few cores are left, with the numbers and what to change.
+     */
+    Plan plan(final Mode mode, final int ranks, final int libraryCores)
+    {
+        final int cores = nodes.stream().mapToInt(List::size).sum();
+        final int needed = mode == Mode.CORE ? ranks + libraryCores : 1 + libraryCores;
+        if (libraryCores > 0 && needed > cores)
         {
-            for (final List<TreeSet<Integer>> node : nodes)
-            {
-                places.add(node.stream().flatMap(TreeSet::stream).collect(Collectors.toCollection(TreeSet::new)));
-            }
+            throw new IllegalArgumentException("--library-cores " + libraryCores + " with --bind-to "
+                + mode.name().toLowerCase(Locale.ROOT) + " needs " + needed + " cores for " + ranks
+                + " rank(s), but " + cores + " may be used here (CPUs " + format(allCpus(nodes)) + "); lower "
+                + (mode == Mode.CORE ? "the ranks (-np, --nproc-per-node) or " : "") + "--library-cores, or run "
+                + "without it");
         }
-        else
+        // The kept cores: each node's last in turn, then the one before.
+        final List<List<TreeSet<Integer>>> left = new ArrayList<>();
+        final List<TreeSet<Integer>> kept = new ArrayList<>();
+        nodes.forEach(n -> left.add(new ArrayList<>(n)));
+        kept.addAll(Collections.nCopies(nodes.size(), null));
+        for (int taken = 0; taken < libraryCores; )
         {
-            // Cores taken from the nodes in turn: consecutive ranks land on different NUMA nodes.
-            for (int i = 0; places.size() < nodes.stream().mapToInt(List::size).sum(); i++)
+            for (int n = 0; n < left.size() && taken < libraryCores; n++)
             {
-                for (final List<TreeSet<Integer>> node : nodes)
+                if (!left.get(n).isEmpty())
                 {
-                    if (i < node.size())
-                    {
-                        places.add(node.get(i));
-                    }
+                    final TreeSet<Integer> core = left.get(n).remove(left.get(n).size() - 1);
+                    kept.set(n, kept.get(n) == null ? new TreeSet<>(core) : union(kept.get(n), core));
+                    taken++;
                 }
             }
         }
-        final List<String> lists = new ArrayList<>(ranks);
+        // The places of the ranks, each with its node: whole nodes, or cores taken from the nodes in turn, so that
+        // consecutive ranks land on different NUMA nodes.
+        final List<TreeSet<Integer>> places = new ArrayList<>();
+        final List<Integer> placeNodes = new ArrayList<>();
+        for (int i = 0; i == 0 || mode == Mode.CORE && places.size() < cores - libraryCores; i++)
+        {
+            for (int n = 0; n < left.size(); n++)
+            {
+                if (mode == Mode.NUMA && !left.get(n).isEmpty())
+                {
+                    places.add(allCpus(List.of(left.get(n))));
+                    placeNodes.add(n);
+                }
+                else if (mode == Mode.CORE && i < left.get(n).size())
+                {
+                    places.add(left.get(n).get(i));
+                    placeNodes.add(n);
+                }
+            }
+        }
+        final TreeSet<Integer> allKept = new TreeSet<>();
+        kept.stream().filter(Objects::nonNull).forEach(allKept::addAll);
+        final List<String> cpus = new ArrayList<>(ranks);
+        final List<Integer> rankNodes = new ArrayList<>(ranks);
+        final List<String> library = new ArrayList<>(ranks);
         for (int r = 0; r < ranks; r++)
         {
-            lists.add(format(places.get(r % places.size())));
+            final int n = placeNodes.get(r % places.size());
+            cpus.add(format(places.get(r % places.size())));
+            rankNodes.add(nodeIds.get(n));
+            if (libraryCores > 0)
+            {
+                library.add(format(kept.get(n) != null ? kept.get(n) : allKept));
+            }
         }
-        return lists;
+        return new Plan(cpus, rankNodes, library);
+    }
+
+    private static TreeSet<Integer> allCpus(final List<List<TreeSet<Integer>>> nodes)
+    {
+        final TreeSet<Integer> all = new TreeSet<>();
+        nodes.forEach(n -> n.forEach(all::addAll));
+        return all;
+    }
+
+    private static TreeSet<Integer> union(final TreeSet<Integer> a, final TreeSet<Integer> b)
+    {
+        final TreeSet<Integer> u = new TreeSet<>(a);
+        u.addAll(b);
+        return u;
     }
 
     /**

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine;
@@ -36,6 +35,7 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true,
         customSynopsis = {"hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
                 + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--bind-to core|numa|none] "
+                + "[--library-cores N] "
                 + "[--max-restarts R] [--] COMMAND [ARGS...]",
             "hcclrun --nnodes N --node-rank K --nproc-per-node P --master-addr ADDR [--master-port PORT] "
                 + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]"},
@@ -107,6 +107,12 @@ public final class HcclRun implements Callable<Integer>
                     + "ranks spread over the NUMA nodes first, round-robin beyond; as Open MPI's --bind-to, through "
                     + "taskset (default: ${DEFAULT-VALUE}: the launcher's affinity).")
     private String bindTo;
+
+    @Option(names = "--library-cores", paramLabel = "N", defaultValue = "0",
+            description = "With --bind-to: keep N cores (each NUMA node's last in turn) from the ranks for the "
+                    + "library's own threads (I/O, heartbeat, streams), given to each rank as HCCL_LIBRARY_CPUS: "
+                    + "those of its NUMA node where it has some (default: ${DEFAULT-VALUE}).")
+    private int libraryCores;
 
     @Option(names = "--max-restarts", paramLabel = "R", defaultValue = "0",
             description = "When a rank fails, stop this node's ranks and start them all again, at most R times "
@@ -277,10 +283,14 @@ public final class HcclRun implements Callable<Integer>
                 return 1;
             }
         }
-        final List<String> cpus;
+        final CpuPlacement.Plan placement;
         try
         {
-            cpus = cpuLists(local);
+            placement = CpuPlacement.onThisMachine(bindTo, local, libraryCores);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw usage(e.getMessage());
         }
         catch (final IOException e)
         {
@@ -293,24 +303,9 @@ public final class HcclRun implements Callable<Integer>
         // Launchers of several nodes must agree on the port: none picks a free one of its own.
         final Integer port = nodes > 1 && masterPort == null ? Integer.valueOf(DEFAULT_MULTI_NODE_PORT) : masterPort;
         LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), local, local * nodes, node * local, addr, port,
-                grace, !noPrefix, namespaces, maxRestarts, cpus);
+                grace, !noPrefix, namespaces, maxRestarts, placement == null ? List.of() : placement.rankCpus(),
+                placement == null ? List.of() : placement.libraryCpus());
         return new LocalJob(plan, out, err, token).run();
-    }
-
-    /** Each local rank's CPUs under --bind-to, or none. */
-    private List<String> cpuLists(final int local) throws IOException
-    {
-        final CpuPlacement.Mode mode;
-        try
-        {
-            mode = CpuPlacement.Mode.valueOf(bindTo.toUpperCase(Locale.ROOT));
-        }
-        catch (final IllegalArgumentException e)
-        {
-            throw usage("--bind-to takes core, numa or none, not " + bindTo);
-        }
-        return mode == CpuPlacement.Mode.NONE ? List.of() :
-                CpuPlacement.probe(Path.of("/sys"), CpuPlacement.allowed()).cpuLists(mode, local);
     }
 
     /** The ranks this hcclrun starts, from -np, --nnodes and --nproc-per-node, which must agree. */

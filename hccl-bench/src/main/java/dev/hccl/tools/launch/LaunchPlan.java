@@ -22,16 +22,22 @@ import java.util.Objects;
  * @param maxRestarts how many times the ranks are started again after one fails (torchrun's {@code --max-restarts})
  * @param cpus        the CPUs each rank is bound to ({@code ranks} lists in {@code taskset}'s format), or empty to
  *                    leave them the launcher's
+ * @param libraryCpus each rank's {@code HCCL_LIBRARY_CPUS} ({@code ranks} lists), or empty to leave it unset
  */
 record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank, String masterAddr,
                   Integer masterPort, Duration gracePeriod, boolean prefix, List<String> namespaces, int maxRestarts,
-                  List<String> cpus)
+                  List<String> cpus, List<String> libraryCpus)
 {
     LaunchPlan
     {
         command = List.copyOf(command);
         namespaces = List.copyOf(namespaces);
         cpus = List.copyOf(cpus);
+        libraryCpus = List.copyOf(libraryCpus);
+        if (!libraryCpus.isEmpty() && libraryCpus.size() != ranks)
+        {
+            throw new IllegalArgumentException(libraryCpus.size() + " library CPU lists for " + ranks + " ranks");
+        }
         if (!cpus.isEmpty() && cpus.size() != ranks)
         {
             throw new IllegalArgumentException(cpus.size() + " CPU lists for " + ranks + " ranks");
@@ -67,7 +73,8 @@ record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank,
     LaunchPlan(final List<String> command, final int ranks, final String masterAddr, final Integer masterPort,
         final Duration gracePeriod, final boolean prefix, final List<String> namespaces)
     {
-        this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0, List.of());
+        this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0, List.of(),
+            List.of());
     }
 
     /**

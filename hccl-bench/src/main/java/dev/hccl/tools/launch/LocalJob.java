@@ -43,6 +43,8 @@ final class LocalJob
     /** The variable that tells a rank how many times its node's ranks were started before (torchrun's is
      * TORCHELASTIC_RESTART_COUNT). */
     static final String RESTART_COUNT = "HCCL_RESTART_COUNT";
+    /** The variable that gives a rank's library threads their CPUs (hcclrun --library-cores). */
+    static final String LIBRARY_CPUS = "HCCL_LIBRARY_CPUS";
 
     private final LaunchPlan plan;
     private final PrintStream out;
@@ -141,6 +143,10 @@ final class LocalJob
             RankEnvironment.apply(pb.environment(), jobRank, plan.worldSize(), plan.localRank(rank),
                     plan.localSize(rank), plan.masterAddr(), port, token);
             pb.environment().put(RESTART_COUNT, Integer.toString(restart));
+            if (!plan.libraryCpus().isEmpty())
+            {
+                pb.environment().put(LIBRARY_CPUS, plan.libraryCpus().get(rank));
+            }
             pb.command(RankEnvironment.command(pb.command(), pb.environment()));
             // Like mpirun: rank 0 gets the launcher's stdin, the others end-of-file, so that
             // several ranks never compete for one terminal.

@@ -7,6 +7,7 @@ import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
 import dev.hccl.tools.ToolCommand;
 import dev.hccl.tools.bench.HcclBench;
+import dev.hccl.tools.launch.CpuPlacement;
 import dev.hccl.tools.launch.HcclRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -56,7 +57,8 @@ import java.util.function.Supplier;
         "",
         "Exit status: 0 OK; 1 a failed operation or an unwritable file; 2 a usage error.",
         "",
-        "Example: bin/hcclrun -np 4 hccl-topo --probe --json topo.json"})
+        "Example: bin/hcclrun -np 4 hccl-topo --probe --json topo.json",
+        "Placement: bin/hccl-topo -np 2 --bind-to core --library-cores 1"})
 public final class HcclTopo implements Callable<Integer>
 {
     /** Exit status: success. */
@@ -96,6 +98,19 @@ public final class HcclTopo implements Callable<Integer>
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the report to FILE as JSON.")
     private Path json;
+
+    @Option(names = "--bind-to", paramLabel = "core|numa|none",
+        description = "Print where 'hcclrun -np N --bind-to ... --library-cores L' places its ranks on this machine "
+            + "(each local rank's NUMA node, CPUs and library CPUs) and exit; no job is started.")
+    private String bindTo;
+
+    @Option(names = {"-np", "--nproc-per-node"}, paramLabel = "N", defaultValue = "1",
+        description = "With --bind-to: the local ranks (default: ${DEFAULT-VALUE}).")
+    private int placedRanks;
+
+    @Option(names = "--library-cores", paramLabel = "L", defaultValue = "0",
+        description = "With --bind-to: cores kept for the library's threads, as hcclrun's (default: ${DEFAULT-VALUE}).")
+    private int libraryCores;
 
     private final Supplier<Communicator> opener;
     private final String address;
@@ -165,6 +180,10 @@ public final class HcclTopo implements Callable<Integer>
     public Integer call()
     {
         checkOptions();
+        if (bindTo != null)
+        {
+            return placement();
+        }
         final Communicator comm;
         try
         {
@@ -209,6 +228,29 @@ public final class HcclTopo implements Callable<Integer>
             }
         }
         return OK;
+    }
+
+    /** Prints hcclrun's placement on this machine, computed by hcclrun's own code. */
+    private int placement()
+    {
+        if (placedRanks < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + placedRanks);
+        }
+        try
+        {
+            CpuPlacement.describe(bindTo, placedRanks, libraryCores).forEach(out::println);
+            return OK;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            err.println("hccl-topo: --bind-to " + bindTo + ": " + ex.getMessage() + " (placement needs Linux's /sys)");
+            return FAILED;
+        }
     }
 
     /**

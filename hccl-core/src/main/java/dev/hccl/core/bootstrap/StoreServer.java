@@ -3,6 +3,7 @@ package dev.hccl.core.bootstrap;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.JobKey;
+import dev.hccl.api.spi.LibraryThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,12 +55,8 @@ public final class StoreServer implements AutoCloseable
     private final StoreGate gate;
     private volatile StoreLimits limits;
     /** Closes a connection whose challenge overruns; one daemon thread per store. */
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task ->
-    {
-        final Thread t = new Thread(task, "hccl-store-timer");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService timer =
+        Executors.newSingleThreadScheduledExecutor(task -> LibraryThreads.newThread(task, "hccl-store-timer"));
     /** Connections in the challenge, by address. */
     private final ConcurrentHashMap<InetAddress, Integer> unproven = new ConcurrentHashMap<>();
     private final Map<String, byte[]> values = new HashMap<>();
@@ -78,8 +75,7 @@ public final class StoreServer implements AutoCloseable
         this.server = server;
         gate = new StoreGate(key, tls, refusals, this::abort);
         this.limits = limits;
-        acceptor = new Thread(this::acceptLoop, "hccl-store-accept");
-        acceptor.setDaemon(true);
+        acceptor = LibraryThreads.newThread(this::acceptLoop, "hccl-store-accept");
         acceptor.start();
     }
 
@@ -162,6 +158,7 @@ public final class StoreServer implements AutoCloseable
                 client.setTcpNoDelay(true);
                 client.setKeepAlive(true);
                 clients.add(client);
+                // Started by the acceptor, whose CPUs it inherits: no placement of its own (a process per client).
                 final Thread t = new Thread(() -> serve(client), "hccl-store-" + client.getRemoteSocketAddress());
                 t.setDaemon(true);
                 t.start();

@@ -1,5 +1,6 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.spi.LibraryThreads;
 import dev.hccl.api.spi.ProgressEngine;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -83,7 +84,7 @@ final class CallerDrivenEventLoop extends AbstractScheduledEventExecutor impleme
     {
         this.handler = factory.newHandler(this);
         this.lastExitNanos = System.nanoTime() - IDLE_TAKEOVER_NANOS;
-        this.idleDriver = new FastThreadLocalThread(this::idleDriverLoop, threadName);
+        this.idleDriver = new FastThreadLocalThread(LibraryThreads.placedAtStart(this::idleDriverLoop), threadName);
         idleDriver.setDaemon(true);
         idleDriver.start();
     }

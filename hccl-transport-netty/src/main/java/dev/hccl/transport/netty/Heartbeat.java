@@ -1,5 +1,7 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.spi.LibraryThreads;
+
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,12 +34,8 @@ final class Heartbeat implements AutoCloseable
     {
         this.timeoutNanos = timeout.toNanos();
         final long interval = Math.max(1, Math.min(MAX_INTERVAL_NANOS, timeoutNanos / 4));
-        this.timer = Executors.newSingleThreadScheduledExecutor(task ->
-        {
-            final Thread t = new Thread(task, "hccl-tcp-" + rank + "-heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+            task -> LibraryThreads.newThread(task, "hccl-tcp-" + rank + "-heartbeat"));
         timer.scheduleAtFixedRate(() ->
         {
             final long now = System.nanoTime();

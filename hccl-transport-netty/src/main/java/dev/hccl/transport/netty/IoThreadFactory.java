@@ -1,5 +1,6 @@
 package dev.hccl.transport.netty;
 
+import dev.hccl.api.spi.LibraryThreads;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 import java.util.concurrent.ThreadFactory;
@@ -22,7 +23,7 @@ final class IoThreadFactory implements ThreadFactory
     @Override
     public Thread newThread(final Runnable r)
     {
-        final Thread t = new FastThreadLocalThread(r, prefix + next.getAndIncrement());
+        final Thread t = new FastThreadLocalThread(LibraryThreads.placedAtStart(r), prefix + next.getAndIncrement());
         t.setDaemon(true);
         return t;
     }

@@ -2,6 +2,7 @@ package dev.hccl.transport.shm;
 
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.LibraryThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,8 +57,7 @@ final class ShmWatch
         this.peers = peers;
         this.progress = progress;
         this.heartbeatTimeoutMillis = heartbeatTimeoutMillis;
-        this.thread = new Thread(this::run, "hccl-shm-" + rank + "-watch");
-        thread.setDaemon(true);
+        this.thread = LibraryThreads.newThread(this::run, "hccl-shm-" + rank + "-watch");
     }
 
     /**
