@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * GradientSync over three ranks as threads (the in-JVM transport): the reduced values against a reference computed
- * here, the same bits on every rank, bucket boundaries, every misuse, and ranks that disagree.
+ * here, the same bits on every rank, bucket boundaries, views, FP8's scale and the step's report. Misuse is
+ * {@link GradientSyncMisuseTest}'s, autotune {@link GradientSyncAutotuneTest}'s; the helpers here serve them all.
  */
 @Timeout(120)
 class GradientSyncTest extends ThreeRanks
