@@ -17,9 +17,9 @@ import java.util.Set;
 /**
  * What the cost model predicts for the communication of the benchmark's variants ({@link TuningTable#stepSeconds}, a
  * compressed wire priced by its {@link WireProtocol}; PowerSGD per bucket by {@link TuningTable#lowRankStepSeconds}),
- * on two layouts: the ranks on one node like this one (the VM's shared-memory figures), and one rank per node on 10 GbE, where the bytes saved by compression weigh more. Printed
- * under the table so that a measurement can be read against the prediction, and a user can see where compression
- * starts to pay.
+ * on two layouts: the ranks on one node like this one (the VM's shared-memory figures), and one rank per node on
+ * 10 GbE, where the bytes saved by compression weigh more. Printed under the table so that a measurement can be read
+ * against the prediction, and a user can see where compression starts to pay.
  */
 final class StepModel
 {
