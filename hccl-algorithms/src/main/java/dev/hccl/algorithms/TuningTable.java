@@ -22,7 +22,8 @@ import java.util.Set;
  * protocol's bytes on the wire and links whose latency, bandwidth and reduction figures the adjustment and the
  * protocol scale. The price of a training step ({@link #stepSeconds}) adds what the training helpers compute
  * around the collective: narrowing and widening for {@link WireProtocol#HALF}, the selection and the scatter-add for
- * {@link WireProtocol#SPARSE}.
+ * {@link WireProtocol#SPARSE}; {@link #lowRankStepSeconds} prices {@link WireProtocol#LOW_RANK}'s two all-reduces and
+ * its matrix products.
  */
 public final class TuningTable
 {
@@ -55,9 +56,12 @@ public final class TuningTable
      *
      * @param reduction seconds per wire byte reduced, in gammas: 1 for FP32's own kernel.
      * @param encode    seconds per logical byte to make the wire payload before the collective (narrowing; the
-     *                  top-k selection with its error feedback), in gammas; 0 when the buffer goes as it is.
+     *                  top-k selection with its error feedback), in gammas; 0 when the buffer goes as it is. For
+     *                  {@link WireProtocol#LOW_RANK}, per logical byte and column of the factors: the products
+     *                  M Q, M^T P and P Q^T, each a multiply-add per element and column.
      * @param decode    seconds per wire byte received to make the dense result after it (widening; adding the
-     *                  gathered pairs in), in gammas.
+     *                  gathered pairs in), in gammas. For {@link WireProtocol#LOW_RANK}, per logical byte whatever
+     *                  the rank: adding the error in, writing the result and the new error out.
      */
     public record ProtocolCosts(double reduction, double encode, double decode)
     {
@@ -142,13 +146,17 @@ public final class TuningTable
      * The limits are fullmesh's alone (ALGORITHMS.md, "The automatic choice: the cost model" and "The measurements
      * behind the one-node crossovers"): the model prices its n-1 whole-buffer messages as one latency, which holds up
      * to a few KiB and while each of at most 4 ranks has a core for its sends.
+     * LOW_RANK: PowerSgdCodec's start and finish timed single-threaded over 16 MiB of gradients at ranks 1 and 4
+     * (7.6 and 16.7 gammas per byte, against a Java loop adding two FP32 arrays of that size), fitted as 4.5 gammas
+     * per byte plus 3.0 per byte and column; the orthogonalisations (n and m times rank squared) are left out.
      */
     private static final TuningTable STANDARD = new TuningTable(
         Map.of(
             WireProtocol.PLAIN, new ProtocolCosts(1.0, 0.0, 0.0),
             WireProtocol.HALF, new ProtocolCosts(6.0, 2.6, 4.2),
             WireProtocol.QUARTER, new ProtocolCosts(3.6, 0.0, 0.0),
-            WireProtocol.SPARSE, new ProtocolCosts(1.0, 8.0, 7.0)),
+            WireProtocol.SPARSE, new ProtocolCosts(1.0, 8.0, 7.0),
+            WireProtocol.LOW_RANK, new ProtocolCosts(1.0, 3.0, 4.5)),
         standardRows());
 
     /** The standard algorithms, to price a step with; built on first use, as the catalog reads this table. */
@@ -255,7 +263,9 @@ public final class TuningTable
      * @param protocol     {@link WireProtocol#PLAIN}, {@link WireProtocol#HALF} or {@link WireProtocol#QUARTER}.
      * @return seconds.
      * @throws IllegalArgumentException for {@link WireProtocol#SPARSE}, which changes the operation and needs the
-     *                                  fraction sent: {@link #stepSeconds} prices it.
+     *                                  fraction sent: {@link #stepSeconds} prices it; for
+     *                                  {@link WireProtocol#LOW_RANK}, which needs the rank:
+     *                                  {@link #lowRankStepSeconds}.
      */
     public double predictSeconds(
         final String name, final CostedAlgorithm algorithm, final Operation operation, final RankLayout layout,
@@ -266,6 +276,11 @@ public final class TuningTable
             throw new IllegalArgumentException("a sparse collective is priced as a step, with its fraction: " +
                 "stepSeconds");
         }
+        if (protocol == WireProtocol.LOW_RANK)
+        {
+            throw new IllegalArgumentException("a low-rank collective is priced as a step, with its rank: " +
+                "lowRankStepSeconds");
+        }
         return wireSeconds(name, algorithm, operation, layout, protocol.wireBytes(logicalBytes), links, protocol);
     }
 
@@ -274,7 +289,10 @@ public final class TuningTable
      * with the cheapest standard algorithm the cost model may choose: {@link WireProtocol#PLAIN}, an all-reduce;
      * {@link WireProtocol#HALF}, narrowing, an all-reduce of 16-bit floats, widening; {@link WireProtocol#SPARSE},
      * the selection of {@code fraction} of the elements (at least one), an all-gather of every rank's pairs, and
-     * adding them into the dense result. Computes nothing but the prediction.
+     * adding them into the dense result; {@link WireProtocol#QUARTER}, FP8 with a per-bucket scale: an all-reduce (MAX)
+     * of one float, scaling and narrowing, an all-reduce of FP8, widening. The FP8 conversions are priced as HALF's
+     * (the table has no figure of its own for them: a QUARTER row's buffer is FP8 already). Computes nothing but the
+     * prediction.
      *
      * @param layout        the ranks' nodes.
      * @param links         the link figures.
@@ -283,17 +301,16 @@ public final class TuningTable
      * @param fraction      of the elements {@link WireProtocol#SPARSE} sends, in (0, 1]; the other protocols send
      *                      every element and ignore it (pass 1).
      * @return seconds.
-     * @throws IllegalArgumentException for {@link WireProtocol#QUARTER}, which no training helper offers, or a size or
-     *                                  fraction out of range.
+     * @throws IllegalArgumentException for {@link WireProtocol#LOW_RANK} ({@link #lowRankStepSeconds}), or a size
+     *                                  or fraction out of range.
      */
     public double stepSeconds(
         final RankLayout layout, final LinkCosts links, final long gradientBytes, final WireProtocol protocol,
         final double fraction)
     {
-        if (protocol == WireProtocol.QUARTER)
+        if (protocol == WireProtocol.LOW_RANK)
         {
-            throw new IllegalArgumentException(
-                "the training helpers do not compress gradients to FP8: no QUARTER step");
+            throw new IllegalArgumentException("a LOW_RANK step needs the rank: lowRankStepSeconds");
         }
         if (gradientBytes < 0 || gradientBytes % Float.BYTES != 0 || !(fraction > 0 && fraction <= 1))
         {
@@ -311,8 +328,54 @@ public final class TuningTable
                 cheapest(Operation.ALL_GATHER, layout, gathered, links, protocol);
         }
         final long wire = protocol.wireBytes(gradientBytes);
+        if (protocol == WireProtocol.QUARTER)
+        {
+            final ProtocolCosts conversion = costs(WireProtocol.HALF);
+            return gamma * (conversion.encode() + conversion.decode()) * gradientBytes +
+                cheapest(Operation.ALL_REDUCE, layout, Float.BYTES, links, WireProtocol.PLAIN) +
+                cheapest(Operation.ALL_REDUCE, layout, wire, links, protocol);
+        }
         return gamma * (cost.encode() * gradientBytes + cost.decode() * wire) +
             cheapest(Operation.ALL_REDUCE, layout, wire, links, protocol);
+    }
+
+    /**
+     * The predicted time of synchronising one bucket of FP32 gradients as the training helpers' PowerSGD does: the
+     * bucket seen as a matrix of {@code m = ceil(sqrt(count))} columns and {@code n = ceil(count / m)} rows; M Q,
+     * an all-reduce of P ({@code n * rank} FP32 values), M^T P, an all-reduce of Q ({@code m * rank}), and P Q^T with
+     * the error feedback, each all-reduce with the cheapest standard algorithm. A bucket whose factors would not be
+     * smaller ({@code (n + m) * rank >= count}) goes as it is: {@link WireProtocol#PLAIN}'s step. Per bucket, since the
+     * shape is a bucket's: a model's step is the sum over its buckets.
+     *
+     * @param layout      the ranks' nodes.
+     * @param links       the link figures.
+     * @param bucketBytes the FP32 gradients of one bucket on one rank, a multiple of 4.
+     * @param rank        the approximation's rank, at least 1.
+     * @return seconds.
+     * @throws IllegalArgumentException for a size or rank out of range.
+     */
+    public double lowRankStepSeconds(
+        final RankLayout layout, final LinkCosts links, final long bucketBytes, final int rank)
+    {
+        if (bucketBytes < 0 || bucketBytes % Float.BYTES != 0 || rank < 1)
+        {
+            throw new IllegalArgumentException("bucketBytes must be a multiple of 4 and rank at least 1, got " +
+                bucketBytes + " and " + rank);
+        }
+        final long count = bucketBytes / Float.BYTES;
+        final long m = (long)Math.ceil(Math.sqrt(count));
+        final long n = m == 0 ? 0 : (count + m - 1) / m;
+        if ((n + m) * rank >= count)
+        {
+            return stepSeconds(layout, links, bucketBytes, WireProtocol.PLAIN, 1);
+        }
+        final WireProtocol protocol = WireProtocol.LOW_RANK;
+        final ProtocolCosts cost = costs(protocol);
+        final long p = protocol.wireBytes(n * rank * Float.BYTES);
+        final long q = protocol.wireBytes(m * rank * Float.BYTES);
+        return links.local().gamma() * (cost.encode() * rank + cost.decode()) * bucketBytes +
+            cheapest(Operation.ALL_REDUCE, layout, p, links, protocol) +
+            cheapest(Operation.ALL_REDUCE, layout, q, links, protocol);
     }
 
     /** The cheapest standard algorithm the cost model may choose, weighed by this table. */

@@ -9,7 +9,8 @@ import dev.hccl.api.Operation;
  * logical byte); what it costs to compute (reduce, convert, select) is measured, and lives in {@link TuningTable}.
  * <p>
  * The logical payload is what the caller means to combine, at the width it is reduced in: the buffer itself for
- * {@link #PLAIN}, FP32 values for {@link #HALF}, {@link #QUARTER} and {@link #SPARSE} ({@link #logicalBytes}).
+ * {@link #PLAIN}, FP32 values for {@link #HALF}, {@link #QUARTER}, {@link #SPARSE} and {@link #LOW_RANK}
+ * ({@link #logicalBytes}).
  */
 public enum WireProtocol
 {
@@ -31,7 +32,14 @@ public enum WireProtocol
      * result. Never the selector's choice: a caller that prices a top-k step asks for it
      * ({@link TuningTable#stepSeconds}). Its factor is per selected element's byte.
      */
-    SPARSE(2.0);
+    SPARSE(2.0),
+    /**
+     * The PowerSGD gradient compression: each bucket of FP32 gradients, seen as a near-square matrix, travels as two
+     * thin FP32 factors (n x rank and m x rank), each through an all-reduce of its own; every rank then multiplies
+     * them out into its dense result. Never the selector's choice: a caller that prices a PowerSGD step asks for it
+     * ({@link TuningTable#lowRankStepSeconds}). Its factor is per byte of a factor: they are reduced as FP32.
+     */
+    LOW_RANK(1.0);
 
     private final double wireBytesPerLogicalByte;
 
@@ -41,7 +49,8 @@ public enum WireProtocol
     }
 
     /**
-     * @return bytes on the wire per byte of logical payload (for {@link #SPARSE}, per byte of the elements sent).
+     * @return bytes on the wire per byte of logical payload (for {@link #SPARSE}, per byte of the elements sent; for
+     *         {@link #LOW_RANK}, per byte of the factors).
      */
     public double wireBytesPerLogicalByte()
     {
@@ -90,7 +99,8 @@ public enum WireProtocol
     /**
      * The bytes a logical payload puts on the wire.
      *
-     * @param logicalBytes not negative; for {@link #SPARSE}, the bytes of the elements sent.
+     * @param logicalBytes not negative; for {@link #SPARSE}, the bytes of the elements sent; for {@link #LOW_RANK},
+     *                     of a factor.
      * @return wire bytes, rounded up.
      */
     public long wireBytes(final long logicalBytes)

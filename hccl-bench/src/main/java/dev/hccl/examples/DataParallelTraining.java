@@ -35,7 +35,8 @@ import java.util.function.IntConsumer;
  * loss within {@link #EPOCH_LOSS_TOLERANCE} of the reference's (training amplifies those roundings, so that after a
  * few epochs the weights part by more: 8 epochs of 4 ranks took them from 2e-6 to 8e-4); compressed, the last epoch's
  * loss must be within {@link #HALF_LOSS_TOLERANCE} (fp16, bf16), {@link #FP8_LOSS_TOLERANCE} (fp8e4m3, fp8e5m2) or
- * {@link #TOP_K_LOSS_TOLERANCE} above and {@link #TOP_K_LOSS_BELOW} below (top-k) of the reference's, relatively. Then
+ * {@link #TOP_K_LOSS_TOLERANCE} above and {@link #TOP_K_LOSS_BELOW} below (top-k; PowerSGD,
+ * {@link #POWER_SGD_LOSS_TOLERANCE} above) of the reference's, relatively. Then
  * it times steps with overlap on and off.
  * Rank 0 prints the losses, the check and the timings; a rank whose check fails prints why. Exit status 0, 1 when the
  * check fails, 2 on a usage error.
@@ -64,6 +65,12 @@ public final class DataParallelTraining implements Callable<Integer>
      * below it means the steps were too large (a sum instead of a mean, say).
      */
     static final double TOP_K_LOSS_BELOW = 0.1;
+    /**
+     * Under PowerSGD: the last epoch's loss above the reference's, relatively; as top-k's, error feedback sends part
+     * of each step late, so the curve lags (below: {@link #TOP_K_LOSS_BELOW}). It bounds the lag at twice the largest
+     * measured in DataParallelTrainingTest's settings (4 ranks, 5 epochs: 0.56 at rank 1, 0.32 at rank 2).
+     */
+    static final double POWER_SGD_LOSS_TOLERANCE = 1.0;
     private static final int CLASSES = 10;
 
     @Option(names = "--epochs", paramLabel = "N", defaultValue = "8",
@@ -87,7 +94,8 @@ public final class DataParallelTraining implements Callable<Integer>
     private int hidden;
 
     @Option(names = "--compression", paramLabel = "C", defaultValue = "none",
-        description = "none, fp16, bf16, fp8e4m3, fp8e5m2 or topk:FRACTION (default ${DEFAULT-VALUE}).")
+        description = "none, fp16, bf16, fp8e4m3, fp8e5m2, topk:FRACTION or powersgd:RANK (default " +
+            "${DEFAULT-VALUE}).")
     private String compression;
 
     @Option(names = "--lr", paramLabel = "RATE", defaultValue = "0.05",
@@ -309,9 +317,11 @@ public final class DataParallelTraining implements Callable<Integer>
         else
         {
             final boolean topK = wire.kind() == Compression.Kind.TOP_K;
-            final double tolerance = topK ? TOP_K_LOSS_TOLERANCE : wire.equals(Compression.fp16()) ||
-                wire.equals(Compression.bf16()) ? HALF_LOSS_TOLERANCE : FP8_LOSS_TOLERANCE;
-            ok = loss <= tolerance && (!topK || last >= referenceLast * (1 - TOP_K_LOSS_BELOW));
+            final boolean powerSgd = wire.kind() == Compression.Kind.POWER_SGD;
+            final double tolerance = topK ? TOP_K_LOSS_TOLERANCE : powerSgd ? POWER_SGD_LOSS_TOLERANCE :
+                wire.equals(Compression.fp16()) || wire.equals(Compression.bf16()) ? HALF_LOSS_TOLERANCE :
+                FP8_LOSS_TOLERANCE;
+            ok = loss <= tolerance && (!(topK || powerSgd) || last >= referenceLast * (1 - TOP_K_LOSS_BELOW));
             verdict = String.format(Locale.ROOT, "loss %s the single-process run's: last epoch %.6f against " +
                 "%.6f, relative difference %.1e (tolerance %.0e); weights' max relative difference %.1e (not " +
                 "checked under %s)", ok ? "matches" : "does not match", last, referenceLast, loss, tolerance,

@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 14's training example in real processes, over TCP and over shared memory: four ranks train the MLP
  * data-parallel through {@code GradientSync} and every rank checks itself against the single-process run on all the
- * data: uncompressed, the weights equal to float rounding; under bf16 and top-k, the loss within its tolerance.
+ * data: uncompressed, the weights equal to float rounding; under bf16, fp8, top-k and PowerSGD, the loss within its
+ * tolerance.
  * Small settings (a narrower model, fewer samples and epochs) keep each job to seconds.
  */
 @Timeout(300)
@@ -27,7 +28,9 @@ class DataParallelTrainingTest
         "shm, none, OK: weights match the single-process run",
         "shm, bf16, OK: loss matches the single-process run's",
         "shm, fp8e4m3, OK: loss matches the single-process run's",
-        "tcp, topk:0.01, OK: loss matches the single-process run's"})
+        "tcp, topk:0.01, OK: loss matches the single-process run's",
+        "shm, powersgd:1, OK: loss matches the single-process run's",
+        "tcp, powersgd:2, OK: loss matches the single-process run's"})
     void everyRankMatchesTheSingleProcessRun(final String transport, final String compression, final String verdict)
         throws Exception
     {

@@ -5,12 +5,13 @@ import dev.hccl.api.DataType;
 import java.util.Locale;
 
 /**
- * How a {@link GradientSync}'s buckets travel: as they are, as 16- or 8-bit floats, or as the largest values alone.
- * Every rank must choose the same; ranks that differ fail at build.
+ * How a {@link GradientSync}'s buckets travel: as they are, as 16- or 8-bit floats, as the largest values alone, or
+ * as a low-rank approximation. Every rank must choose the same; ranks that differ fail at build.
  * <p>
  * Compression trades accuracy for bytes on the wire: {@link #fp16()} and {@link #bf16()} halve them,
  * {@link #fp8e4m3()} and {@link #fp8e5m2()} quarter them (scaled per bucket), {@link #topK}
- * sends a fraction of the elements (as index and value, 8 bytes each) and keeps the rest for the next step.
+ * sends a fraction of the elements (as index and value, 8 bytes each) and keeps the rest for the next step,
+ * {@link #powerSgd} sends two thin factors of a bucket seen as a matrix and keeps the rest for the next step.
  */
 public final class Compression
 {
@@ -28,7 +29,9 @@ public final class Compression
         /** {@link #fp8e4m3()}. */
         FP8_E4M3(4),
         /** {@link #fp8e5m2()}. */
-        FP8_E5M2(5);
+        FP8_E5M2(5),
+        /** {@link #powerSgd(int)}. */
+        POWER_SGD(6);
 
         /** In the settings that ranks compare at build. */
         final int code;
@@ -39,19 +42,21 @@ public final class Compression
         }
     }
 
-    private static final Compression NONE = new Compression(Kind.NONE, 1.0);
-    private static final Compression FP16 = new Compression(Kind.FP16, 1.0);
-    private static final Compression BF16 = new Compression(Kind.BF16, 1.0);
-    private static final Compression FP8_E4M3 = new Compression(Kind.FP8_E4M3, 1.0);
-    private static final Compression FP8_E5M2 = new Compression(Kind.FP8_E5M2, 1.0);
+    private static final Compression NONE = new Compression(Kind.NONE, 1.0, 0);
+    private static final Compression FP16 = new Compression(Kind.FP16, 1.0, 0);
+    private static final Compression BF16 = new Compression(Kind.BF16, 1.0, 0);
+    private static final Compression FP8_E4M3 = new Compression(Kind.FP8_E4M3, 1.0, 0);
+    private static final Compression FP8_E5M2 = new Compression(Kind.FP8_E5M2, 1.0, 0);
 
     private final Kind kind;
     private final double fraction;
+    private final int rank;
 
-    private Compression(final Kind kind, final double fraction)
+    private Compression(final Kind kind, final double fraction, final int rank)
     {
         this.kind = kind;
         this.fraction = fraction;
+        this.rank = rank;
     }
 
     /**
@@ -131,15 +136,39 @@ public final class Compression
             throw new IllegalArgumentException("Compression.topK(fraction): fraction must be in (0, 1], got " +
                 fraction + "; 0.01 sends 1% of each bucket's elements");
         }
-        return new Compression(Kind.TOP_K, fraction);
+        return new Compression(Kind.TOP_K, fraction, 0);
+    }
+
+    /**
+     * PowerSGD (Vogels et al., 2019), as PyTorch DDP's {@code batched_powerSGD_hook}: each bucket, seen as a
+     * zero-padded near-square matrix M of n rows and m columns ({@code m = ceil(sqrt(count))}), travels as two thin
+     * factors, P (n x rank) and Q (m x rank), each through an FP32 all-reduce, {@code (n + m) * rank * 4} bytes in
+     * all instead of {@code 4 * count}. The result is the projection of the ranks' mean onto P's orthonormal columns.
+     * Error feedback: what the approximation missed of this rank's gradients is added to them in the next step, so
+     * that nothing is lost, only late. Warm start: each step's power iteration starts from the last step's Q, so that
+     * the approximation improves from step to step. A bucket too small to gain ({@code (n + m) * rank >= count}) is
+     * all-reduced as it is. Every rank ends with the same bits. A rank of 1 to 4 is typical.
+     *
+     * @param rank the approximation's rank, PyTorch's {@code matrix_approximation_rank}: at least 1.
+     * @return the setting.
+     * @throws IllegalArgumentException when {@code rank} is below 1.
+     */
+    public static Compression powerSgd(final int rank)
+    {
+        if (rank < 1)
+        {
+            throw new IllegalArgumentException("Compression.powerSgd(rank): rank must be at least 1, got " + rank +
+                "; start from 1 and double it until the loss is good enough");
+        }
+        return new Compression(Kind.POWER_SGD, 1.0, rank);
     }
 
     /**
      * Parses the settings as a user writes them in a configuration or on a command line.
      *
-     * @param text {@code none}, {@code fp16}, {@code bf16}, {@code fp8e4m3} (or {@code fp8}), {@code fp8e5m2} or
-     *             {@code topk:F} (also {@code topK(F)}, as {@link #toString()} writes it), F in (0, 1]; case does not
-     *             matter.
+     * @param text {@code none}, {@code fp16}, {@code bf16}, {@code fp8e4m3} (or {@code fp8}), {@code fp8e5m2},
+     *             {@code topk:F} (also {@code topK(F)}, as {@link #toString()} writes it), F in (0, 1], or
+     *             {@code powersgd:R} (also {@code powerSGD(R)}), R at least 1; case does not matter.
      * @return the setting.
      * @throws IllegalArgumentException for anything else, saying what is expected.
      */
@@ -159,6 +188,19 @@ public final class Compression
                     "as in topk:0.01");
             }
         }
+        if (t.startsWith("powersgd:") || t.startsWith("powersgd(") && t.endsWith(")"))
+        {
+            final String rank = t.substring(9, t.endsWith(")") ? t.length() - 1 : t.length());
+            try
+            {
+                return powerSgd(Integer.parseInt(rank.trim()));
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException("compression '" + text + "': the rank must be a whole number, " +
+                    "as in powersgd:1");
+            }
+        }
         return switch (t)
         {
             case "none" -> none();
@@ -167,7 +209,7 @@ public final class Compression
             case "fp8", "fp8e4m3" -> fp8e4m3();
             case "fp8e5m2" -> fp8e5m2();
             default -> throw new IllegalArgumentException("unknown compression '" + text +
-                "'; choose none, fp16, bf16, fp8e4m3, fp8e5m2 or topk:F with F in (0, 1]");
+                "'; choose none, fp16, bf16, fp8e4m3, fp8e5m2, topk:F with F in (0, 1] or powersgd:R with R >= 1");
         };
     }
 
@@ -188,6 +230,14 @@ public final class Compression
     }
 
     /**
+     * @return the rank of {@link #powerSgd}'s approximation; 0 for the others.
+     */
+    public int rank()
+    {
+        return rank;
+    }
+
+    /**
      * The 16-bit type the wire carries.
      *
      * @return FP16 or BF16; null for the kinds that do not narrow.
@@ -205,7 +255,8 @@ public final class Compression
     }
 
     /**
-     * Whether this compression can carry gradients of {@code type}: all but {@link #none()} narrow or select FP32.
+     * Whether this compression can carry gradients of {@code type}: all but {@link #none()} narrow, select or
+     * factor FP32.
      *
      * @param type the gradients' type.
      * @return true when it can.
@@ -215,26 +266,42 @@ public final class Compression
         return kind == Kind.NONE || type == DataType.FP32;
     }
 
+    /**
+     * @return whether each bucket's codec keeps what it did not send for the next step (top-k, PowerSGD), which a
+     *         change of buckets would drop.
+     */
+    boolean feedsErrorBack()
+    {
+        return kind == Kind.TOP_K || kind == Kind.POWER_SGD;
+    }
+
     @Override
     public boolean equals(final Object o)
     {
-        return o instanceof Compression c && c.kind == kind && Double.compare(c.fraction, fraction) == 0;
+        return o instanceof Compression c && c.kind == kind && Double.compare(c.fraction, fraction) == 0 &&
+            c.rank == rank;
     }
 
     @Override
     public int hashCode()
     {
-        return kind.hashCode() * 31 + Double.hashCode(fraction);
+        return (kind.hashCode() * 31 + Double.hashCode(fraction)) * 31 + rank;
     }
 
     /**
-     * As a user writes it: {@code none}, {@code fp16}, {@code bf16}, {@code fp8e4m3}, {@code topK(0.01)}.
+     * As a user writes it: {@code none}, {@code fp16}, {@code bf16}, {@code fp8e4m3}, {@code topK(0.01)},
+     * {@code powerSGD(1)}; {@link #parse} reads it back.
      *
      * @return the setting.
      */
     @Override
     public String toString()
     {
-        return kind == Kind.TOP_K ? "topK(" + fraction + ")" : kind.name().toLowerCase(Locale.ROOT).replace("_", "");
+        return switch (kind)
+        {
+            case TOP_K -> "topK(" + fraction + ")";
+            case POWER_SGD -> "powerSGD(" + rank + ")";
+            default -> kind.name().toLowerCase(Locale.ROOT).replace("_", "");
+        };
     }
 }

@@ -88,10 +88,10 @@ final class GradientRegistration
         {
             return "gradients of type " + type + "; GradientSync takes FP32, FP16 or BF16";
         }
-        if (settings.autotune() != null && settings.compression().kind() == Compression.Kind.TOP_K)
+        if (settings.autotune() != null && settings.compression().feedsErrorBack())
         {
             return "autotune with compression " + settings.compression() + ": autotune changes the buckets, which " +
-                "would drop what top-k's error feedback holds back; set the bucket sizes yourself, or autotune " +
+                "would drop what its error feedback holds back; set the bucket sizes yourself, or autotune " +
                 "without compression first and keep the sizes it chooses";
         }
         if (!settings.compression().accepts(type))

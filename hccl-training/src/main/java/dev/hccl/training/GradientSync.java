@@ -148,6 +148,7 @@ public final class GradientSync implements AutoCloseable
             case FP16, BF16 -> new HalfPrecisionCodec(comm, compression.wireType(), count, settings.average());
             case FP8_E4M3, FP8_E5M2 -> new Fp8Codec(comm, compression.wireType(), count, settings.average());
             case TOP_K -> new TopKCodec(comm, count, compression.fraction(), settings.average(), selector);
+            case POWER_SGD -> PowerSgdCodec.forBucket(comm, count, compression.rank(), settings.average());
         };
     }
 
@@ -402,11 +403,11 @@ public final class GradientSync implements AutoCloseable
     }
 
     /**
-     * Buckets that fp16 or bf16 had to all-reduce again in FP32 (an infinity or a NaN) since this GradientSync was
+     * Buckets that a compression had to all-reduce again in FP32 (an infinity or a NaN) since this GradientSync was
      * built, summed over steps: what {@link StepReport#fallbacks()} gives per step. Any thread may read it (for
      * metrics: {@code hccl-micrometer}'s {@code GradientSyncMeters}); it may lag the step under way.
      *
-     * @return the fallbacks; 0 without a 16-bit compression.
+     * @return the fallbacks; 0 without a 16-bit, 8-bit or PowerSGD compression.
      */
     public long fallbacks()
     {

@@ -100,7 +100,8 @@ public final class GradientSyncBuilder
      * {@link #bucketCapBytes} and {@link #firstBucketBytes}. The default comes from the environment:
      * {@code HCCL_AUTOTUNE=1} turns it on with {@link Autotune#defaults()}, so that a launcher can.
      * <p>
-     * Not with {@link Compression#topK}: changing the buckets would drop what its error feedback holds back.
+     * Not with {@link Compression#topK} or {@link Compression#powerSgd}: changing the buckets would drop what their
+     * error feedback holds back.
      *
      * @param autotune the search, or null to keep the sizes set.
      * @return this builder.

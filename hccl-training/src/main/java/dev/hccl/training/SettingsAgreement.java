@@ -57,6 +57,7 @@ final class SettingsAgreement
             new Field("compression", compression.kind().code, SettingsAgreement::showCompression),
             new Field("topK fraction", Double.doubleToLongBits(compression.fraction()),
                 v -> Double.toString(Double.longBitsToDouble(v))),
+            new Field("powerSGD rank", compression.rank(), Long::toString),
             new Field("average", average ? 1 : 0, v -> Boolean.toString(v != 0)),
             new Field("firstBucketBytes", firstBucketBytes, Long::toString),
             new Field("bucketCapBytes", bucketCapBytes, Long::toString),
@@ -128,7 +129,12 @@ final class SettingsAgreement
         {
             if (kind.code == code)
             {
-                return kind == Compression.Kind.TOP_K ? "topK" : kind.name().toLowerCase(Locale.ROOT).replace("_", "");
+                return switch (kind)
+                {
+                    case TOP_K -> "topK";
+                    case POWER_SGD -> "powerSGD";
+                    default -> kind.name().toLowerCase(Locale.ROOT).replace("_", "");
+                };
             }
         }
         return "code " + code;

@@ -167,16 +167,20 @@ class GradientSyncAutotuneTest extends ThreeRanks
     }
 
     @Test
-    void autotuneWithTopKOrUnlikeOnTheRanksIsRefusedOnEveryRank() throws Exception
+    void autotuneWithErrorFeedbackOrUnlikeOnTheRanksIsRefusedOnEveryRank() throws Exception
     {
-        for (final RankThreads.Outcome<?> o : RankThreads.each(comms, comm -> GradientSync.builder(comm)
-            .autotune(Autotune.defaults()).compression(Compression.topK(0.1))
-            .build(gradients(comm.rank(), 0, DataType.FP32), DataType.FP32)))
+        for (final Compression compression : List.of(Compression.topK(0.1), Compression.powerSgd(1)))
         {
-            assertTrue(o.failure() instanceof IllegalArgumentException || o.failure() instanceof HcclException,
-                String.valueOf(o.failure()));
-            assertTrue(o.failure().getMessage().contains("refused its gradients") ||
-                o.failure().getMessage().contains("autotune with compression topK(0.1)"), o.failure().getMessage());
+            for (final RankThreads.Outcome<?> o : RankThreads.each(comms, comm -> GradientSync.builder(comm)
+                .autotune(Autotune.defaults()).compression(compression)
+                .build(gradients(comm.rank(), 0, DataType.FP32), DataType.FP32)))
+            {
+                assertTrue(o.failure() instanceof IllegalArgumentException || o.failure() instanceof HcclException,
+                    String.valueOf(o.failure()));
+                assertTrue(o.failure().getMessage().contains("refused its gradients") || o.failure().getMessage()
+                    .contains("autotune with compression " + compression + ": autotune changes the buckets"),
+                    o.failure().getMessage());
+            }
         }
         for (final RankThreads.Outcome<?> o : RankThreads.each(comms, comm -> GradientSync.builder(comm)
             .autotune(comm.rank() == 1 ? null : Autotune.defaults())

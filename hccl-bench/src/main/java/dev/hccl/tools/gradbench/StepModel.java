@@ -16,10 +16,10 @@ import java.util.Set;
 
 /**
  * What the cost model predicts for the communication of the benchmark's variants ({@link TuningTable#stepSeconds}, a
- * compressed wire priced by its {@link WireProtocol}), on two layouts: the ranks on one node like this one (the VM's
- * shared-memory figures), and one rank per node on 10 GbE, where the bytes saved by compression weigh more. Printed
- * under the table so that a measurement can be read against the prediction, and a user can see where compression
- * starts to pay.
+ * compressed wire priced by its {@link WireProtocol}; PowerSGD per bucket by {@link TuningTable#lowRankStepSeconds}),
+ * on two layouts: the ranks on one node like this one (the VM's shared-memory figures), and one rank per node on
+ * 10 GbE, where the bytes saved by compression weigh more. Printed under the table so that a measurement can be read
+ * against the prediction, and a user can see where compression starts to pay.
  */
 final class StepModel
 {
@@ -82,13 +82,16 @@ final class StepModel
             case FP16, BF16 -> WireProtocol.HALF;
             case FP8_E4M3, FP8_E5M2 -> WireProtocol.QUARTER;
             case TOP_K -> WireProtocol.SPARSE;
+            case POWER_SGD -> WireProtocol.LOW_RANK;
         };
         double seconds = 0;
         for (final long bytes : pieces)
         {
             if (bytes > 0)
             {
-                seconds += TuningTable.standard().stepSeconds(layout, links, bytes, protocol, compression.fraction());
+                seconds += protocol == WireProtocol.LOW_RANK ?
+                    TuningTable.standard().lowRankStepSeconds(layout, links, bytes, compression.rank()) :
+                    TuningTable.standard().stepSeconds(layout, links, bytes, protocol, compression.fraction());
             }
         }
         return seconds;

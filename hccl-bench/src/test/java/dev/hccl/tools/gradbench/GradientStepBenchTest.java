@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GradientStepBenchTest
 {
     private static final List<String> ROWS = List.of("per-tensor none", "per-tensor-async none", "buckets none",
-        "overlap none", "overlap fp16", "overlap bf16", "overlap topK(0.01)");
+        "overlap none", "overlap fp16", "overlap bf16", "overlap fp8e4m3", "overlap topK(0.01)",
+        "overlap powerSGD(1)");
 
     @TempDir
     Path tmp;
@@ -60,7 +61,8 @@ class GradientStepBenchTest
         assertRows(table, "", 2);
         assertTrue(table.contains("\n#   one node, this VM's shared memory: per-tensor ") &&
             table.contains("\n#   2 nodes of one rank, 10 GbE: per-tensor "), "the cost model's lines:\n" + table);
-        assertTrue(table.contains(", topK(0.01) "), "every compression priced:\n" + table);
+        assertTrue(table.contains(", topK(0.01) ") && table.contains(", fp8e4m3 ") && table.contains(", powerSGD(1) "),
+            "every compression priced:\n" + table);
 
         final JsonNode report = new ObjectMapper().readTree(json.toFile());
         assertEquals("tiny", report.get("model").asText());
