@@ -6,9 +6,9 @@ package dev.hccl.training;
  * @param bucketCapBytes     the bucket cap tried.
  * @param firstBucketBytes   the first bucket's cap tried.
  * @param buckets            the buckets these caps made.
- * @param medianExposedNanos over the trial's measured steps, the median of each step's exposed communication on its
- *                           slowest rank: the time the training thread spent in {@code markReady} and {@code await}.
+ * @param medianStepNanos  over the trial's measured steps, the median of each step's time on its slowest rank: from
+ *                         the end of the step before (its {@code await}) to the end of this one.
  */
-public record AutotuneTrial(long bucketCapBytes, long firstBucketBytes, int buckets, long medianExposedNanos)
+public record AutotuneTrial(long bucketCapBytes, long firstBucketBytes, int buckets, long medianStepNanos)
 {
 }

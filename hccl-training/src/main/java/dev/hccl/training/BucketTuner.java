@@ -14,8 +14,10 @@ import java.util.List;
 
 /**
  * The search of {@link Autotune}, step by step: which caps the next step uses, and when a trial is over, its figure
- * from every rank's measurements. {@link GradientSync} adds the nanoseconds its calls took in a step, then says that
- * the step ended; the answer is the plan to use from the next step on.
+ * from every rank's measurements. {@link GradientSync} says when each synchronising step ended; a step's time runs
+ * from the end of the one before (or the build), so it holds the computation, the communication the computation did
+ * not hide, and what the communication took from the computation on shared cores; the answer is the plan to use from
+ * the next step on.
  * <p>
  * Same on every rank by construction: the schedule depends only on the settings and the gradient sizes, which the
  * ranks compared at build, and each figure comes from an all-reduce (MAX) of the ranks' step times, so every rank sees
@@ -45,7 +47,8 @@ final class BucketTuner
     private boolean secondStage;
     private boolean done;
     private int stepInTrial;
-    private long stepNanos;
+    /** When the last step ended, or the tuner was made. */
+    private long lastEnd;
     private int stepsTuning;
 
     /**
@@ -55,10 +58,12 @@ final class BucketTuner
      * @param initialCap    the builder's bucket cap.
      * @param initialFirst  the builder's first-bucket cap.
      * @param rank          this rank, which logs the choice when it is 0.
+     * @param now           {@link System#nanoTime()} now: the first step's start.
      */
     BucketTuner(final Autotune settings, final long[] gradientBytes, final BucketPlan initial, final long initialCap,
-        final long initialFirst, final int rank)
+        final long initialFirst, final int rank, final long now)
     {
+        this.lastEnd = now;
         this.settings = settings;
         this.gradientBytes = gradientBytes;
         this.rank = rank;
@@ -79,24 +84,17 @@ final class BucketTuner
     }
 
     /**
-     * @param nanos time the training thread spent in one call of the helper, in the step under way.
-     */
-    void add(final long nanos)
-    {
-        stepNanos += nanos;
-    }
-
-    /**
      * A synchronising step ended on this rank; every rank calls it at the same step. At a trial's end it all-reduces
      * the trial's step times (collective).
      *
      * @param comm the communicator.
+     * @param now  {@link System#nanoTime()} at the step's end.
      * @return the plan for the next step when it changes, else null.
      */
-    BucketPlan stepEnded(final Communicator comm)
+    BucketPlan stepEnded(final Communicator comm, final long now)
     {
-        final long nanos = stepNanos;
-        stepNanos = 0;
+        final long nanos = now - lastEnd;
+        lastEnd = now;
         stepsTuning++;
         final int measured = stepInTrial - settings.warmupSteps();
         stepInTrial++;
@@ -117,8 +115,8 @@ final class BucketTuner
         trials.add(trial);
         tried.add(current);
         LOG.debug("GradientSync autotune on rank {}: trial {}: {} MiB buckets, first {} MiB, {} buckets: median " +
-            "exposed {} ms over {}", rank, trials.size(), trial.bucketCapBytes() / MIB, trial.firstBucketBytes() / MIB,
-            trial.buckets(), trial.medianExposedNanos() / 1e6, Arrays.toString(slowest));
+            "step {} ms over {}", rank, trials.size(), trial.bucketCapBytes() / MIB, trial.firstBucketBytes() / MIB,
+            trial.buckets(), trial.medianStepNanos() / 1e6, Arrays.toString(slowest));
         stepInTrial = 0;
         if (queue.isEmpty() && !secondStage)
         {
@@ -137,11 +135,11 @@ final class BucketTuner
             current = chosen;
             if (rank == 0)
             {
-                LOG.info("GradientSync autotune chose {} MiB buckets, first bucket {} MiB ({} buckets, exposed " +
-                    "communication {} ms a step; {} ms with the caps it was built with) after {} trials in {} steps",
+                LOG.info("GradientSync autotune chose {} MiB buckets, first bucket {} MiB ({} buckets, {} ms a " +
+                    "step; {} ms with the caps it was built with) after {} trials in {} steps",
                     chosen.cap() / MIB, chosen.first() / MIB, chosen.plan().bucketCount(),
                     String.format("%.2f", figureOf(chosen) / 1e6), String.format("%.2f", trials.get(0)
-                        .medianExposedNanos() / 1e6), trials.size(), stepsTuning);
+                        .medianStepNanos() / 1e6), trials.size(), stepsTuning);
             }
             return changed ? chosen.plan() : null;
         }
@@ -188,7 +186,7 @@ final class BucketTuner
         int best = 0;
         for (int t = 1; t < trials.size(); t++)
         {
-            if (trials.get(t).medianExposedNanos() < trials.get(best).medianExposedNanos())
+            if (trials.get(t).medianStepNanos() < trials.get(best).medianStepNanos())
             {
                 best = t;
             }
@@ -198,7 +196,7 @@ final class BucketTuner
 
     private long figureOf(final Candidate c)
     {
-        return trials.get(tried.indexOf(c)).medianExposedNanos();
+        return trials.get(tried.indexOf(c)).medianStepNanos();
     }
 
     private static long median(final long[] values)

@@ -52,7 +52,11 @@ public final class GradientSync implements AutoCloseable
     private final Communicator comm;
     private final boolean overlap;
     private final DataType type;
-    private final GradientSyncBuilder settings;
+    /** The builder's settings, as they were at build: the builder may change afterwards. */
+    private final Compression compression;
+    private final boolean average;
+    private final long bucketCapBytes;
+    private final long firstBucketBytes;
     /** The gradients' layout in bytes, as {@link BucketPlan} lays them: every plan's buckets are slices of these. */
     private final ByteBuffer[] segments;
     /** Top-k's selection scratch, shared by the buckets, whose codecs start one at a time. */
@@ -86,24 +90,27 @@ public final class GradientSync implements AutoCloseable
         final GradientSyncBuilder settings, final DataType type, final int[] bytes, final List<ByteBuffer> own)
     {
         this.comm = settings.comm();
-        this.settings = settings;
+        this.compression = settings.compression();
+        this.average = settings.average();
+        this.bucketCapBytes = settings.bucketCapBytes();
+        this.firstBucketBytes = settings.firstBucketBytes();
         this.type = type;
         this.overlap = settings.overlap();
         this.bytes = bytes;
         final long[] sizes = Arrays.stream(bytes).asLongStream().toArray();
-        final BucketPlan plan = BucketPlan.of(sizes, settings.firstBucketBytes(), settings.bucketCapBytes());
+        final BucketPlan plan = BucketPlan.of(sizes, firstBucketBytes, bucketCapBytes);
         this.segments = new ByteBuffer[plan.segmentCount()];
         for (int s = 0; s < segments.length; s++)
         {
             final int size = (int)plan.segmentBytes(s);
             // Registered where the buckets themselves are what the all-reduces send (no compression): within a node
             // the arena then reads them where they lie. Every rank allocates the same segments in the same order.
-            segments[s] = size > 0 && settings.compression().kind() == Compression.Kind.NONE ?
+            segments[s] = size > 0 && compression.kind() == Compression.Kind.NONE ?
                 comm.allocateRegistered(size) : ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
         }
         this.set = new BucketSet(plan, segments, this::codec);
         this.tuner = settings.autotune() == null ? null : new BucketTuner(settings.autotune(), sizes, plan,
-            settings.bucketCapBytes(), settings.firstBucketBytes(), comm.rank());
+            bucketCapBytes, firstBucketBytes, comm.rank(), System.nanoTime());
         this.marked = new boolean[bytes.length];
         if (own == null)
         {
@@ -140,15 +147,14 @@ public final class GradientSync implements AutoCloseable
     /** The codec of a bucket of {@code size} bytes, as the settings say. */
     private BucketCodec codec(final int size)
     {
-        final Compression compression = settings.compression();
         final int count = size / type.size();
         return switch (compression.kind())
         {
-            case NONE -> new PlainCodec(comm, type, count, settings.average());
-            case FP16, BF16 -> new HalfPrecisionCodec(comm, compression.wireType(), count, settings.average());
-            case FP8_E4M3, FP8_E5M2 -> new Fp8Codec(comm, compression.wireType(), count, settings.average());
-            case TOP_K -> new TopKCodec(comm, count, compression.fraction(), settings.average(), selector);
-            case POWER_SGD -> PowerSgdCodec.forBucket(comm, count, compression.rank(), settings.average());
+            case NONE -> new PlainCodec(comm, type, count, average);
+            case FP16, BF16 -> new HalfPrecisionCodec(comm, compression.wireType(), count, average);
+            case FP8_E4M3, FP8_E5M2 -> new Fp8Codec(comm, compression.wireType(), count, average);
+            case TOP_K -> new TopKCodec(comm, count, compression.fraction(), average, selector);
+            case POWER_SGD -> PowerSgdCodec.forBucket(comm, count, compression.rank(), average);
         };
     }
 
@@ -166,53 +172,33 @@ public final class GradientSync implements AutoCloseable
     {
         synchronized (lock)
         {
-            if (tuner != null && tuner.searching() && !accumulating)
+            ensureOpen("markReady(" + i + ")");
+            if (i < 0 || i >= marked.length)
             {
-                final long start = System.nanoTime();
-                try
-                {
-                    markReadyLocked(i);
-                }
-                finally
-                {
-                    tuner.add(System.nanoTime() - start);
-                }
+                throw new IllegalArgumentException(where("markReady(" + i + ")") + "no such gradient; there are " +
+                    marked.length + ", from 0 to " + (marked.length - 1));
             }
-            else
+            if (marked[i])
             {
-                markReadyLocked(i);
+                throw new IllegalStateException(where("markReady(" + i + ")") + "gradient " + i +
+                    " was already marked ready in step " + step + "; call await() to end the step before marking " +
+                    "it again");
             }
-        }
-    }
-
-    private void markReadyLocked(final int i)
-    {
-        ensureOpen("markReady(" + i + ")");
-        if (i < 0 || i >= marked.length)
-        {
-            throw new IllegalArgumentException(where("markReady(" + i + ")") + "no such gradient; there are " +
-                marked.length + ", from 0 to " + (marked.length - 1));
-        }
-        if (marked[i])
-        {
-            throw new IllegalStateException(where("markReady(" + i + ")") + "gradient " + i +
-                " was already marked ready in step " + step + "; call await() to end the step before marking " +
-                "it again");
-        }
-        if (positions != null && !accumulating)
-        {
-            copyIn(i); // checks the buffer first: a refused call marks nothing
-        }
-        marked[i] = true;
-        markedCount++;
-        if (accumulating)
-        {
-            return; // the gradient stays where the model accumulates it, for the step that synchronises
-        }
-        set.marked(i);
-        if (overlap)
-        {
-            startOrEndStep();
+            if (positions != null && !accumulating)
+            {
+                copyIn(i); // checks the buffer first: a refused call marks nothing
+            }
+            marked[i] = true;
+            markedCount++;
+            if (accumulating)
+            {
+                return; // the gradient stays where the model accumulates it, for the step that synchronises
+            }
+            set.marked(i);
+            if (overlap)
+            {
+                startOrEndStep();
+            }
         }
     }
 
@@ -274,7 +260,6 @@ public final class GradientSync implements AutoCloseable
             }
             if (ended && tuner != null && tuner.searching())
             {
-                tuner.add(System.nanoTime() - start);
                 nextTrial();
             }
         }
@@ -283,7 +268,7 @@ public final class GradientSync implements AutoCloseable
     /** The step ended alike on every rank: autotune may measure, and then change the buckets for the next. */
     private void nextTrial()
     {
-        final BucketPlan next = tuner.stepEnded(comm);
+        final BucketPlan next = tuner.stepEnded(comm, System.nanoTime());
         if (next != null)
         {
             set.joinAll();
@@ -377,7 +362,7 @@ public final class GradientSync implements AutoCloseable
      */
     public long bucketCapBytes()
     {
-        return tuner == null ? settings.bucketCapBytes() : tuner.bucketCapBytes();
+        return tuner == null ? bucketCapBytes : tuner.bucketCapBytes();
     }
 
     /**
@@ -385,7 +370,7 @@ public final class GradientSync implements AutoCloseable
      */
     public long firstBucketBytes()
     {
-        return tuner == null ? settings.firstBucketBytes() : tuner.firstBucketBytes();
+        return tuner == null ? firstBucketBytes : tuner.firstBucketBytes();
     }
 
     /**

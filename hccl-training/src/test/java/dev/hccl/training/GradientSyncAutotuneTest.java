@@ -90,7 +90,7 @@ class GradientSyncAutotuneTest extends ThreeRanks
                     seen.get(s).tuning(), "step " + s);
             }
             final AutotuneTrial best = trials.stream()
-                .min((a, b) -> Long.compare(a.medianExposedNanos(), b.medianExposedNanos())).orElseThrow();
+                .min((a, b) -> Long.compare(a.medianStepNanos(), b.medianStepNanos())).orElseThrow();
             final Seen last = seen.get(steps - 1);
             assertEquals(best.bucketCapBytes(), last.cap(), "the fastest trial is the choice: " + trials);
             assertEquals(best.firstBucketBytes(), last.first());
@@ -113,7 +113,7 @@ class GradientSyncAutotuneTest extends ThreeRanks
         final int firstStage = plans.size();
         assertEquals(4, firstStage, "256, 1024 and 1 MiB cut new buckets; 4096 cuts the same as 2048");
         final long bestCap = trials.subList(0, firstStage).stream()
-            .min((a, b) -> Long.compare(a.medianExposedNanos(), b.medianExposedNanos())).orElseThrow()
+            .min((a, b) -> Long.compare(a.medianStepNanos(), b.medianStepNanos())).orElseThrow()
             .bucketCapBytes();
         for (final long first : SMALL.firstBucketSizes())
         {
@@ -144,13 +144,14 @@ class GradientSyncAutotuneTest extends ThreeRanks
         final List<List<Object>> perRank = RankThreads.values(comms, comm ->
         {
             final BucketTuner tuner = new BucketTuner(search, sizes, BucketPlan.of(sizes, 100, 400), 400, 100,
-                comm.rank());
+                comm.rank(), 1000);
             final List<Object> plans = new ArrayList<>();
+            long now = 1000;
             for (int t = 0; t < 3; t++)
             {
                 assertTrue(tuner.searching());
-                tuner.add(nanos[comm.rank()][t]);
-                final BucketPlan next = tuner.stepEnded(comm);
+                now += nanos[comm.rank()][t];
+                final BucketPlan next = tuner.stepEnded(comm, now);
                 plans.add(next == null ? "same" : next.bucketCount());
             }
             assertTrue(!tuner.searching());
@@ -162,7 +163,7 @@ class GradientSyncAutotuneTest extends ThreeRanks
         }
         assertEquals(List.of(4, 3, "same"), perRank.get(0).get(0), "cap 100 then 200 tried, and 200 kept");
         @SuppressWarnings("unchecked") final List<AutotuneTrial> trials = (List<AutotuneTrial>)perRank.get(0).get(1);
-        assertEquals(List.of(50L, 100L, 40L), trials.stream().map(AutotuneTrial::medianExposedNanos).toList());
+        assertEquals(List.of(50L, 100L, 40L), trials.stream().map(AutotuneTrial::medianStepNanos).toList());
         assertEquals(200L, perRank.get(0).get(2));
     }
 

@@ -99,7 +99,7 @@ class GradientStepBenchTest
         assertEquals(List.of("0.016", "0.063"), List.of(rows.get(0)[3], rows.get(1)[3]), table);
         final JsonNode report = new ObjectMapper().readTree(json.toFile());
         final JsonNode tuned = report.get("rows").get(2);
-        assertTrue(tuned.get("tuningSteps").asInt() >= 2 * 7, "at least two trials of 7 steps: " + tuned);
+        assertTrue(tuned.get("tuningSteps").asInt() >= 2 * 12, "at least two trials of 12 steps: " + tuned);
         assertEquals(-1, report.get("rows").get(0).get("tuningSteps").asInt());
         assertEquals(rows.get(2)[3], "auto:" + StepTable.mib(tuned.get("firstBucketBytes").asLong()) + "/" +
             StepTable.mib(tuned.get("bucketCapBytes").asLong()), table);
