@@ -30,10 +30,12 @@ import java.util.zip.CRC32;
  * {@code STEP s OK} per step and {@code RESULT crc} of the last result; {@code REFUSED message} and exit status 3 when
  * the build fails.
  * <p>
- * Arguments, {@code key=value}: {@code compression=} none, fp16, bf16, fp8e4m3, fp8e5m2 or topk:F; {@code layout=} fused or views;
- * {@code model=} odd (zero-length gradients, one larger than the cap, 2,000 tiny ones; the default) or one (a single
- * gradient); {@code odd=R}, a rank built with fp16 whatever the others use; {@code misuse}, which first calls
- * {@code await()} with a gradient not marked and marks one twice, expecting both refused and nothing lost.
+ * Arguments, {@code key=value}: {@code compression=} none, fp16, bf16, fp8e4m3, fp8e5m2 or topk:F; {@code layout=}
+ * fused or views; {@code model=} odd (zero-length gradients, one larger than the cap, 2,000 tiny ones; the default)
+ * or one (a single gradient); {@code odd=R}, a rank built with fp16 whatever the others use; {@code misuse}, which
+ * first calls {@code await()} with a gradient not marked and marks one twice, expecting both refused and nothing
+ * lost; {@code steps=N} (3 by default). It also prints {@code AUTOTUNE} with the last step's sizes, where they came
+ * from and autotune's trials (set by {@code HCCL_AUTOTUNE}).
  */
 public final class GradientSyncWorker
 {

@@ -75,7 +75,8 @@ class GradientSyncAutotuneTest extends ThreeRanks
             });
             for (int r = 1; r < RANKS; r++)
             {
-                assertEquals(perRank.get(0), perRank.get(r), "rank " + r + " tuned unlike rank 0 (views " + views + ")");
+                assertEquals(perRank.get(0), perRank.get(r), "rank " + r + " tuned unlike rank 0 (views " + views +
+                    ")");
             }
             @SuppressWarnings("unchecked") final List<Seen> seen = (List<Seen>)perRank.get(0).get(0);
             @SuppressWarnings("unchecked") final List<AutotuneTrial> trials =

@@ -270,7 +270,8 @@ class GradientSyncMisuseTest extends ThreeRanks
     void ranksWithDifferentSettingsOrSizesFailNamingBoth() throws Exception
     {
         assertEveryRankFails(comm -> GradientSync.builder(comm).average(comm.rank() != 2)
-            .build(gradients(comm.rank(), 0, DataType.FP32), DataType.FP32), "average: rank 0 has true, rank 2 has false");
+            .build(gradients(comm.rank(), 0, DataType.FP32), DataType.FP32),
+            "average: rank 0 has true, rank 2 has false");
         assertEveryRankFails(comm -> GradientSync.builder(comm).bucketCapBytes(comm.rank() == 1 ? 1000 : 2000)
             .build(gradients(comm.rank(), 0, DataType.FP32), DataType.FP32),
             "bucketCapBytes: rank 0 has 2000, rank 1 has 1000");

@@ -107,7 +107,8 @@ public final class GradientStepBench implements Callable<Integer>
         description = "Modes, comma-separated (default: ${DEFAULT-VALUE}).")
     private List<String> modes;
 
-    @Option(names = "--compression", paramLabel = "C", split = ",", defaultValue = "none,fp16,bf16,fp8e4m3,topk:0.01,powersgd:1",
+    @Option(names = "--compression", paramLabel = "C", split = ",",
+        defaultValue = "none,fp16,bf16,fp8e4m3,topk:0.01,powersgd:1",
         description = "Compressions for the overlap mode, comma-separated: none, fp16, bf16, fp8e4m3, fp8e5m2, "
             + "topk:F (fraction sent) or powersgd:R (approximation rank) (default: ${DEFAULT-VALUE}).")
     private List<String> compressions;
