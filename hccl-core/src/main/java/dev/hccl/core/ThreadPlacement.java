@@ -26,18 +26,26 @@ final class ThreadPlacement implements Runnable
 {
     private static final Logger LOG = LoggerFactory.getLogger(ThreadPlacement.class);
     /** How long taskset may take; it takes milliseconds. */
-    private static final long TASKSET_TIMEOUT_SECONDS = 10;
+    private static final long TASKSET_TIMEOUT_MILLIS = 10_000;
 
     private final String cpus;
     private final Path threadSelf;
     private final String taskset;
+    private final long timeoutMillis;
     private final AtomicBoolean failed = new AtomicBoolean();
 
     ThreadPlacement(final String cpus, final Path threadSelf, final String taskset)
     {
+        this(cpus, threadSelf, taskset, TASKSET_TIMEOUT_MILLIS);
+    }
+
+    /** As the other, with how long taskset may take before the thread goes on unpinned, for tests. */
+    ThreadPlacement(final String cpus, final Path threadSelf, final String taskset, final long timeoutMillis)
+    {
         this.cpus = cpus;
         this.threadSelf = threadSelf;
         this.taskset = taskset;
+        this.timeoutMillis = timeoutMillis;
     }
 
     /**
@@ -72,14 +80,15 @@ final class ThreadPlacement implements Runnable
             final String tid = threadSelf.toRealPath().getFileName().toString();
             final Process p = new ProcessBuilder(taskset, "-p", "-c", cpus, tid).redirectErrorStream(true).start();
             p.getOutputStream().close();
-            final String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (!p.waitFor(TASKSET_TIMEOUT_SECONDS, TimeUnit.SECONDS))
+            // Waited for before its output is read, so that the timeout holds; what taskset says fits in the pipe.
+            if (!p.waitFor(timeoutMillis, TimeUnit.MILLISECONDS))
             {
                 p.destroyForcibly();
-                fail(thread, taskset + " did not finish in " + TASKSET_TIMEOUT_SECONDS + " s");
+                fail(thread, taskset + " did not finish in " + timeoutMillis + " ms");
             }
             else if (p.exitValue() != 0)
             {
+                final String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
                 fail(thread, taskset + " -p -c " + cpus + " " + tid + " exited " + p.exitValue() + ": " + said);
             }
             else

@@ -115,6 +115,23 @@ class ThreadPlacementTest
         assertEquals(log.indexOf("cannot pin"), log.lastIndexOf("cannot pin"), "one WARN: " + log);
     }
 
+    /** A taskset that never ends holds a library thread's start up for the timeout, not for ever. */
+    @Test
+    void aTasksetThatHangsIsGivenUpAndTheThreadGoesOn() throws Exception
+    {
+        assumeTrue(Files.exists(Path.of("/proc/thread-self")), "Linux's /proc/thread-self");
+        final Path script = dir.resolve("taskset");
+        Files.writeString(script, "#!/bin/sh\necho \"$@\" >> " + dir.resolve("calls") + "\nexec sleep 60\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        LibraryThreads.placeWith(new ThreadPlacement("0", Path.of("/proc/thread-self"), script.toString(), 300));
+        final long start = System.nanoTime();
+        final String tid = libraryThreadTid();
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        assertTrue(tid != null && seconds < 30, "the thread ran after " + seconds + " s");
+        libraryThreadTid();
+        assertEquals(1, calls().size(), "a hung taskset is not tried again");
+    }
+
     @Test
     void aMissingTasksetOrProcIsAWarningNotAFailure() throws Exception
     {

@@ -271,7 +271,7 @@ public final class GradientSync implements AutoCloseable
         final BucketPlan next = tuner.stepEnded(comm, System.nanoTime());
         if (next != null)
         {
-            set.joinAll();
+            // endStep joined the old set's collectives: nothing of it is under way.
             retiredFallbacks += set.fallbacks();
             fallbacksBefore = 0;
             set = new BucketSet(next, segments, this::codec);
