@@ -117,6 +117,42 @@ class GradientSyncProcessTest
         }
     }
 
+    /**
+     * A rank killed or frozen while autotune tries sizes (whose trials end in an all-reduce inside {@code await}):
+     * the others' {@code await} fails within seconds, naming that rank, instead of waiting for it.
+     */
+    @ParameterizedTest(name = "over {0}, SIG{1}")
+    @CsvSource({"shm, KILL", "tcp, STOP"})
+    void aRankKilledOrFrozenWhileAutotuneTriesFailsTheOthersNamingIt(final String transport, final String signal)
+        throws Exception
+    {
+        final Map<String, String> env = new java.util.HashMap<>(over(transport));
+        env.put("HCCL_AUTOTUNE", "1");
+        env.put("HCCL_HEARTBEAT_TIMEOUT", "3");
+        final int lost = 1;
+        try (ProcessJob job = ProcessJob.start(RANKS, GradientSyncWorker.class, "256m", env, "compression=none",
+            "layout=fused", "model=odd", "steps=1000", "stepMillis=100"))
+        {
+            assertTrue(job.awaitLine(0, "STEP 5 OK", 120), job.outputs());
+            final long lostAt = System.nanoTime();
+            assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(job.process(lost).pid())).start()
+                .waitFor(), "kill -" + signal);
+            for (int r = 0; r < RANKS; r++)
+            {
+                if (r == lost)
+                {
+                    continue;
+                }
+                assertEquals(4, job.awaitExit(r, 90), job.outputs());
+                final double seconds = (System.nanoTime() - lostAt) / 1e9;
+                final String output = job.output(r);
+                assertTrue(output.contains("FAILED in step ") && output.contains("(TRIAL)") &&
+                    output.contains("rank " + lost), "rank " + r + " must fail naming rank " + lost + ":\n" + output);
+                assertTrue(seconds < 45, "rank " + r + " took " + seconds + " s to fail");
+            }
+        }
+    }
+
     private static void assertSameResultEverywhere(final ProcessJob job) throws Exception
     {
         String result = null;

@@ -34,7 +34,8 @@ import java.util.zip.CRC32;
  * fused or views; {@code model=} odd (zero-length gradients, one larger than the cap, 2,000 tiny ones; the default)
  * or one (a single gradient); {@code odd=R}, a rank built with fp16 whatever the others use; {@code misuse}, which
  * first calls {@code await()} with a gradient not marked and marks one twice, expecting both refused and nothing
- * lost; {@code steps=N} (3 by default). It also prints {@code AUTOTUNE} with the last step's sizes, where they came
+ * lost; {@code steps=N} (3 by default); {@code stepMillis=M}, a backward pass of M ms a step. A failed step prints
+ * {@code FAILED} with the step and the error, and exits 4. It also prints {@code AUTOTUNE} with the last step's sizes, where they came
  * from and autotune's trials (set by {@code HCCL_AUTOTUNE}).
  */
 public final class GradientSyncWorker
@@ -102,6 +103,7 @@ public final class GradientSyncWorker
             final TopKReference topK = wanted.kind() == Compression.Kind.TOP_K ?
                 new TopKReference(counts, comm.worldSize(), wanted.fraction()) : null;
             final int steps = Integer.parseInt(options.getOrDefault("steps", Integer.toString(STEPS)));
+            final long stepMillis = Long.parseLong(options.getOrDefault("stepMillis", "0"));
             for (int step = 0; step < steps; step++)
             {
                 for (int g = 0; g < counts.length; g++)
@@ -118,9 +120,19 @@ public final class GradientSyncWorker
                 }
                 else
                 {
+                    Thread.sleep(stepMillis); // a backward pass
                     markFromTwoThreads(sync, order);
                 }
-                sync.await();
+                try
+                {
+                    sync.await();
+                }
+                catch (final HcclException ex)
+                {
+                    System.out.println("FAILED in step " + step + " (" + sync.lastStep().tuning() + "): " +
+                        ex.getMessage());
+                    System.exit(4);
+                }
                 if (topK != null)
                 {
                     topK.check(grads, step);
