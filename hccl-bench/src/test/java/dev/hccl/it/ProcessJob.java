@@ -40,26 +40,56 @@ final class ProcessJob implements AutoCloseable
         final int n, final Class<?> mainClass, final String heap, final Map<String, String> env, final String... args)
         throws IOException
     {
-        final int port = TcpConformanceTest.freePort();
-        final ProcessJob job = new ProcessJob();
-        job.environment.put("MASTER_PORT", Integer.toString(port));
+        final ProcessJob job = onPort(TcpConformanceTest.freePort());
         job.environment.putAll(env);
         for (int r = 0; r < n; r++)
         {
-            final List<String> command = new ArrayList<>(List.of(JAVA, OPENS, "-Xmx" + heap,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, mainClass.getName()));
-            command.addAll(List.of(args));
-            final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-            pb.environment().keySet().removeIf(name -> name.startsWith("HCCL_") || name.startsWith("OMPI_") ||
-                name.startsWith("PMI") || name.startsWith("SLURM_"));
-            pb.environment().put("MASTER_ADDR", "127.0.0.1");
-            pb.environment().put("MASTER_PORT", Integer.toString(port));
-            pb.environment().put("RANK", Integer.toString(r));
-            pb.environment().put("WORLD_SIZE", Integer.toString(n));
-            pb.environment().putAll(env);
-            job.add(pb.start());
+            job.startRank(r, n, mainClass, heap, env, args);
         }
         return job;
+    }
+
+    /**
+     * A job with no rank started yet, for a test that starts its ranks one by one ({@link #startRank}).
+     *
+     * @param port the job's MASTER_PORT.
+     * @return the job.
+     */
+    static ProcessJob onPort(final int port)
+    {
+        final ProcessJob job = new ProcessJob();
+        job.environment.put("MASTER_PORT", Integer.toString(port));
+        return job;
+    }
+
+    /**
+     * Starts one rank; its output is {@link #output}'s next index, in the order of these calls.
+     *
+     * @param rank      its RANK.
+     * @param worldSize its WORLD_SIZE.
+     * @param mainClass its main class, on this test's class path.
+     * @param heap      the -Xmx value, such as {@code 256m}.
+     * @param env       variables it gets besides RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT.
+     * @param args      arguments of the main class.
+     * @throws IOException when the process cannot start.
+     */
+    void startRank(
+        final int rank, final int worldSize, final Class<?> mainClass, final String heap, final Map<String, String> env,
+        final String... args)
+        throws IOException
+    {
+        final List<String> command = new ArrayList<>(List.of(JAVA, OPENS, "-Xmx" + heap,
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, mainClass.getName()));
+        command.addAll(List.of(args));
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(name -> name.startsWith("HCCL_") || name.startsWith("OMPI_") ||
+            name.startsWith("PMI") || name.startsWith("SLURM_"));
+        pb.environment().put("MASTER_ADDR", "127.0.0.1");
+        pb.environment().put("MASTER_PORT", environment.get("MASTER_PORT"));
+        pb.environment().put("RANK", Integer.toString(rank));
+        pb.environment().put("WORLD_SIZE", Integer.toString(worldSize));
+        pb.environment().putAll(env);
+        add(pb.start());
     }
 
     private void add(final Process p)

@@ -30,8 +30,11 @@ public final class Rendezvous implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(Rendezvous.class);
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** After giving up, how long rank 0 keeps the store up for the other ranks to read why. */
-    private static final long ABORT_LINGER_MILLIS = 2_000;
+    /**
+     * After the rendezvous was given up, how long rank 0 keeps the store up for the other ranks to read why at least;
+     * longer while its connect timeout runs, for ranks that have not arrived yet.
+     */
+    private static final long VERDICT_LINGER_NANOS = 2_000_000_000L;
     /** How long a second claimant of a rank waits for the first to name itself. */
     private static final long CLAIMANT_WAIT_NANOS = 2_000_000_000L;
 
@@ -47,7 +50,6 @@ public final class Rendezvous implements AutoCloseable
     private final String token;
     private final long commId;
     private final long deadlineNanos;
-    private boolean gaveUp;
 
     private Rendezvous(
         final int rank, final int worldSize, final StoreServer server, final StatusSetting status,
@@ -350,7 +352,6 @@ public final class Rendezvous implements AutoCloseable
                 {
                     // the ranks that did arrive report this too, not a lost store
                     server.abort(ErrorCode.E_TIMEOUT, missing.isEmpty() ? r : missing.get(0), verdict);
-                    gaveUp = true;
                 }
                 throw new HcclException(ErrorCode.E_TIMEOUT, rank, missing.isEmpty() ? r : missing.get(0),
                     Operation.INIT, HcclException.NO_SEQUENCE, verdict, null);
@@ -408,7 +409,6 @@ public final class Rendezvous implements AutoCloseable
             server.abort(known == null ? ErrorCode.E_INTERNAL : known.errorCode(),
                 known == null ? HcclException.UNKNOWN_RANK : known.peer(), "rank 0's init failed: " +
                 (known == null ? failure.toString() : known.getMessage()));
-            gaveUp = true;
         }
     }
 
@@ -462,18 +462,25 @@ public final class Rendezvous implements AutoCloseable
 
     /**
      * Disconnects from the store; on rank 0, stops it once every rank has disconnected (or the connect deadline
-     * passed, or a brief linger after {@link #initFailed}): transports agree on pairs through it until each rank is
-     * connected, and a pair of other ranks may still be doing so when rank 0 is done.
+     * passed): transports agree on pairs through it until each rank is connected, and a pair of other ranks may still
+     * be doing so when rank 0 is done. When the rendezvous was given up (here, by {@link #initFailed}, or by another
+     * rank), the store answers in the background until every rank has heard why, or until the connect deadline: a
+     * rank that arrives late fails at once with the reason rather than waiting for a store that is gone.
      */
     @Override
     public void close()
     {
         client.close();
-        if (server != null)
+        if (server == null)
         {
-            server.awaitClientsGone(gaveUp ? ABORT_LINGER_MILLIS :
-                Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));
-            server.close();
+            return;
         }
+        if (server.aborted() != null)
+        {
+            server.closeOnceVerdictHeard(worldSize, Math.max(deadlineNanos, System.nanoTime() + VERDICT_LINGER_NANOS));
+            return;
+        }
+        server.awaitClientsGone(Math.max(0, (deadlineNanos - System.nanoTime()) / 1_000_000L));
+        server.close();
     }
 }

@@ -327,8 +327,10 @@ public final class StoreClient implements AutoCloseable
             {
                 final ErrorCode code = Verdict.codeOf(in.readInt());
                 final int concerned = in.readInt();
+                final String reason = in.readUTF();
+                heard();
                 throw new HcclException(code, rank, concerned, Operation.INIT, HcclException.NO_SEQUENCE,
-                    "the rendezvous was given up: " + in.readUTF(), null);
+                    "the rendezvous was given up: " + reason, null);
             }
             return valueAfter(status);
         }
@@ -420,6 +422,32 @@ public final class StoreClient implements AutoCloseable
         catch (final IOException ex)
         {
             throw lost(ex);
+        }
+        heard();
+    }
+
+    /**
+     * Tells the store that this rank knows the rendezvous was given up, so that rank 0 need not keep its store up for
+     * this rank ({@link StoreServer#closeOnceVerdictHeard}). Best effort: a store that is gone needs no telling.
+     */
+    private void heard()
+    {
+        if (tlsRequired)
+        {
+            return; // a client the store did not admit may only abort
+        }
+        try
+        {
+            bound();
+            out.writeByte(StoreProtocol.SET);
+            out.writeUTF(StoreProtocol.HEARD_PREFIX + rank);
+            out.writeInt(0);
+            out.flush();
+            in.readByte();
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("rank {}: could not tell the store it heard the verdict: {}", rank, ex.toString());
         }
     }
 

@@ -47,6 +47,11 @@ final class StoreProtocol
     /** A TLS record: fatal alert protocol_version (70), the answer to a ClientHello at a store without TLS. */
     static final byte[] TLS_PROTOCOL_VERSION_ALERT = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46 };
     static final int MAX_VALUE_BYTES = 1 << 20;
+    /**
+     * Keys a rank sets once it has heard the verdict of a rendezvous given up ({@code heard/RANK}), so that rank 0's
+     * store knows when it may stop answering late ranks with it.
+     */
+    static final String HEARD_PREFIX = "heard/";
     static final int MAX_KEYS = 1 << 16;
 
     private StoreProtocol()

@@ -20,7 +20,9 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +51,12 @@ public final class StoreServer implements AutoCloseable
      * and a stranger must not fill every slot from one address.
      */
     static final int MAX_UNPROVEN_PER_ADDRESS = 64;
+
+    /**
+     * Stores of this JVM that still answer late ranks with a verdict ({@link #closeOnceVerdictHeard}), by port: a new
+     * rendezvous of this JVM on that port closes them rather than fail to bind.
+     */
+    private static final ConcurrentHashMap<Integer, StoreServer> TELLING_VERDICT = new ConcurrentHashMap<>();
 
     private final ServerSocket server;
     private final RefusalLog refusals = new RefusalLog();
@@ -113,7 +121,7 @@ public final class StoreServer implements AutoCloseable
         socket.setReuseAddress(true);
         try
         {
-            socket.bind(bind, 128);
+            bind(socket, bind);
         }
         catch (final IOException ex)
         {
@@ -123,6 +131,30 @@ public final class StoreServer implements AutoCloseable
         final StoreServer store = new StoreServer(socket, key, limits, tls);
         LOG.debug("rendezvous store listening on {}", socket.getLocalSocketAddress());
         return store;
+    }
+
+    /**
+     * Binds, after closing a store of this JVM that holds the port only to tell late ranks of an earlier rendezvous
+     * why it was given up: a new job on the port (a retry in the same process) comes first.
+     */
+    private static void bind(final ServerSocket socket, final InetSocketAddress bind) throws IOException
+    {
+        try
+        {
+            socket.bind(bind, 128);
+        }
+        catch (final IOException ex)
+        {
+            final StoreServer telling = bind.getPort() == 0 ? null : TELLING_VERDICT.remove(bind.getPort());
+            if (telling == null)
+            {
+                throw ex;
+            }
+            LOG.debug("rendezvous store: port {} is taken by an earlier rendezvous' verdict; closing that",
+                bind.getPort());
+            telling.close();
+            socket.bind(bind, 128);
+        }
     }
 
     /**
@@ -461,9 +493,83 @@ public final class StoreServer implements AutoCloseable
         return value;
     }
 
-    private synchronized Verdict aborted()
+    /**
+     * Why the rendezvous was given up.
+     *
+     * @return the verdict, or null while it stands.
+     */
+    synchronized Verdict aborted()
     {
         return aborted;
+    }
+
+    /**
+     * After the rendezvous was given up, keeps answering in the background until every rank has heard the verdict
+     * ({@link StoreProtocol#HEARD_PREFIX}) or {@code untilNanos}, then closes. A rank started after the others failed
+     * then fails at once with the reason, instead of waiting its whole connect timeout for a store that is gone and
+     * blaming the network. The thread is not a daemon: a process whose main thread ends with the error still tells
+     * the late ranks, and exits when they have heard it or the time is up.
+     *
+     * @param worldSize  the job's ranks; rank 0, which serves this store, has heard the verdict.
+     * @param untilNanos when to close at the latest, as {@link System#nanoTime()}.
+     */
+    public void closeOnceVerdictHeard(final int worldSize, final long untilNanos)
+    {
+        final List<Integer> waiting = notHeard(worldSize);
+        if (waiting.isEmpty() || untilNanos - System.nanoTime() <= 0)
+        {
+            close();
+            return;
+        }
+        LOG.info("rank 0: the rendezvous was given up; its store tells rank{} {} why as {} arrive{}, for {} s at most",
+            waiting.size() == 1 ? "" : "s", waiting, waiting.size() == 1 ? "it" : "they",
+            waiting.size() == 1 ? "s" : "", Math.max(1, (untilNanos - System.nanoTime()) / 1_000_000_000L));
+        TELLING_VERDICT.put(port(), this);
+        final Thread t = LibraryThreads.newThread(() ->
+        {
+            try
+            {
+                awaitHeard(worldSize, untilNanos);
+            }
+            finally
+            {
+                TELLING_VERDICT.remove(port(), this);
+                close();
+            }
+        }, "hccl-store-verdict");
+        t.setDaemon(false);
+        t.start();
+    }
+
+    /** The ranks but 0 that have not said they heard the verdict. */
+    private synchronized List<Integer> notHeard(final int worldSize)
+    {
+        final List<Integer> waiting = new ArrayList<>();
+        for (int r = 1; r < worldSize; r++)
+        {
+            if (!values.containsKey(StoreProtocol.HEARD_PREFIX + r))
+            {
+                waiting.add(r);
+            }
+        }
+        return waiting;
+    }
+
+    private synchronized void awaitHeard(final int worldSize, final long untilNanos)
+    {
+        long left;
+        while (!closed && !notHeard(worldSize).isEmpty() && (left = untilNanos - System.nanoTime()) > 0)
+        {
+            try
+            {
+                wait(Math.max(1, left / 1_000_000L));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /**
