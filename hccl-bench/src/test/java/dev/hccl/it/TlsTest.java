@@ -59,13 +59,18 @@ class TlsTest
      */
     private static CommConfig config(final int rank, final int n, final int port, final String leaf, final int timeout)
     {
-        return CommConfig.builder().environment(leaf == null ? Map.of() :
-                Map.of("HCCL_TLS_CERT", dir.resolve(leaf + ".pem").toString(),
-                "HCCL_TLS_KEY", dir.resolve(leaf + ".key").toString(), "HCCL_TLS_CA", dir.resolve("ca.pem").toString()))
+        return CommConfig.builder().environment(tlsFiles(leaf))
             .set(ShmTransportProvider.DISABLE, true)
             .rank(rank).worldSize(n).masterAddr("127.0.0.1").masterPort(port)
             .connectTimeout(Duration.ofSeconds(timeout)).execTimeout(Duration.ofSeconds(60))
             .conclude();
+    }
+
+    /** The TLS settings of a rank with certificate {@code leaf}, or none for null. */
+    private static Map<String, String> tlsFiles(final String leaf)
+    {
+        return leaf == null ? Map.of() : Map.of("HCCL_TLS_CERT", dir.resolve(leaf + ".pem").toString(),
+            "HCCL_TLS_KEY", dir.resolve(leaf + ".key").toString(), "HCCL_TLS_CA", dir.resolve("ca.pem").toString());
     }
 
     @Test
@@ -188,6 +193,29 @@ class TlsTest
                 "rank's HCCL_TLS_CA and has not expired"), o.said());
             assertTrue(o.seconds() < timeout / 2.0, "waited " + o.seconds() + " s: " + o.said());
         }
+    }
+
+    @Test
+    void aRankOfTheJobsCaWithAnotherTokenFailsEveryRankAtOnceNamingTheToken() throws Exception
+    {
+        // Its certificate proves it a rank of the job, so its refused token may end the rendezvous at once.
+        final int timeout = 60;
+        final int port = TcpConformanceTest.freePort();
+        final long start = System.nanoTime();
+        final List<Outcome> results = Ranks.run(2, 120, rank ->
+        {
+            final CommConfig config = CommConfig.builder().environment(tlsFiles("rank")).rank(rank).worldSize(2)
+                .masterAddr("127.0.0.1").masterPort(port).set(ShmTransportProvider.DISABLE, true)
+                .jobToken(rank == 0 ? "rank 0's token" : "another token")
+                .connectTimeout(Duration.ofSeconds(timeout)).conclude();
+            final HcclException ex = assertThrows(HcclException.class, () -> Hccl.init(config).close());
+            return new Outcome(ex.getMessage(), (System.nanoTime() - start) / 1e9);
+        });
+        assertTrue(results.get(0).said().contains("(its certificate is of the job's HCCL_TLS_CA) has another " +
+            "HCCL_JOB_TOKEN than rank 0, or none: set the same HCCL_JOB_TOKEN on every rank, or on none"),
+            results.get(0).said());
+        assertTrue(results.get(1).said().contains("HCCL_JOB_TOKEN differs from rank 0's"), results.get(1).said());
+        results.forEach(o -> assertTrue(o.seconds() < timeout / 2.0, "waited " + o.seconds() + " s: " + o.said()));
     }
 
     @Test

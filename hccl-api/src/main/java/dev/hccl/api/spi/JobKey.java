@@ -24,10 +24,12 @@ public final class JobKey
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SecretKeySpec key;
+    private final boolean open;
 
-    private JobKey(final SecretKeySpec key)
+    private JobKey(final SecretKeySpec key, final boolean open)
     {
         this.key = key;
+        this.open = open;
     }
 
     /**
@@ -41,12 +43,22 @@ public final class JobKey
             // Hashing first gives a fixed-length, never-empty key (an empty token would be an invalid HMAC key).
             final byte[] digest =
                 MessageDigest.getInstance("SHA-256").digest(jobToken.getBytes(StandardCharsets.UTF_8));
-            return new JobKey(new SecretKeySpec(digest, MAC_ALGORITHM));
+            return new JobKey(new SecretKeySpec(digest, MAC_ALGORITHM), jobToken.isEmpty());
         }
         catch (final GeneralSecurityException ex)
         {
             throw new IllegalStateException("SHA-256 is not available", ex);
         }
+    }
+
+    /**
+     * Whether this is the key of a job without a token, which anyone can prove.
+     *
+     * @return true for the empty token's key.
+     */
+    public boolean isPublic()
+    {
+        return open;
     }
 
     /**

@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the rendezvous store says about the clients it turns away: a WARN at most once a second, since a flood of
- * strangers must not flood the log, and the last TLS handshake turned away, which the message of the ranks that did
- * not arrive names (the rank behind it cannot join). Thread-safe.
+ * strangers must not flood the log, and the last client that looked like a rank and was turned away (a TLS handshake,
+ * a proof of another job token), which the message of the ranks that did not arrive names: the rank behind it cannot
+ * join. Thread-safe.
  */
 final class RefusalLog
 {
@@ -18,7 +19,7 @@ final class RefusalLog
     private static final long INTERVAL_NANOS = 1_000_000_000L;
 
     private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - INTERVAL_NANOS);
-    private volatile String lastTls;
+    private volatile String lastRankLike;
 
     /**
      * A WARN, unless one was logged less than a second ago.
@@ -37,25 +38,26 @@ final class RefusalLog
     }
 
     /**
-     * A client turned away over TLS: remembered, and warned about.
+     * A client turned away that may be a rank of the job (over TLS, or proving another job token): remembered, and
+     * warned about.
      *
      * @param client the client.
      * @param why    in words.
      */
-    void tls(final Socket client, final String why)
+    void rankLike(final Socket client, final String why)
     {
         final String said = client.getRemoteSocketAddress() + ": " + why;
-        lastTls = said;
+        lastRankLike = said;
         warn("rendezvous store: turned away {}", said);
     }
 
     /**
-     * The last TLS handshake turned away.
+     * The last client turned away that may be a rank of the job.
      *
      * @return the client's address and why, or null.
      */
-    String lastTls()
+    String lastRankLike()
     {
-        return lastTls;
+        return lastRankLike;
     }
 }

@@ -334,20 +334,22 @@ public final class Rendezvous implements AutoCloseable
                 if (report.due())
                 {
                     final List<Integer> missing = client.missing(keys);
-                    LOG.info("rank {}: {} of {} ranks arrived; waiting for rank{} {}; {}", rank,
-                        worldSize - missing.size(), worldSize, missing.size() == 1 ? "" : "s", missing, report.left());
+                    final String refusal = server == null ? null : server.lastRankRefusal();
+                    LOG.info("rank {}: {} of {} ranks arrived; waiting for rank{} {}; {}{}", rank,
+                        worldSize - missing.size(), worldSize, missing.size() == 1 ? "" : "s", missing, report.left(),
+                        refusal == null ? "" : "; the store turned away " + refusal);
                 }
             }
             if (value == null)
             {
                 final List<Integer> missing = client.missing(keys);
-                final String tlsRefusal = server == null ? null : server.lastTlsRefusal();
+                final String refusal = server == null ? null : server.lastRankRefusal();
                 final String verdict = "rank" + (missing.size() == 1 ? " " : "s ") + missing + " of " + worldSize +
                     " did not arrive within the connect timeout (" + CommConfig.CONNECT_TIMEOUT + "); " +
                     (worldSize - missing.size()) + " ranks arrived. Check that " +
                     (missing.size() == 1 ? "it was" : "they were") + " started, and with the same MASTER_ADDR and " +
                     "MASTER_PORT (or root info) and WORLD_SIZE=" + worldSize + " as this rank" +
-                    (tlsRefusal == null ? "" : "; rank 0's store turned away " + tlsRefusal);
+                    (refusal == null ? "" : "; rank 0's store turned away " + refusal);
                 if (server != null)
                 {
                     // the ranks that did arrive report this too, not a lost store

@@ -89,7 +89,8 @@ final class StoreGate
         final DataInputStream in = new DataInputStream(secured == client ? clearStream(client) :
             new BufferedInputStream(secured.getInputStream()));
         final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(secured.getOutputStream()));
-        return challenge(client, in, out, tls != null && secured == client, inTime) ? new Admitted(in, out) : null;
+        return challenge(client, in, out, secured != client, tls != null && secured == client, inTime) ?
+            new Admitted(in, out) : null;
     }
 
     /**
@@ -118,7 +119,7 @@ final class StoreGate
         }
         if (tls == null)
         {
-            refusals.tls(client, "it opened a TLS handshake, but this store does not use TLS (rank 0 has no " +
+            refusals.rankLike(client, "it opened a TLS handshake, but this store does not use TLS (rank 0 has no " +
                 "HCCL_TLS_CERT/HCCL_TLS_KEY/HCCL_TLS_CA)");
             // Read the whole record first: closing with the client's bytes unread would send a reset, which may
             // destroy the alert before the client reads it.
@@ -143,7 +144,7 @@ final class StoreGate
         }
         catch (final SSLException ex)
         {
-            refusals.tls(client, "its TLS handshake failed: " + ex.getMessage());
+            refusals.rankLike(client, "its TLS handshake failed: " + ex.getMessage());
             return null;
         }
     }
@@ -164,8 +165,8 @@ final class StoreGate
      * @return whether the client proved the job key; it has been told either way.
      */
     private boolean challenge(
-        final Socket client, final DataInputStream in, final DataOutputStream out, final boolean clearAtTlsStore,
-        final BooleanSupplier inTime)
+        final Socket client, final DataInputStream in, final DataOutputStream out, final boolean certified,
+        final boolean clearAtTlsStore, final BooleanSupplier inTime)
         throws IOException
     {
         final int magic = in.readInt();
@@ -187,15 +188,14 @@ final class StoreGate
         in.readFully(proof);
         if (!key.verify(proof, StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce))
         {
-            refusals.warn("rendezvous store: {} does not know the job token; closing (a rank with another " +
-                "HCCL_JOB_TOKEN, or a process that is not part of this job)", client.getRemoteSocketAddress());
             out.writeByte(StoreProtocol.REFUSED);
             out.flush();
+            refusedToken(client, certified);
             return false;
         }
         if (clearAtTlsStore)
         {
-            refusals.tls(client, "it proved the job token without TLS");
+            refusals.rankLike(client, "it proved the job token without TLS");
             out.writeByte(StoreProtocol.TLS_REQUIRED);
             out.flush();
             giveUpForClearRank(client, in, out);
@@ -209,6 +209,29 @@ final class StoreGate
         out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));
         out.flush();
         return true;
+    }
+
+    /**
+     * A client proved another job token. Where that cannot be a stranger's doing, the rendezvous is given up at once,
+     * naming the variable: when the client holds a certificate of the job's CA (mutual TLS), or when rank 0 has no
+     * token and no TLS (anyone may then prove its public key and give the rendezvous up, so giving up here grants a
+     * stranger nothing). Otherwise it may be a stranger, who must not be able to end a job: the refusal is
+     * remembered, and the ranks that wait name it when they give up ({@code HCCL_CONNECT_TIMEOUT}).
+     */
+    private void refusedToken(final Socket client, final boolean certified)
+    {
+        if (!certified && (tls != null || !key.isPublic()))
+        {
+            refusals.rankLike(client, "it does not know the job token (a rank with another HCCL_JOB_TOKEN or none, " +
+                "or a process that is not part of this job)");
+            return;
+        }
+        final String which = key.isPublic() ? "has HCCL_JOB_TOKEN set, and rank 0 has none" :
+            "has another HCCL_JOB_TOKEN than rank 0, or none";
+        refusals.rankLike(client, "it " + (certified ? "holds a certificate of the job's CA, but " : "") + which);
+        giveUp.abort(ErrorCode.E_PARA, HcclException.UNKNOWN_RANK, "a rank at " +
+            client.getInetAddress().getHostAddress() + (certified ? " (its certificate is of the job's HCCL_TLS_CA) " :
+            " ") + which + ": set the same HCCL_JOB_TOKEN on every rank, or on none");
     }
 
     /**

@@ -272,14 +272,14 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
-     * The last TLS handshake this store turned away, for the message of the ranks that did not arrive: the rank
-     * behind it cannot join.
+     * The last client this store turned away that may be a rank of the job (a TLS handshake, another job token), for
+     * the message of the ranks that did not arrive: the rank behind it cannot join.
      *
      * @return the client's address and why, or null.
      */
-    public String lastTlsRefusal()
+    public String lastRankRefusal()
     {
-        return refusals.lastTls();
+        return refusals.lastRankLike();
     }
 
     private void serveRequests(final Socket client, final DataInputStream in, final DataOutputStream out)
