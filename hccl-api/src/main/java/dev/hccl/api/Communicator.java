@@ -114,6 +114,18 @@ public interface Communicator extends HeapArrayCollectives, AutoCloseable
     }
 
     /**
+     * A setting's value as this communicator's configuration resolves it: set on its {@link CommConfigBuilder}, else
+     * the environment it was made with, else the default; a communicator split or shrunk from it shares it. For code
+     * built on the communicator that owns settings of its own, as {@code GradientSync} reads {@code HCCL_AUTOTUNE}.
+     *
+     * @param setting the setting.
+     * @param <T>     its type.
+     * @return the value; null only for a setting whose default is none.
+     * @throws IllegalArgumentException naming the variable when its text or value is invalid.
+     */
+    <T> T setting(Setting<T> setting);
+
+    /**
      * Which algorithm this communicator runs for an operation of a given size, and why; the same answer on every
      * rank. {@code hccl-bench} prints it; DEBUG logging gives it once per operation and size class as it happens.
      *

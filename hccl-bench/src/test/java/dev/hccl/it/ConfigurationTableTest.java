@@ -4,6 +4,7 @@ import dev.hccl.api.CommConfig;
 import dev.hccl.api.Setting;
 import dev.hccl.api.TopoProbe;
 import dev.hccl.api.spi.TransportProvider;
+import dev.hccl.training.Autotune;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -23,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's configuration table and the settings the code defines (the library's and every transport's found as a
- * plug-in) name the same variables, and each {@code HCCL_*} row gives the default the code uses.
+ * The README's configuration table and the settings the code defines (the library's, every transport's found as a
+ * plug-in, and the training helpers') name the same variables, and each {@code HCCL_*} row gives the default the code uses.
  */
 class ConfigurationTableTest
 {
@@ -46,6 +47,8 @@ class ConfigurationTableTest
                 settings.put(s.variable(), s);
             }
         }
+        // the training helpers' own
+        settings.put(Autotune.SETTING.variable(), Autotune.SETTING);
         assertTrue(settings.containsKey("HCCL_IO_THREADS") && settings.containsKey("HCCL_SHM_DIR"),
             "the transports' settings were not found: " + settings.keySet());
         assertEquals(new TreeSet<>(settings.keySet()), new TreeSet<>(rows.keySet()),

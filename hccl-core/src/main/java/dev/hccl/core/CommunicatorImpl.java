@@ -10,6 +10,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
+import dev.hccl.api.Setting;
 import dev.hccl.api.TopoProbe;
 import dev.hccl.api.Topology;
 import dev.hccl.api.spi.BackoffWait;
@@ -282,6 +283,12 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     public Topology topology()
     {
         return topology;
+    }
+
+    @Override
+    public <T> T setting(final Setting<T> setting)
+    {
+        return config.get(setting);
     }
 
     @Override

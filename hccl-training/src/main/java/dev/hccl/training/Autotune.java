@@ -1,7 +1,8 @@
 package dev.hccl.training;
 
+import dev.hccl.api.Setting;
+
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * The settings of {@link GradientSync}'s bucket autotune, as Horovod's autotune finds its fusion buffer's size: over
@@ -14,7 +15,9 @@ import java.util.Locale;
  * first-bucket size of {@link #firstBucketSizes} with the best cap. The builder's own sizes are the first trial, so the
  * choice is never worse than them as measured. Caps that cut the gradients into the same buckets as a size already
  * tried are skipped. Each trial runs {@link #warmupSteps} steps unmeasured (the new buckets' first steps), then
- * {@link #stepsPerTrial} measured; its figure is the median over those steps of the slowest rank's time.
+ * {@link #stepsPerTrial} measured; its figure is the median over those steps of the slowest rank's time. The first
+ * trial runs while the JIT still compiles the step's code, so it is measured once more after the others, and that
+ * figure is the one its sizes are judged by.
  * <p>
  * Every rank takes part alike: the trials follow the same schedule on every rank, and at each trial's end the ranks
  * all-reduce their times (a small blocking all-reduce inside {@code await}), so that every rank computes the same
@@ -24,8 +27,16 @@ import java.util.Locale;
  */
 public final class Autotune
 {
-    /** The environment variable a launcher sets to turn autotune on with the defaults: {@code 1} (or off: 0). */
-    public static final String ENVIRONMENT_VARIABLE = "HCCL_AUTOTUNE";
+    /**
+     * {@code HCCL_AUTOTUNE}, which a launcher sets to turn autotune on with the defaults for every {@link GradientSync}
+     * whose builder was not told otherwise; read through the communicator ({@link
+     * dev.hccl.api.Communicator#setting}), so a value set on its {@code CommConfig} builder counts too. A helper with
+     * {@link Compression#topK} or {@link Compression#powerSgd}, which autotune cannot serve, runs without it and rank
+     * 0 says so in one WARN: a setting made for the whole job must not break code that never asked for it.
+     */
+    public static final Setting<Boolean> SETTING = Setting.flag("HCCL_AUTOTUNE",
+        "1: GradientSync tunes its bucket sizes over the first steps (Autotune.defaults()) unless its builder says " +
+        "otherwise; skipped, with a WARN, for top-k and PowerSGD compression");
 
     private static final long MIB = 1L << 20;
     private static final Autotune DEFAULTS = new Autotune(
@@ -55,29 +66,6 @@ public final class Autotune
     public static Autotune defaults()
     {
         return DEFAULTS;
-    }
-
-    /**
-     * Reads {@link #ENVIRONMENT_VARIABLE}, which {@link GradientSync#builder} takes as its default.
-     *
-     * @return the defaults when it says 1, true or on; null when unset, empty, 0, false or off.
-     * @throws IllegalArgumentException for any other value, naming the variable.
-     */
-    static Autotune fromEnvironment()
-    {
-        return parse(System.getenv(ENVIRONMENT_VARIABLE));
-    }
-
-    static Autotune parse(final String value)
-    {
-        final String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-        return switch (v)
-        {
-            case "", "0", "false", "off" -> null;
-            case "1", "true", "on" -> DEFAULTS;
-            default -> throw new IllegalArgumentException(ENVIRONMENT_VARIABLE + "='" + value + "': set it to 1 to " +
-                "tune GradientSync's bucket sizes over the first steps, or 0 (or unset) to keep them");
-        };
     }
 
     /**

@@ -45,6 +45,8 @@ final class BucketTuner
     /** The candidate being measured; after the search, the choice. Any thread may read the caps. */
     private volatile Candidate current;
     private boolean secondStage;
+    /** Whether the builder's sizes, first tried on a cold JIT, are queued or measured again. */
+    private boolean remeasured;
     private boolean done;
     private int stepInTrial;
     /** When the last step ended, or the tuner was made. */
@@ -118,7 +120,14 @@ final class BucketTuner
             "step {} ms over {}", rank, trials.size(), trial.bucketCapBytes() / MIB, trial.firstBucketBytes() / MIB,
             trial.buckets(), trial.medianStepNanos() / 1e6, Arrays.toString(slowest));
         stepInTrial = 0;
-        if (queue.isEmpty() && !secondStage)
+        if (queue.isEmpty() && !remeasured && tried.size() > 1)
+        {
+            // The first trial ran while the JIT compiled the step's code: measure the builder's sizes again, warm,
+            // before the best cap is taken for the second stage (or, without one, before the choice).
+            remeasured = true;
+            queue.add(tried.get(0));
+        }
+        else if (queue.isEmpty() && !secondStage)
         {
             secondStage = true;
             final Candidate best = best();
@@ -138,8 +147,8 @@ final class BucketTuner
                 LOG.info("GradientSync autotune chose {} MiB buckets, first bucket {} MiB ({} buckets, {} ms a " +
                     "step; {} ms with the caps it was built with) after {} trials in {} steps",
                     chosen.cap() / MIB, chosen.first() / MIB, chosen.plan().bucketCount(),
-                    String.format("%.2f", figureOf(chosen) / 1e6), String.format("%.2f", trials.get(0)
-                        .medianStepNanos() / 1e6), trials.size(), stepsTuning);
+                    String.format("%.2f", figureOf(chosen) / 1e6), String.format("%.2f", figureOf(tried.get(0)) /
+                        1e6), trials.size(), stepsTuning);
             }
             return changed ? chosen.plan() : null;
         }
@@ -181,10 +190,12 @@ final class BucketTuner
         }
     }
 
+    /** The fastest trial; the earlier wins a tie. Once the builder's sizes were measured warm, their cold trial is out. */
     private Candidate best()
     {
-        int best = 0;
-        for (int t = 1; t < trials.size(); t++)
+        final int from = tried.lastIndexOf(tried.get(0)) > 0 ? 1 : 0;
+        int best = from;
+        for (int t = from + 1; t < trials.size(); t++)
         {
             if (trials.get(t).medianStepNanos() < trials.get(best).medianStepNanos())
             {
@@ -194,9 +205,10 @@ final class BucketTuner
         return tried.get(best);
     }
 
+    /** A candidate's figure: its latest trial's, the warm one for the builder's sizes. */
     private long figureOf(final Candidate c)
     {
-        return trials.get(tried.indexOf(c)).medianStepNanos();
+        return trials.get(tried.lastIndexOf(c)).medianStepNanos();
     }
 
     private static long median(final long[] values)

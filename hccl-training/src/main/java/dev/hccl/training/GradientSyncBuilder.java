@@ -3,8 +3,12 @@ package dev.hccl.training;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The settings of a {@link GradientSync}, from {@link GradientSync#builder(Communicator)}. Every rank must build with
@@ -17,13 +21,19 @@ public final class GradientSyncBuilder
     /** PyTorch DDP's first bucket, small so that the first all-reduce starts early in the backward pass. */
     public static final long DEFAULT_FIRST_BUCKET_BYTES = 1L << 20;
 
+    private static final Logger LOG = LoggerFactory.getLogger(GradientSync.class);
+    /** Whether this process has said that {@code HCCL_AUTOTUNE} was skipped: once is enough. */
+    private static final AtomicBoolean ENVIRONMENT_AUTOTUNE_SKIPPED = new AtomicBoolean();
+
     private final Communicator comm;
     private long bucketCapBytes = DEFAULT_BUCKET_CAP_BYTES;
     private long firstBucketBytes = DEFAULT_FIRST_BUCKET_BYTES;
     private boolean average = true;
     private Compression compression = Compression.none();
     private boolean overlap = true;
-    private Autotune autotune = Autotune.fromEnvironment();
+    /** Set on the builder, when {@link #autotuneSet}; else {@link Autotune#SETTING} decides. */
+    private Autotune autotune;
+    private boolean autotuneSet;
 
     GradientSyncBuilder(final Communicator comm)
     {
@@ -97,11 +107,12 @@ public final class GradientSyncBuilder
 
     /**
      * Tunes the bucket sizes over the first steps of training, as {@link Autotune} says, starting from
-     * {@link #bucketCapBytes} and {@link #firstBucketBytes}. The default comes from the environment:
-     * {@code HCCL_AUTOTUNE=1} turns it on with {@link Autotune#defaults()}, so that a launcher can.
+     * {@link #bucketCapBytes} and {@link #firstBucketBytes}. Unless set here, {@link Autotune#SETTING}
+     * ({@code HCCL_AUTOTUNE=1}) turns it on with {@link Autotune#defaults()}, so that a launcher can.
      * <p>
      * Not with {@link Compression#topK} or {@link Compression#powerSgd}: changing the buckets would drop what their
-     * error feedback holds back.
+     * error feedback holds back. Asked for here, that is an error at build; asked for by {@code HCCL_AUTOTUNE}, the
+     * helper runs without autotune, and rank 0 says so in a WARN.
      *
      * @param autotune the search, or null to keep the sizes set.
      * @return this builder.
@@ -109,6 +120,7 @@ public final class GradientSyncBuilder
     public GradientSyncBuilder autotune(final Autotune autotune)
     {
         this.autotune = autotune;
+        this.autotuneSet = true;
         return this;
     }
 
@@ -179,9 +191,30 @@ public final class GradientSyncBuilder
         return overlap;
     }
 
+    /** The search to run: the one set here, else {@code HCCL_AUTOTUNE}'s where the compression allows it. */
     Autotune autotune()
     {
-        return autotune;
+        if (autotuneSet)
+        {
+            return autotune;
+        }
+        if (!comm.setting(Autotune.SETTING))
+        {
+            return null;
+        }
+        if (compression.feedsErrorBack())
+        {
+            if (comm.rank() == 0 && ENVIRONMENT_AUTOTUNE_SKIPPED.compareAndSet(false, true))
+            {
+                LOG.warn("GradientSync: {}=1 is ignored for compression {}, whose error feedback a change of " +
+                    "buckets would drop; its buckets stay at {} MiB (first {} MiB). Unset {} for this job, or set " +
+                    "the bucket sizes on the builder", Autotune.SETTING.variable(), compression,
+                    bucketCapBytes / (double)(1 << 20), firstBucketBytes / (double)(1 << 20),
+                    Autotune.SETTING.variable());
+            }
+            return null;
+        }
+        return Autotune.defaults();
     }
 
     private static long positive(final String name, final long bytes)
