@@ -30,7 +30,10 @@ import java.nio.file.Path;
  * while it queues its operation, a blocking call until its operation completes. Two threads issuing at once
  * (collectives; or sends to, or receives from, the same peer) would have their order decided by a race, differently on
  * each rank, and equal-sized operations would mix their data: this is detected and fails the communicator on every
- * rank with {@link ErrorCode#E_CONCURRENT}, naming both threads. Sends and receives with different peers, or in
+ * rank with {@link ErrorCode#E_CONCURRENT}, naming both threads. Detection is not prevention: the first pair of
+ * calls may already have run on a rank before another rank detects the overlap and fails the job, so a result returned
+ * on some rank just before the {@code E_CONCURRENT} failure may hold mixed data; discard every result of that step.
+ * Sends and receives with different peers, or in
  * different directions, are numbered apart and may be issued from different threads at once. A race that never
  * overlaps two calls on any rank cannot be told from a program that issues different operations: it is caught only
  * when the operations differ (an {@link ErrorCode#E_MISMATCH}).

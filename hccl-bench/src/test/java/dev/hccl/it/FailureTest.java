@@ -245,8 +245,8 @@ class FailureTest
         final Throwable rank1 = outcomes.get(1);
         assertTrue(rank1 instanceof HcclException && ((HcclException)rank1).errorCode() == ErrorCode.E_PARA &&
             rank1.getMessage().contains("HCCL_ALGO/HCCL_DETERMINISTIC/HCCL_TOPO_PROBE differ"), String.valueOf(rank1));
-        assertTrue(rank1.getMessage().contains("deterministic=false") &&
-            rank1.getMessage().contains("deterministic=true"), rank1.getMessage());
+        assertTrue(rank1.getMessage().contains("rank 0 has HCCL_ALGO=allreduce=ring, deterministic=false, " +
+            "probe=off; rank 1 has HCCL_ALGO=allreduce=ring, deterministic=true, probe=off"), rank1.getMessage());
         // Rank 0 is told at once, naming the settings, not at the connect timeout.
         assertTrue(outcomes.get(0) instanceof HcclException &&
             outcomes.get(0).getMessage().contains("HCCL_ALGO/HCCL_DETERMINISTIC/HCCL_TOPO_PROBE differ"),

@@ -276,7 +276,8 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     /** HCCL_DUMP_DIR, or this user's private directory under the temporary directory when unset. */
     Path dumpDir()
     {
-        return FlightRecorder.directory(config.dumpDir(), Path.of(System.getProperty("java.io.tmpdir")), rank);
+        return FlightRecorder.directory(config.dumpDir(), Path.of(System.getProperty("java.io.tmpdir")),
+            FlightRecorder.who(this));
     }
 
     @Override
@@ -335,6 +336,12 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     FlowControl fabricFlow()
     {
         return fabric.dispatcher().flow();
+    }
+
+    @Override
+    public int[] jobRanks()
+    {
+        return globalRanks.clone();
     }
 
     int globalRank(final int peer)

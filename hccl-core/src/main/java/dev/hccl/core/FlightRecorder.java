@@ -65,6 +65,12 @@ final class FlightRecorder
         /** @return the communicator's ranks. */
         int worldSize();
 
+        /**
+         * @return each rank's rank in the job (the root communicator), by rank in this one: a split communicator's
+         *         rank 1 may be the job's rank 3, and a reader must find that process.
+         */
+        int[] jobRanks();
+
         /** @return the name of this rank's host. */
         String hostName();
 
@@ -206,14 +212,14 @@ final class FlightRecorder
      *
      * @param configured {@code HCCL_DUMP_DIR}, or null.
      * @param tmp        the temporary directory.
-     * @param rank       the rank, for the message.
+     * @param who        the rank, for the message ({@link #who}).
      * @return {@code configured}; unset, this user's own {@code hccl-dumps-<user>} in {@code tmp}, made owner-only if
      *         need be ({@link PrivateDirectory}).
      * @throws UncheckedIOException when the default directory is not this user's private one (a link, another user's,
      *                              writable by others) or cannot be made, naming it, its owner and the setting to set;
      *                              the first refusal of each directory in the process is logged at WARN too.
      */
-    static Path directory(final String configured, final Path tmp, final int rank)
+    static Path directory(final String configured, final Path tmp, final String who)
     {
         if (configured != null)
         {
@@ -226,7 +232,7 @@ final class FlightRecorder
         }
         catch (final IOException ex)
         {
-            final String message = "rank " + rank + ": the flight recorder is not written: " + ex.getMessage() +
+            final String message = who + ": the flight recorder is not written: " + ex.getMessage() +
                 ". Remove it if it is not yours, or set " + CommConfig.DUMP_DIR.variable() +
                 " to a directory of your own";
             if (REFUSED_WARNED.add(dir))
@@ -271,7 +277,7 @@ final class FlightRecorder
             // A rename replaces the entry, link or not, and never writes through it.
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             tmp = null;
-            LOG.info("rank {}: flight recorder written to {} ({})", comm.rank(), file, reason);
+            LOG.info("{}: flight recorder written to {} ({})", who(comm), file, reason);
             return file;
         }
         catch (final IOException ex)
@@ -291,6 +297,13 @@ final class FlightRecorder
             }
             throw failure;
         }
+    }
+
+    /** {@code rank 1}, or {@code rank 1 (job rank 3)} in a communicator split or shrunk from the job's. */
+    static String who(final Subject comm)
+    {
+        final int job = comm.jobRanks()[comm.rank()];
+        return "rank " + comm.rank() + (job == comm.rank() ? "" : " (job rank " + job + ")");
     }
 
     private String json(final Subject comm, final String reason)
@@ -327,6 +340,12 @@ final class FlightRecorder
         j.key("position").open().field("idle", p.idle()).field("seq", p.seq())
             .field("operation", p.desc() == null ? null : p.desc().toString()).field("waitingFor", p.waitingFor())
             .field("waitedMillis", p.waitedMillis()).close();
+        j.key("jobRanks").array();
+        for (final int r : comm.jobRanks())
+        {
+            j.value(r);
+        }
+        j.end();
         j.key("lostRanks").array();
         for (final int r : comm.lostRanks())
         {

@@ -44,6 +44,13 @@ final class JobSummary
         {
             sb.append(" (").append(perNode(layout)).append(" per node)");
         }
+        final int launcherLocal = config.localSize();
+        if (launcherLocal != CommConfig.DERIVE && launcherLocal != layout.sizeOf(layout.nodeOf(rank)))
+        {
+            // Two launchers on one host (hcclrun --nnodes 2, say): the ranks' own numbering and the hosts differ.
+            sb.append(" (").append(CommConfig.LOCAL_WORLD_SIZE.variable()).append('=').append(launcherLocal)
+                .append(": localRank() and localSize() follow it, the transports and algorithms the hosts)");
+        }
         final Set<String> within = new LinkedHashSet<>();
         final Set<String> between = new LinkedHashSet<>();
         final int node = layout.nodeOf(rank);

@@ -71,6 +71,43 @@ class FlightRecorderDumpTest
         assertTrue(Files.readString(written).contains("\"rank\":1"));
     }
 
+    /** A split communicator's dump says which job rank each of its ranks is, and its file names the rank. */
+    @Test
+    void aSplitCommunicatorsDumpNamesTheJobRanks() throws Exception
+    {
+        final List<Communicator> job = new ArrayList<>(Hccl.initAll(3, CommConfig.builder().environment(Map.of())
+            .worldSize(3).set(CommConfig.DUMP_DIR, tmp.toString()).conclude()));
+        comms.addAll(job);
+        // ranks 1 and 2 of the job, as ranks 0 and 1 of the split
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        final List<Communicator> split = new ArrayList<>();
+        try
+        {
+            final List<java.util.concurrent.Future<Communicator>> made = new ArrayList<>();
+            for (int r = 0; r < 3; r++)
+            {
+                final int rank = r;
+                made.add(pool.submit(() -> job.get(rank).split(rank == 0 ? -1 : 1, rank)));
+            }
+            for (final java.util.concurrent.Future<Communicator> f : made)
+            {
+                final Communicator c = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                if (c != null)
+                {
+                    split.add(c);
+                }
+            }
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+        comms.addAll(0, split);
+        final Communicator second = split.stream().filter(c -> c.rank() == 1).findFirst().orElseThrow();
+        final String dump = Files.readString(second.dumpTrace());
+        assertTrue(dump.contains("\"rank\":1") && dump.contains("\"jobRanks\":[1,2]"), dump);
+    }
+
     /**
      * Another user made the default name a link to a directory of theirs: nothing is written through it; the caller
      * learns why and what to set, and the log says so once however often it is asked.

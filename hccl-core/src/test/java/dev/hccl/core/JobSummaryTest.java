@@ -54,6 +54,19 @@ class JobSummaryTest
     }
 
     @Test
+    void aLauncherWhoseNodesAreNotTheHostsIsNamed()
+    {
+        // Two hcclruns with --nnodes 2 on one host: 4 ranks on 1 host, 2 a node as the launchers number them.
+        assertEquals("hccl-java: 4 ranks on 1 node (LOCAL_WORLD_SIZE=2: localRank() and localSize() follow it, the " +
+            "transports and algorithms the hosts); shm within the node; algorithms: cost model",
+            JobSummary.line(null, RankLayout.singleNode(4), 0, peer -> "shm",
+                config(Map.of("LOCAL_WORLD_SIZE", "2", "LOCAL_RANK", "0")).conclude()));
+        assertEquals("hccl-java: 4 ranks on 1 node; shm within the node; algorithms: cost model",
+            JobSummary.line(null, RankLayout.singleNode(4), 0, peer -> "shm",
+                config(Map.of("LOCAL_WORLD_SIZE", "4", "LOCAL_RANK", "0")).conclude()));
+    }
+
+    @Test
     void oneRankPerNodeHasNothingWithinNodes()
     {
         assertEquals("hccl-java: 2 ranks on 2 nodes (1 per node); tcp between nodes; algorithms: cost model",

@@ -8,6 +8,7 @@ import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 import org.jfree.svg.SVGGraphics2D;
@@ -103,6 +104,8 @@ public final class BandwidthPlot
         sizeAxis.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
         sizeAxis.setNumberFormatOverride(new SizeFormat());
         plot.setDomainAxis(sizeAxis);
+        // The largest size is the axis' last tick, at the plot's right edge: room for its label to be read whole.
+        chart.setPadding(new RectangleInsets(4, 4, 4, 28));
         if (style.logY())
         {
             final LogAxis yAxis = new LogAxis(yLabel);

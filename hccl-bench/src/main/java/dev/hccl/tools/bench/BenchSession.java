@@ -183,11 +183,11 @@ final class BenchSession
         lines.add("# Collective test starting: hccl-bench " + options.op().cliName());
         lines.add(String.format(Locale.ROOT,
             "# nRanks %d transport %s minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d " +
-                "validation: %d average: %d",
+                "validation: %d average: %d registered: %d",
             worldSize, transport, options.minBytes(), options.maxBytes(),
             options.stepFactor() > 1 ? options.stepFactor() : options.stepBytes(),
             options.stepFactor() > 1 ? "factor" : "bytes", options.warmupIters(), options.iters(), options.check(),
-            options.average()));
+            options.average(), options.registered() ? 1 : 0));
         lines.add("#");
         lines.add("# Using ranks");
         ranks.forEach(r -> lines.add(r.headerLine()));

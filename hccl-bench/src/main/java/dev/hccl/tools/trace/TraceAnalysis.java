@@ -57,7 +57,8 @@ final class TraceAnalysis
     }
 
     /** One rank's dump. */
-    record Dump(String commId, int rank, int worldSize, String host, String reason, Failure failure, List<Op> ops)
+    record Dump(String commId, int rank, int worldSize, int[] jobRanks, String host, String reason, Failure failure,
+        List<Op> ops)
     {
         List<Op> collectives()
         {
@@ -92,7 +93,10 @@ final class TraceAnalysis
                 e.path("count").asLong(), text(e, "algorithm"), e.path("fingerprint").asText(), e.path("state").asText(),
                 e.path("startedMicros").asLong(-1), text(e, "error")));
         }
+        final JsonNode jobRanks = root.get("jobRanks");
         return new Dump(root.path("commId").asText(), root.path("rank").asInt(), root.path("worldSize").asInt(),
+            jobRanks == null || !jobRanks.isArray() ? null :
+                java.util.stream.StreamSupport.stream(jobRanks.spliterator(), false).mapToInt(JsonNode::asInt).toArray(),
             root.path("host").asText(), root.path("reason").asText(), failure(root.get("failure")), ops);
     }
 
@@ -132,7 +136,23 @@ final class TraceAnalysis
         stillRunning(byRank, out);
         failure(byRank, out);
         slowest(byRank, out);
+        jobRanks(byRank, out);
         return out.toString();
+    }
+
+    /**
+     * Which job ranks the ranks named above are, for a communicator split or shrunk from the job's (dumps of format
+     * 2 from this version on say it): its rank 1 may be the job's rank 3, and that is the process to look at.
+     */
+    private static void jobRanks(final List<Dump> dumps, final StringBuilder out)
+    {
+        final int[] job = dumps.stream().map(Dump::jobRanks).filter(j -> j != null).findFirst().orElse(null);
+        if (job == null || java.util.stream.IntStream.range(0, job.length).allMatch(r -> job[r] == r))
+        {
+            return;
+        }
+        out.append(" Its ranks are the job's ranks ").append(java.util.stream.IntStream.range(0, job.length)
+            .mapToObj(r -> r + "=" + job[r]).collect(Collectors.joining(", "))).append('.');
     }
 
     /** The rank that issued fewest collectives, when the others went further. */

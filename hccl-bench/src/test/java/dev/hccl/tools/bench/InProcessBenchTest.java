@@ -207,7 +207,7 @@ class InProcessBenchTest
         final List<ByteArrayOutputStream> outs = List.of(new ByteArrayOutputStream(), new ByteArrayOutputStream());
         final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
             new String[]{"all_reduce", "-b", "8", "-e", "8K", "-f", "4", "-n", "2", "-w", "1", "--algo", "ring,tree",
-                "--json", json.toString(), "--csv", csv.toString(), "--plot", png.toString()},
+                "-R", "1", "--json", json.toString(), "--csv", csv.toString(), "--plot", png.toString()},
             job.factory(rank), new PrintStream(outs.get(rank), true, StandardCharsets.UTF_8),
             new PrintStream(new ByteArrayOutputStream())));
 
@@ -217,7 +217,7 @@ class InProcessBenchTest
         assertEquals("", outs.get(1).toString(StandardCharsets.UTF_8), "only rank 0 prints");
         assertTrue(table.startsWith("# Collective test starting: hccl-bench all_reduce\n" +
             "# nRanks 2 transport inproc minBytes 8 maxBytes 8192 step: 4(factor) warmup iters: 1 iters: 2 " +
-            "validation: 1 average: 1\n#\n# Using ranks\n#  Rank  0 Group  0 Pid "), table);
+            "validation: 1 average: 1 registered: 1\n#\n# Using ranks\n#  Rank  0 Group  0 Pid "), table);
         assertTrue(table.contains("\n#  Rank  1 Group  0 Pid "), table);
         assertTrue(table.contains("\n# Reduction kernels: " + Reducers.description() + "\n#\n"), table);
         assertTrue(table.contains("\n# Algorithm: ring (CommConfig.algo)\n# Cost model: 1 node x 2 ranks, defaults: " +

@@ -68,7 +68,8 @@ class LaunchedBenchTest
         final List<String> text = lines.stream().map(l -> l.substring(prefix.length())).collect(Collectors.toList());
         assertEquals("# Collective test starting: hccl-bench all_reduce", text.get(0));
         assertTrue(text.get(1).startsWith("# nRanks 2 transport shm ") && text.get(1).endsWith(
-            " minBytes 8 maxBytes 65536 step: 4(factor) warmup iters: 2 iters: 5 validation: 1 average: 1"), text.get(1));
+            " minBytes 8 maxBytes 65536 step: 4(factor) warmup iters: 2 iters: 5 validation: 1 average: 1 registered: 0"),
+            text.get(1));
         final List<String> rankLines = text.stream().filter(l -> l.startsWith("#  Rank ")).collect(Collectors.toList());
         assertEquals(2, rankLines.size(), stdout);
         assertNotEquals(pid(rankLines.get(0)), pid(rankLines.get(1)), "two processes:\n" + stdout);

@@ -180,8 +180,8 @@ public final class Rendezvous implements AutoCloseable
                     // Ranks that ran different algorithms would wait for messages that never come, until
                     // HCCL_EXEC_TIMEOUT: say so now.
                     throw disagree(client, rank, CommConfig.ALGO + "/" + CommConfig.DETERMINISTIC + "/" +
-                        CommConfig.TOPO_PROBE + " differ: rank 0 uses '" + algo + "', rank " + rank + " '" +
-                        algoKey(config, algorithms) + "'; every rank must choose algorithms the same way");
+                        CommConfig.TOPO_PROBE + " differ: rank 0 has " + algo + "; rank " + rank + " has " +
+                        algoKey(config, algorithms) + "; every rank must choose algorithms the same way");
                 }
                 if (worldSize != config.worldSize())
                 {
@@ -263,8 +263,8 @@ public final class Rendezvous implements AutoCloseable
      */
     private static String algoKey(final CommConfig config, final String algorithms)
     {
-        return algorithms + ";deterministic=" + config.deterministic() + ";probe=" +
-            config.topoProbe().name().toLowerCase(Locale.ROOT);
+        return CommConfig.ALGO.variable() + "=" + (algorithms.isEmpty() ? "(unset)" : algorithms) + ", deterministic=" +
+            config.deterministic() + ", probe=" + config.topoProbe().name().toLowerCase(Locale.ROOT);
     }
 
     private static String awaitKey(final StoreClient client, final String key, final int rank, final long deadline)
