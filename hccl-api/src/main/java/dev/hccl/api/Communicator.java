@@ -52,8 +52,11 @@ import java.nio.file.Path;
  * <p>
  * <b>Arrays.</b> The collectives of Java arrays ({@code float[]}, {@code double[]}, {@code int[]}, {@code long[]})
  * are {@link HeapArrayCollectives}', which every communicator has.
+ * <p>
+ * <b>Objects and bytes.</b> Gathering and broadcasting byte arrays of any length and serializable values (metrics,
+ * file names, configurations), as torch's {@code all_gather_object}, are {@link ObjectCollectives}'.
  */
-public interface Communicator extends HeapArrayCollectives, AutoCloseable
+public interface Communicator extends HeapArrayCollectives, ObjectCollectives, AutoCloseable
 {
     /**
      * This rank's index among the ranks of its node.
