@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
+import dev.hccl.tools.ToolCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -211,6 +212,7 @@ public final class HcclRun implements Callable<Integer>
                 // Everything from the first positional on belongs to COMMAND, so that
                 // "hcclrun -np 2 java -cp x Main --flag" needs no "--".
                 .setStopAtPositional(true)
+                .setParameterExceptionHandler(ToolCommand.usageErrors("hcclrun"))
                 .setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true));
         int status = cl.execute(args);

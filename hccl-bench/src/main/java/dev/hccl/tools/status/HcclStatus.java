@@ -4,13 +4,16 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.JobKey;
 import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.core.bootstrap.StoreClient;
+import dev.hccl.tools.ToolCommand;
 import dev.hccl.tools.launch.HcclRun;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import javax.net.ssl.SSLContext;
 import java.io.PrintWriter;
@@ -60,6 +63,9 @@ public final class HcclStatus implements Callable<Integer>
         description = "How long to try to reach the store (default: ${DEFAULT-VALUE}).")
     private int timeoutSeconds;
 
+    @Spec
+    private CommandSpec spec;
+
     private PrintWriter out;
     private PrintWriter err;
     private Map<String, String> env;
@@ -88,7 +94,8 @@ public final class HcclStatus implements Callable<Integer>
         command.out = out;
         command.err = err;
         command.env = env;
-        return new CommandLine(command).setOut(out).setErr(err).execute(args);
+        return new CommandLine(command).setOut(out).setErr(err)
+            .setParameterExceptionHandler(ToolCommand.usageErrors("hccl-status")).execute(args);
     }
 
     @Override
@@ -145,7 +152,7 @@ public final class HcclStatus implements Callable<Integer>
         }
         if (cert == null || key == null || ca == null)
         {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                 "HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA go together");
         }
         return TlsMaterial.load(Path.of(cert), Path.of(key), Path.of(ca)).sslContext();
