@@ -39,7 +39,8 @@ import picocli.CommandLine.Spec;
                 + "[--library-cores N] "
                 + "[--max-restarts R] [--] COMMAND [ARGS...]",
             "hcclrun --nnodes N --node-rank K --nproc-per-node P --master-addr ADDR [--master-port PORT] "
-                + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]"},
+                + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]",
+            "hcclrun --standalone --nproc-per-node P [...] [--] COMMAND [ARGS...]"},
         description = {
             "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
                     + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
@@ -57,6 +58,9 @@ import picocli.CommandLine.Spec;
                     + "the same token: HCCL_JOB_TOKEN in its environment, or --token-file.",
             ""},
         footer = {
+            "",
+            "torchrun's spellings work too (--nproc_per_node, --node_rank, --master_addr, --master_port, "
+                    + "--max_restarts), and so does OPTION=VALUE.",
             "",
             "Everything from COMMAND on is passed to the ranks unparsed. Rank 0 reads hcclrun's stdin; "
                     + "the other ranks read end-of-file.",
@@ -89,14 +93,19 @@ public final class HcclRun implements Callable<Integer>
             description = "Nodes of the job, each running one hcclrun (default: ${DEFAULT-VALUE}).")
     private int nodes;
 
-    @Option(names = "--node-rank", paramLabel = "K",
+    @Option(names = {"--node-rank", "--node_rank"}, paramLabel = "K",
             description = "This node's number, 0 .. N-1 (required with --nnodes above 1; node 0 serves the "
                     + "rendezvous).")
     private Integer nodeRank;
 
-    @Option(names = "--nproc-per-node", paramLabel = "P",
-            description = "Ranks this hcclrun starts on its node (the same on every node).")
+    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, paramLabel = "P",
+            description = "Ranks this hcclrun starts on its node (the same on every node); alone, as -np.")
     private Integer perNode;
+
+    @Option(names = "--standalone",
+            description = "torchrun's single-node job: rank 0 serves the rendezvous on loopback, on a free port, "
+                    + "as hcclrun does anyway without --nnodes; refuses the options of a job of several nodes.")
+    private boolean standalone;
 
     @Option(names = "--token-file", paramLabel = "FILE",
             description = "Read the job token from FILE, which only you may read (chmod 600), instead of "
@@ -115,17 +124,17 @@ public final class HcclRun implements Callable<Integer>
                     + "those of its NUMA node where it has some (default: ${DEFAULT-VALUE}).")
     private int libraryCores;
 
-    @Option(names = "--max-restarts", paramLabel = "R", defaultValue = "0",
+    @Option(names = {"--max-restarts", "--max_restarts"}, paramLabel = "R", defaultValue = "0",
             description = "When a rank fails, stop this node's ranks and start them all again, at most R times "
                     + "(default: ${DEFAULT-VALUE}); every node's hcclrun restarts as its ranks fail with the job.")
     private int maxRestarts;
 
-    @Option(names = "--master-addr", paramLabel = "ADDR",
+    @Option(names = {"--master-addr", "--master_addr"}, paramLabel = "ADDR",
             description = "Rendezvous address given to the ranks as MASTER_ADDR (default: "
                     + RankEnvironment.DEFAULT_MASTER_ADDR + ", or with --netns rank 0's namespace's address).")
     private String masterAddr;
 
-    @Option(names = "--master-port", paramLabel = "PORT",
+    @Option(names = {"--master-port", "--master_port"}, paramLabel = "PORT",
             description = "Rendezvous port given to the ranks as MASTER_PORT (default: a free port on ADDR; "
                     + "with --nnodes, " + DEFAULT_MULTI_NODE_PORT + ").")
     private Integer masterPort;
@@ -229,6 +238,7 @@ public final class HcclRun implements Callable<Integer>
     @Override
     public Integer call()
     {
+        checkStandalone();
         final int local = localRanks();
         if (masterAddr != null && masterAddr.isBlank())
         {
@@ -308,6 +318,27 @@ public final class HcclRun implements Callable<Integer>
                 grace, !noPrefix, namespaces, maxRestarts, placement == null ? List.of() : placement.rankCpus(),
                 placement == null ? List.of() : placement.libraryCpus());
         return new LocalJob(plan, out, err, token).run();
+    }
+
+    /** {@code --standalone} is a job of this node alone, rendezvousing on loopback: nothing may say otherwise. */
+    private void checkStandalone()
+    {
+        if (!standalone)
+        {
+            return;
+        }
+        if (nodes != 1)
+        {
+            throw usage("--standalone runs a job of one node, not --nnodes " + nodes + "; for several nodes drop "
+                    + "--standalone and give each node's hcclrun --node-rank and --master-addr");
+        }
+        final String given = nodeRank != null ? "--node-rank" : masterAddr != null ? "--master-addr"
+                : masterPort != null ? "--master-port" : netns != null ? "--netns" : null;
+        if (given != null)
+        {
+            throw usage("--standalone rendezvouses on loopback on a free port, so " + given + " has no place "
+                    + "beside it; drop one or the other");
+        }
     }
 
     /** The ranks this hcclrun starts, from -np, --nnodes and --nproc-per-node, which must agree. */

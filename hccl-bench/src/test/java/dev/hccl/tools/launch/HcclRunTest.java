@@ -111,6 +111,39 @@ class HcclRunTest
         assertEquals(List.of("localhost:29555", "localhost:29555"), r.outLines());
     }
 
+    /** torchrun's spellings, with their values after '=' or as the next argument, mean what ours do. */
+    @Test
+    @Timeout(30)
+    void torchrunsSpellingsAreAccepted()
+    {
+        Result one = launch("--nproc_per_node", "2", "sh", "-c", "echo $RANK/$WORLD_SIZE $MASTER_ADDR");
+        assertEquals(0, one.status(), one.err());
+        assertEquals(List.of("[0] 0/2 127.0.0.1", "[1] 1/2 127.0.0.1"), one.sortedOutLines());
+
+        Result node = launch("--nnodes=1", "--node_rank=0", "--nproc_per_node=2", "--master_addr=localhost",
+                "--master_port=29557", "--max_restarts=0", "--no-prefix", "sh", "-c",
+                "echo $RANK $LOCAL_RANK $MASTER_ADDR:$MASTER_PORT");
+        assertEquals(0, node.status(), node.err());
+        assertEquals(List.of("0 0 localhost:29557", "1 1 localhost:29557"), node.sortedOutLines());
+    }
+
+    /** torchrun --standalone: one node, rendezvous on loopback on a free port; what hcclrun does anyway. */
+    @Test
+    @Timeout(30)
+    void standaloneIsOneNodeOnLoopback()
+    {
+        Result r = launch("--standalone", "--nproc-per-node=2", "--no-prefix", "sh", "-c",
+                "echo $WORLD_SIZE $MASTER_ADDR $MASTER_PORT");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(2, r.outLines().size(), r.out());
+        assertEquals(1, r.outLines().stream().distinct().count(), r.out());
+        String[] v = r.outLines().get(0).split(" ");
+        assertEquals("2", v[0]);
+        assertEquals("127.0.0.1", v[1]);
+        assertTrue(Integer.parseInt(v[2]) > 0, r.out());
+    }
+
     @Test
     @Timeout(30)
     void argumentsAfterTheCommandBelongToTheCommand()

@@ -58,7 +58,25 @@ class HcclRunUsageTest
                 usageError("--netns lists 1 namespace(s) for 2 ranks; give one per rank, or PATTERN:K for K ranks "
                         + "per namespace", "-np", "2", "--netns", "hccl-node0", "sh"),
                 usageError("--netns ranks per namespace must be at least 1, not 0",
-                        "-np", "2", "--netns", "hccl-node%d:0", "sh"));
+                        "-np", "2", "--netns", "hccl-node%d:0", "sh"),
+                // torchrun's spellings say the same as ours.
+                usageError("--nnodes 2 needs --node-rank K, 0..1: each node's hcclrun has its own",
+                        "--nnodes=2", "--nproc_per_node=2", "--master_addr=10.0.0.1", "sh"),
+                usageError("--master-port must be in 1..65535, not 0", "--nproc_per_node", "2", "--master_port", "0",
+                        "sh"),
+                usageError("--standalone runs a job of one node, not --nnodes 2; for several nodes drop --standalone "
+                        + "and give each node's hcclrun --node-rank and --master-addr",
+                        "--standalone", "--nnodes", "2", "--node_rank", "0", "--nproc_per_node", "2", "sh"),
+                usageError("--standalone rendezvouses on loopback on a free port, so --node-rank has no place beside "
+                        + "it; drop one or the other", "--standalone", "--node_rank=0", "--nproc_per_node=2", "sh"),
+                usageError("--standalone rendezvouses on loopback on a free port, so --master-addr has no place "
+                        + "beside it; drop one or the other", "--standalone", "--master_addr", "10.0.0.1", "-np", "2",
+                        "sh"),
+                usageError("--standalone rendezvouses on loopback on a free port, so --master-port has no place "
+                        + "beside it; drop one or the other", "--standalone", "--master-port=29500", "-np", "2",
+                        "sh"),
+                usageError("--standalone rendezvouses on loopback on a free port, so --netns has no place beside it; "
+                        + "drop one or the other", "--standalone", "-np", "2", "--netns", "a,b", "sh"));
     }
 
     private static Arguments usageError(String message, String... args)
