@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import dev.hccl.tools.ToolCommand;
 import picocli.CommandLine;
@@ -36,7 +38,7 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true,
         customSynopsis = {"hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
                 + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--bind-to core|numa|none] "
-                + "[--library-cores N] "
+                + "[--library-cores N] [--local-ranks-filter RANKS] "
                 + "[--max-restarts R] [--] COMMAND [ARGS...]",
             "hcclrun --nnodes N --node-rank K --nproc-per-node P --master-addr ADDR [--master-port PORT] "
                 + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]",
@@ -60,7 +62,7 @@ import picocli.CommandLine.Spec;
         footer = {
             "",
             "torchrun's spellings work too (--nproc_per_node, --node_rank, --master_addr, --master_port, "
-                    + "--max_restarts), and so does OPTION=VALUE.",
+                    + "--max_restarts, --local_ranks_filter), and so does OPTION=VALUE.",
             "",
             "Everything from COMMAND on is passed to the ranks unparsed. Rank 0 reads hcclrun's stdin; "
                     + "the other ranks read end-of-file.",
@@ -146,6 +148,12 @@ public final class HcclRun implements Callable<Integer>
 
     @Option(names = "--no-prefix", description = "Do not prefix output lines with [rank].")
     private boolean noPrefix;
+
+    @Option(names = {"--local-ranks-filter", "--local_ranks_filter"}, paramLabel = "RANKS",
+            description = "Print the output of these ranks of this hcclrun only (0-based as they start, as LOCAL_RANK "
+                    + "without --netns): 0 or 0,2-3, as torchrun's. The others' stdout and stderr are not printed, "
+                    + "except, when one of them fails, the last " + HiddenOutput.MAX_LINES + " lines of each.")
+    private String localRanksFilter;
 
     @Option(names = "--netns", paramLabel = "SPEC",
             description = "Run each rank in a network namespace: NAME[,NAME...] one per rank, or PATTERN:K "
@@ -256,28 +264,11 @@ public final class HcclRun implements Callable<Integer>
         {
             throw usage("--max-restarts must be in 0.." + MAX_RESTARTS + ", not " + maxRestarts);
         }
-        final String token;
-        try
-        {
-            token = JobTokens.resolve(System.getenv(), tokenFile, nodes > 1);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            throw usage(e.getMessage());
-        }
+        final Set<Integer> hidden = localRanksFilter == null ? Set.of()
+                : parsed(() -> RankFilter.hidden(localRanksFilter, local));
+        final String token = parsed(() -> JobTokens.resolve(System.getenv(), tokenFile, nodes > 1));
         Duration grace = Duration.ofNanos(Math.round(gracePeriodSeconds * 1e9));
-        List<String> namespaces = List.of();
-        if (netns != null)
-        {
-            try
-            {
-                namespaces = NetnsPlacement.parse(netns, local);
-            }
-            catch (final IllegalArgumentException e)
-            {
-                throw usage(e.getMessage());
-            }
-        }
+        final List<String> namespaces = netns == null ? List.of() : parsed(() -> NetnsPlacement.parse(netns, local));
         String addr = masterAddr;
         if (addr == null)
         {
@@ -316,7 +307,7 @@ public final class HcclRun implements Callable<Integer>
         final Integer port = nodes > 1 && masterPort == null ? Integer.valueOf(DEFAULT_MULTI_NODE_PORT) : masterPort;
         LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), local, local * nodes, node * local, addr, port,
                 grace, !noPrefix, namespaces, maxRestarts, placement == null ? List.of() : placement.rankCpus(),
-                placement == null ? List.of() : placement.libraryCpus());
+                placement == null ? List.of() : placement.libraryCpus(), hidden);
         return new LocalJob(plan, out, err, token).run();
     }
 
@@ -390,6 +381,19 @@ public final class HcclRun implements Callable<Integer>
                     + "; give one or the other");
         }
         return local;
+    }
+
+    /** What {@code parse} makes of an option, its {@link IllegalArgumentException} a usage error. */
+    private <T> T parsed(final Supplier<T> parse)
+    {
+        try
+        {
+            return parse.get();
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw usage(e.getMessage());
+        }
     }
 
     private ParameterException usage(String message)

@@ -55,6 +55,8 @@ final class LocalJob
     private final Object startLock = new Object();
     private final List<Process> processes = new CopyOnWriteArrayList<>();
     private final List<List<Thread>> pumps = new CopyOnWriteArrayList<>();  // index: rank
+    /** Each rank's stdout and stderr when --local-ranks-filter hides them, else empty; index: rank. */
+    private final List<List<HiddenOutput>> hidden = new CopyOnWriteArrayList<>();
     /** The processes of the current start; a restart begins a fresh record. */
     private volatile ProcessTrees trees = new ProcessTrees();
     private volatile boolean launcherStopping;
@@ -91,6 +93,7 @@ final class LocalJob
                         + " restarts)");
                 processes.clear();
                 pumps.clear();
+                hidden.clear();
                 trees = new ProcessTrees();
                 status = startAndWait(restart);
             }
@@ -181,9 +184,14 @@ final class LocalJob
                 closeQuietly(p);
             }
             String prefix = plan.prefix() ? "[" + jobRank + "] " : "";
+            final List<HiddenOutput> kept = plan.hidden().contains(rank)
+                    ? List.of(new HiddenOutput("stdout"), new HiddenOutput("stderr")) : List.of();
+            hidden.add(kept);
             pumps.add(List.of(
-                    LinePump.start(p.getInputStream(), out, prefix, "hcclrun-rank" + jobRank + "-stdout"),
-                    LinePump.start(p.getErrorStream(), err, prefix, "hcclrun-rank" + jobRank + "-stderr")));
+                    LinePump.start(p.getInputStream(), kept.isEmpty() ? out : new PrintStream(kept.get(0)), prefix,
+                            "hcclrun-rank" + jobRank + "-stdout"),
+                    LinePump.start(p.getErrorStream(), kept.isEmpty() ? err : new PrintStream(kept.get(1)), prefix,
+                            "hcclrun-rank" + jobRank + "-stderr")));
             int r = rank;
             p.onExit().thenRun(() -> exited.add(r));
         }
@@ -210,8 +218,14 @@ final class LocalJob
             {
                 failedRank = rank;
                 failedStatus = status;
-                drain(pumps.get(rank),
-                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FAILED_RANK_DRAIN_MILLIS));
+                // What a hidden rank wrote after its replay would be lost, not just late: it gets the longer wait.
+                drain(pumps.get(rank), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                        hidden.get(rank).isEmpty() ? FAILED_RANK_DRAIN_MILLIS : DRAIN_MILLIS));
+                for (final HiddenOutput stream : hidden.get(rank))
+                {
+                    // Its last words, which the filter hid, usually hold the reason.
+                    stream.replay(err, "rank " + (plan.firstRank() + rank));
+                }
                 message("hcclrun: rank " + (plan.firstRank() + rank) + " exited with status " + status
                         + "; stopping the other ranks");
                 killAt = stop();

@@ -144,6 +144,44 @@ class HcclRunTest
         assertTrue(Integer.parseInt(v[2]) > 0, r.out());
     }
 
+    /** --local-ranks-filter, as torchrun's: the named ranks' stdout and stderr are printed, the others' not. */
+    @Test
+    @Timeout(30)
+    void theFilterPrintsTheNamedRanksOutputOnly()
+    {
+        Result r = launch("-np", "4", "--local_ranks_filter=0,2-3", "sh", "-c", "echo out $RANK; echo err $RANK >&2");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("[0] out 0", "[2] out 2", "[3] out 3"), r.sortedOutLines());
+        assertEquals(List.of("[0] err 0", "[2] err 2", "[3] err 3"), r.sortedErrLines());
+    }
+
+    /**
+     * A rank whose output the filter hides fails: the launcher prints the last lines it wrote to each stream, so that
+     * the reason is not lost, and then its verdict; a chatty stdout does not push the reason off stderr.
+     */
+    @Test
+    @Timeout(30)
+    void aFailingHiddenRanksLastLinesArePrinted()
+    {
+        Result r = launch("-np", "2", "--local-ranks-filter", "0", "--grace-period", "1", "sh", "-c",
+                "if [ $RANK = 1 ]; then i=1; while [ $i -le 30 ]; do echo line $i; i=$((i+1)); done; "
+                        + "echo the reason >&2; exit 3; fi; exec sleep 20");
+
+        assertEquals(3, r.status(), r.err());
+        assertEquals("", r.out());
+        List<String> expected = new ArrayList<>();
+        expected.add("hcclrun: the last lines rank 1 wrote to stdout, hidden by --local-ranks-filter (20 of 30):");
+        for (int i = 11; i <= 30; i++)
+        {
+            expected.add("[1] line " + i);
+        }
+        expected.add("hcclrun: the last lines rank 1 wrote to stderr, hidden by --local-ranks-filter (1 of 1):");
+        expected.add("[1] the reason");
+        expected.add("hcclrun: rank 1 exited with status 3; stopping the other ranks");
+        assertEquals(expected, r.errLines());
+    }
+
     @Test
     @Timeout(30)
     void argumentsAfterTheCommandBelongToTheCommand()

@@ -76,7 +76,18 @@ class HcclRunUsageTest
                         + "beside it; drop one or the other", "--standalone", "--master-port=29500", "-np", "2",
                         "sh"),
                 usageError("--standalone rendezvouses on loopback on a free port, so --netns has no place beside it; "
-                        + "drop one or the other", "--standalone", "-np", "2", "--netns", "a,b", "sh"));
+                        + "drop one or the other", "--standalone", "-np", "2", "--netns", "a,b", "sh"),
+                usageError("--local-ranks-filter names local rank 2, but this hcclrun starts 2 rank(s), local ranks "
+                        + "0..1", "-np", "2", "--local-ranks-filter", "0,2", "sh"),
+                usageError("--local-ranks-filter names local rank 4, but this hcclrun starts 4 rank(s), local ranks "
+                        + "0..3", "--nnodes", "2", "--node-rank", "1", "--nproc-per-node", "4", "--master-addr",
+                        "10.0.0.1", "--local_ranks_filter=1-4", "sh"),
+                usageError("--local-ranks-filter takes local ranks and ranges of them, such as 0 or 0,2-3, not '0,x'",
+                        "-np", "2", "--local-ranks-filter", "0,x", "sh"),
+                usageError("--local-ranks-filter takes local ranks and ranges of them, such as 0 or 0,2-3, not ''",
+                        "-np", "2", "--local-ranks-filter=", "sh"),
+                usageError("--local-ranks-filter: the range 1-0 is empty; write it lowest first (0-1)",
+                        "-np", "2", "--local-ranks-filter", "1-0", "sh"));
     }
 
     private static Arguments usageError(String message, String... args)
