@@ -25,8 +25,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Every rank gets torchrun's rendezvous variables ({@code MASTER_ADDR}, {@code MASTER_PORT},
  * {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}), a job token
- * ({@code HCCL_JOB_TOKEN}) and {@code JDK_JAVA_OPTIONS} carrying the {@code --add-opens} flag that
- * Agrona needs and the other flags of {@link RankEnvironment}, for the launcher's own JDK (with
+ * ({@code HCCL_JOB_TOKEN}, and {@code HCCL_JOB_TOKEN_FILE} naming a file only the user can read that holds it,
+ * {@link PrivateTokenFile} when the launcher made it) and {@code JDK_JAVA_OPTIONS} carrying the {@code --add-opens}
+ * flag that Agrona needs and the other flags of {@link RankEnvironment}, for the launcher's own JDK (with
  * {@code HCCL_JDK_JAVA_OPTIONS_ADDED} naming what was appended, which the bin/ scripts take off again as they give the
  * flags on the command line). Output is forwarded line by line with a {@code [rank] } prefix. When a rank fails,
  * the others are stopped and the launcher exits with the failed rank's status.
@@ -58,6 +59,11 @@ import picocli.CommandLine.Spec;
                     + "--nproc-per-node, --master-addr (node 0's address) and --master-port, each with its "
                     + "--node-rank; node K's ranks are K*P .. K*P+P-1. Every node's hcclrun must give its ranks "
                     + "the same token: HCCL_JOB_TOKEN in its environment, or --token-file.",
+            "",
+            "Without either, hcclrun makes the token and keeps it, while the job runs, in a file only you can read "
+                    + "(in a directory of its own under $XDG_RUNTIME_DIR or the temporary directory), which the "
+                    + "ranks get as HCCL_JOB_TOKEN_FILE (with --token-file, that file): rank 0's INFO line names it, "
+                    + "'hccl-status --token-file FILE HOST:PORT'.",
             ""},
         footer = {
             "",
@@ -266,7 +272,7 @@ public final class HcclRun implements Callable<Integer>
         }
         final Set<Integer> hidden = localRanksFilter == null ? Set.of()
                 : parsed(() -> RankFilter.hidden(localRanksFilter, local));
-        final String token = parsed(() -> JobTokens.resolve(System.getenv(), tokenFile, nodes > 1));
+        final JobTokens.Token token = parsed(() -> JobTokens.resolve(System.getenv(), tokenFile, nodes > 1));
         Duration grace = Duration.ofNanos(Math.round(gracePeriodSeconds * 1e9));
         final List<String> namespaces = netns == null ? List.of() : parsed(() -> NetnsPlacement.parse(netns, local));
         String addr = masterAddr;
@@ -308,7 +314,12 @@ public final class HcclRun implements Callable<Integer>
         LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), local, local * nodes, node * local, addr, port,
                 grace, !noPrefix, namespaces, maxRestarts, placement == null ? List.of() : placement.rankCpus(),
                 placement == null ? List.of() : placement.libraryCpus(), hidden);
-        return new LocalJob(plan, out, err, token).run();
+        // A token the launcher made is kept in a private file for hccl-status, whose path the ranks get.
+        try (PrivateTokenFile kept = token.made() ? PrivateTokenFile.keepOrSay(token.value(), System.getenv(), err)
+                : null)
+        {
+            return new LocalJob(plan, out, err, token.value(), kept != null ? kept.file() : token.file()).run();
+        }
     }
 
     /** {@code --standalone} is a job of this node alone, rendezvousing on loopback: nothing may say otherwise. */

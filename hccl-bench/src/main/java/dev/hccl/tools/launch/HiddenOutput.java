@@ -92,8 +92,8 @@ final class HiddenOutput extends OutputStream
         }
         synchronized (sink)
         {
-            sink.println("hcclrun: the last lines " + rank + " wrote to " + stream + ", hidden by --local-ranks-filter ("
-                + lines.size() + " of " + count + "):");
+            sink.println("hcclrun: the last lines " + rank + " wrote to " + stream
+                + ", hidden by --local-ranks-filter (" + lines.size() + " of " + count + "):");
             for (final byte[] l : lines)
             {
                 sink.write(l, 0, l.length);

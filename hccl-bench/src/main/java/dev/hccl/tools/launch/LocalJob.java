@@ -2,6 +2,7 @@ package dev.hccl.tools.launch;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -45,11 +46,14 @@ final class LocalJob
     static final String RESTART_COUNT = "HCCL_RESTART_COUNT";
     /** The variable that gives a rank's library threads their CPUs (hcclrun --library-cores). */
     static final String LIBRARY_CPUS = "HCCL_LIBRARY_CPUS";
+    /** The variable that names the file holding the job's token, which rank 0's INFO line names for hccl-status. */
+    static final String TOKEN_FILE = "HCCL_JOB_TOKEN_FILE";
 
     private final LaunchPlan plan;
     private final PrintStream out;
     private final PrintStream err;
     private final String token;
+    private final Path tokenFile;
 
     // Guards starting a rank against the shutdown hook, so no rank can be started unseen by it.
     private final Object startLock = new Object();
@@ -66,13 +70,16 @@ final class LocalJob
      * @param out   receives the ranks' stdout
      * @param err   receives the ranks' stderr and the launcher's messages
      * @param token the job token, given to every rank
+     * @param tokenFile a file only the user can read that holds the token, given to every rank as
+     *                  {@value #TOKEN_FILE}; null for none (the user knows the token: it came from the environment)
      */
-    LocalJob(LaunchPlan plan, PrintStream out, PrintStream err, String token)
+    LocalJob(LaunchPlan plan, PrintStream out, PrintStream err, String token, Path tokenFile)
     {
         this.plan = plan;
         this.out = out;
         this.err = err;
         this.token = token;
+        this.tokenFile = tokenFile;
     }
 
     /**
@@ -146,6 +153,15 @@ final class LocalJob
             RankEnvironment.apply(pb.environment(), jobRank, plan.worldSize(), plan.localRank(rank),
                     plan.localSize(rank), plan.masterAddr(), port, token);
             pb.environment().put(RESTART_COUNT, Integer.toString(restart));
+            if (tokenFile != null)
+            {
+                pb.environment().put(TOKEN_FILE, tokenFile.toString());
+            }
+            else
+            {
+                // One the launcher inherited need not hold this job's token.
+                pb.environment().remove(TOKEN_FILE);
+            }
             if (!plan.libraryCpus().isEmpty())
             {
                 pb.environment().put(LIBRARY_CPUS, plan.libraryCpus().get(rank));

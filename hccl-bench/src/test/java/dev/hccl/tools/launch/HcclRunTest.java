@@ -6,9 +6,12 @@ import static dev.hccl.tools.launch.Launches.running;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.hccl.tools.launch.Launches.Result;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -98,6 +101,47 @@ class HcclRunTest
         {
             assertTrue(token.matches("[0-9a-f]{32}"), token);
         }
+    }
+
+    /**
+     * The token hcclrun made is in a file only the user can read, which every rank gets as HCCL_JOB_TOKEN_FILE, for
+     * rank 0's INFO line to name to hccl-status; once the launcher is done, it and its directory are gone.
+     */
+    @Test
+    @Timeout(30)
+    void theTokenItMadeIsKeptInAPrivateFileForTheJobsLife()
+    {
+        assumeTrue(System.getenv("HCCL_JOB_TOKEN") == null, "hcclrun makes a token only when it is given none");
+        Result r = launch("-np", "2", "--no-prefix", "sh", "-c",
+                "f=$HCCL_JOB_TOKEN_FILE; "
+                        + "echo \"$f|$(cat \"$f\")|$HCCL_JOB_TOKEN|$(stat -c %a \"$f\")|$(stat -c %a \"${f%/*}\")\"");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(2, r.outLines().size(), r.out());
+        assertEquals(1, r.outLines().stream().distinct().count(), "one file for the job: " + r.out());
+        String[] v = r.outLines().get(0).split("\\|", -1);
+        assertTrue(v[0].startsWith("/") && v[0].endsWith("/" + PrivateTokenFile.NAME), r.out());
+        assertEquals(v[2], v[1], "the file holds the ranks' token: " + r.out());
+        assertTrue(v[1].matches("[0-9a-f]{32}"), r.out());
+        assertEquals("600", v[3], r.out());
+        assertEquals("700", v[4], r.out());
+        assertFalse(Files.exists(Path.of(v[0])), "the token file outlived the launcher");
+        assertFalse(Files.exists(Path.of(v[0]).getParent()), "its directory outlived the launcher");
+    }
+
+    /** A token from --token-file: the ranks get that file's path, and the launcher leaves it where it is. */
+    @Test
+    @Timeout(30)
+    void aGivenTokenFileIsTheOneTheRanksAreTold() throws Exception
+    {
+        Path file = Files.writeString(dir.resolve("token"), "s3cret\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        Result r = launch("-np", "1", "--no-prefix", "--token-file", file.toString(), "sh", "-c",
+                "echo \"$HCCL_JOB_TOKEN_FILE|$HCCL_JOB_TOKEN\"");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of(file.toAbsolutePath() + "|s3cret"), r.outLines());
+        assertTrue(Files.exists(file));
     }
 
     @Test
