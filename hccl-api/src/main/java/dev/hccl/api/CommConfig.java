@@ -161,6 +161,12 @@ public final class CommConfig
     /** Shared secret every connection presents; rank 0 makes one when unset. */
     public static final Setting<String> JOB_TOKEN = Setting.text("HCCL_JOB_TOKEN", null,
         "shared secret every connection presents").secret();
+    /**
+     * A file that holds the job's token and only its user can read ({@code hcclrun} sets it), which rank 0's INFO line
+     * names for {@code hccl-status --token-file}; the ranks still take the token from {@link #JOB_TOKEN}.
+     */
+    public static final Setting<String> JOB_TOKEN_FILE = Setting.text("HCCL_JOB_TOKEN_FILE", null,
+        "a file only the job's user can read that holds its token, named for hccl-status");
     /** This rank's certificate chain (PEM) for mutual TLS of the store and the TCP transport; with the two below. */
     public static final Setting<String> TLS_CERT = Setting.text("HCCL_TLS_CERT", null,
         "this rank's certificate chain, PEM: mutual TLS for the store and TCP");
@@ -198,8 +204,8 @@ public final class CommConfig
     public static final List<Setting<?>> SETTINGS = List.of(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
         MASTER_ADDR, MASTER_PORT, ROOT_INFO, RANK_TABLE_FILE, CONNECT_TIMEOUT, EXEC_TIMEOUT, HEARTBEAT_TIMEOUT, STALL_CHECK_TIME,
         TRACE_BUFFER_SIZE, DUMP_DIR, BUFFSIZE, SEGMENT_SIZE, EAGER_BUDGET,
-        CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, WARMUP_MS, JMX, SOCKET_IFNAME, IF_IP, JOB_TOKEN, TLS_CERT,
-        TLS_KEY, TLS_CA, NODE_ID, LIBRARY_CPUS);
+        CHECKSUM, ALGO, DETERMINISTIC, TOPO_PROBE, WARMUP_MS, JMX, SOCKET_IFNAME, IF_IP, JOB_TOKEN, JOB_TOKEN_FILE,
+        TLS_CERT, TLS_KEY, TLS_CA, NODE_ID, LIBRARY_CPUS);
 
     /** Where a setting's value came from. */
     public enum Source

@@ -161,7 +161,7 @@ public final class HcclProvider implements CommunicatorProvider
             if (rank == 0)
             {
                 summarize(topology.layout(), routing::transportTo, config, endpoint == null ? "" :
-                    "; hccl-status " + endpoint.address().getHostString() + ":" + endpoint.address().getPort());
+                    JobSummary.status(endpoint.address(), config));
             }
             return comm;
         }

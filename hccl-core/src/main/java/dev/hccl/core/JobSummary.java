@@ -3,6 +3,7 @@ package dev.hccl.core;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.RankLayout;
 
+import java.net.InetSocketAddress;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.function.IntFunction;
@@ -79,6 +80,28 @@ final class JobSummary
             sb.append("; mutual TLS");
         }
         return sb.append("; algorithms: ").append(algorithms(config)).toString();
+    }
+
+    /**
+     * The end of rank 0's line in a job that serves its status: {@code ; hccl-status HOST:PORT}, the command that asks
+     * it, with {@code --token-file FILE} when {@code HCCL_JOB_TOKEN_FILE} names a file that holds the token (hcclrun's
+     * own, which nobody else knows), quoted for a shell when it needs to be.
+     *
+     * @param address where rank 0 serves the status.
+     * @param config  the configuration: {@code HCCL_JOB_TOKEN_FILE}.
+     * @return the text to append to {@link #line}.
+     */
+    static String status(final InetSocketAddress address, final CommConfig config)
+    {
+        final String file = config.get(CommConfig.JOB_TOKEN_FILE);
+        return "; hccl-status " + (file == null || file.isBlank() ? "" : "--token-file " + shellWord(file) + " ") +
+            address.getHostString() + ":" + address.getPort();
+    }
+
+    /** A word a shell reads back as it is: as it is when it has no special character, else single-quoted. */
+    private static String shellWord(final String word)
+    {
+        return word.matches("[A-Za-z0-9_./:@%+=,-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
     }
 
     /** How the algorithms are chosen: by the cost model unless {@code HCCL_ALGO} forces some. */

@@ -5,6 +5,7 @@ import dev.hccl.api.CommConfigBuilder;
 import dev.hccl.api.RankLayout;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,6 +26,18 @@ class JobSummaryTest
     {
         assertEquals("hccl-java: 3 ranks on 1 node; shm within the node; algorithms: cost model",
             JobSummary.line(null, RankLayout.singleNode(3), 0, peer -> "shm", config(Map.of()).conclude()));
+    }
+
+    /** The command that asks the job's status names the token file, when there is one, as a shell reads it. */
+    @Test
+    void theStatusCommandNamesTheTokenFileWhenThereIsOne()
+    {
+        final InetSocketAddress at = new InetSocketAddress("127.0.0.1", 40123);
+        assertEquals("; hccl-status 127.0.0.1:40123", JobSummary.status(at, config(Map.of()).conclude()));
+        assertEquals("; hccl-status --token-file /run/user/1000/hcclrun-42/token 127.0.0.1:40123",
+            JobSummary.status(at, config(Map.of("HCCL_JOB_TOKEN_FILE", "/run/user/1000/hcclrun-42/token")).conclude()));
+        assertEquals("; hccl-status --token-file '/home/a b/it'\\''s' 127.0.0.1:40123",
+            JobSummary.status(at, config(Map.of("HCCL_JOB_TOKEN_FILE", "/home/a b/it's")).conclude()));
     }
 
     @Test

@@ -6,8 +6,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import dev.hccl.tools.ToolCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,8 +25,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Every rank gets torchrun's rendezvous variables ({@code MASTER_ADDR}, {@code MASTER_PORT},
  * {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}), a job token
- * ({@code HCCL_JOB_TOKEN}) and {@code JDK_JAVA_OPTIONS} carrying the {@code --add-opens} flag that
- * Agrona needs and the other flags of {@link RankEnvironment}, for the launcher's own JDK (with
+ * ({@code HCCL_JOB_TOKEN}, and {@code HCCL_JOB_TOKEN_FILE} naming a file only the user can read that holds it,
+ * {@link PrivateTokenFile} when the launcher made it) and {@code JDK_JAVA_OPTIONS} carrying the {@code --add-opens}
+ * flag that Agrona needs and the other flags of {@link RankEnvironment}, for the launcher's own JDK (with
  * {@code HCCL_JDK_JAVA_OPTIONS_ADDED} naming what was appended, which the bin/ scripts take off again as they give the
  * flags on the command line). Output is forwarded line by line with a {@code [rank] } prefix. When a rank fails,
  * the others are stopped and the launcher exits with the failed rank's status.
@@ -35,10 +39,11 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true,
         customSynopsis = {"hcclrun -np N [--master-addr ADDR] [--master-port PORT] "
                 + "[--grace-period SECONDS] [--no-prefix] [--netns SPEC] [--bind-to core|numa|none] "
-                + "[--library-cores N] "
+                + "[--library-cores N] [--local-ranks-filter RANKS] "
                 + "[--max-restarts R] [--] COMMAND [ARGS...]",
             "hcclrun --nnodes N --node-rank K --nproc-per-node P --master-addr ADDR [--master-port PORT] "
-                + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]"},
+                + "[--token-file FILE] [--max-restarts R] [...] [--] COMMAND [ARGS...]",
+            "hcclrun --standalone --nproc-per-node P [...] [--] COMMAND [ARGS...]"},
         description = {
             "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
                     + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
@@ -54,8 +59,16 @@ import picocli.CommandLine.Spec;
                     + "--nproc-per-node, --master-addr (node 0's address) and --master-port, each with its "
                     + "--node-rank; node K's ranks are K*P .. K*P+P-1. Every node's hcclrun must give its ranks "
                     + "the same token: HCCL_JOB_TOKEN in its environment, or --token-file.",
+            "",
+            "Without either, hcclrun makes the token and keeps it, while the job runs, in a file only you can read "
+                    + "(in a directory of its own under $XDG_RUNTIME_DIR or the temporary directory), which the "
+                    + "ranks get as HCCL_JOB_TOKEN_FILE (with --token-file, that file): rank 0's INFO line names it, "
+                    + "'hccl-status --token-file FILE HOST:PORT'.",
             ""},
         footer = {
+            "",
+            "torchrun's spellings work too (--nproc_per_node, --node_rank, --master_addr, --master_port, "
+                    + "--max_restarts, --local_ranks_filter), and so does OPTION=VALUE.",
             "",
             "Everything from COMMAND on is passed to the ranks unparsed. Rank 0 reads hcclrun's stdin; "
                     + "the other ranks read end-of-file.",
@@ -88,14 +101,19 @@ public final class HcclRun implements Callable<Integer>
             description = "Nodes of the job, each running one hcclrun (default: ${DEFAULT-VALUE}).")
     private int nodes;
 
-    @Option(names = "--node-rank", paramLabel = "K",
+    @Option(names = {"--node-rank", "--node_rank"}, paramLabel = "K",
             description = "This node's number, 0 .. N-1 (required with --nnodes above 1; node 0 serves the "
                     + "rendezvous).")
     private Integer nodeRank;
 
-    @Option(names = "--nproc-per-node", paramLabel = "P",
-            description = "Ranks this hcclrun starts on its node (the same on every node).")
+    @Option(names = {"--nproc-per-node", "--nproc_per_node"}, paramLabel = "P",
+            description = "Ranks this hcclrun starts on its node (the same on every node); alone, as -np.")
     private Integer perNode;
+
+    @Option(names = "--standalone",
+            description = "torchrun's single-node job: rank 0 serves the rendezvous on loopback, on a free port, "
+                    + "as hcclrun does anyway without --nnodes; refuses the options of a job of several nodes.")
+    private boolean standalone;
 
     @Option(names = "--token-file", paramLabel = "FILE",
             description = "Read the job token from FILE, which only you may read (chmod 600), instead of "
@@ -114,17 +132,17 @@ public final class HcclRun implements Callable<Integer>
                     + "those of its NUMA node where it has some (default: ${DEFAULT-VALUE}).")
     private int libraryCores;
 
-    @Option(names = "--max-restarts", paramLabel = "R", defaultValue = "0",
+    @Option(names = {"--max-restarts", "--max_restarts"}, paramLabel = "R", defaultValue = "0",
             description = "When a rank fails, stop this node's ranks and start them all again, at most R times "
                     + "(default: ${DEFAULT-VALUE}); every node's hcclrun restarts as its ranks fail with the job.")
     private int maxRestarts;
 
-    @Option(names = "--master-addr", paramLabel = "ADDR",
+    @Option(names = {"--master-addr", "--master_addr"}, paramLabel = "ADDR",
             description = "Rendezvous address given to the ranks as MASTER_ADDR (default: "
                     + RankEnvironment.DEFAULT_MASTER_ADDR + ", or with --netns rank 0's namespace's address).")
     private String masterAddr;
 
-    @Option(names = "--master-port", paramLabel = "PORT",
+    @Option(names = {"--master-port", "--master_port"}, paramLabel = "PORT",
             description = "Rendezvous port given to the ranks as MASTER_PORT (default: a free port on ADDR; "
                     + "with --nnodes, " + DEFAULT_MULTI_NODE_PORT + ").")
     private Integer masterPort;
@@ -136,6 +154,12 @@ public final class HcclRun implements Callable<Integer>
 
     @Option(names = "--no-prefix", description = "Do not prefix output lines with [rank].")
     private boolean noPrefix;
+
+    @Option(names = {"--local-ranks-filter", "--local_ranks_filter"}, paramLabel = "RANKS",
+            description = "Print the output of these ranks of this hcclrun only (0-based as they start, as LOCAL_RANK "
+                    + "without --netns): 0 or 0,2-3, as torchrun's. The others' stdout and stderr are not printed, "
+                    + "except, when one of them fails, the last " + HiddenOutput.MAX_LINES + " lines of each.")
+    private String localRanksFilter;
 
     @Option(names = "--netns", paramLabel = "SPEC",
             description = "Run each rank in a network namespace: NAME[,NAME...] one per rank, or PATTERN:K "
@@ -211,6 +235,7 @@ public final class HcclRun implements Callable<Integer>
                 // Everything from the first positional on belongs to COMMAND, so that
                 // "hcclrun -np 2 java -cp x Main --flag" needs no "--".
                 .setStopAtPositional(true)
+                .setParameterExceptionHandler(ToolCommand.usageErrors("hcclrun"))
                 .setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true));
         int status = cl.execute(args);
@@ -227,6 +252,7 @@ public final class HcclRun implements Callable<Integer>
     @Override
     public Integer call()
     {
+        checkStandalone();
         final int local = localRanks();
         if (masterAddr != null && masterAddr.isBlank())
         {
@@ -244,28 +270,11 @@ public final class HcclRun implements Callable<Integer>
         {
             throw usage("--max-restarts must be in 0.." + MAX_RESTARTS + ", not " + maxRestarts);
         }
-        final String token;
-        try
-        {
-            token = JobTokens.resolve(System.getenv(), tokenFile, nodes > 1);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            throw usage(e.getMessage());
-        }
+        final Set<Integer> hidden = localRanksFilter == null ? Set.of()
+                : parsed(() -> RankFilter.hidden(localRanksFilter, local));
+        final JobTokens.Token token = parsed(() -> JobTokens.resolve(System.getenv(), tokenFile, nodes > 1));
         Duration grace = Duration.ofNanos(Math.round(gracePeriodSeconds * 1e9));
-        List<String> namespaces = List.of();
-        if (netns != null)
-        {
-            try
-            {
-                namespaces = NetnsPlacement.parse(netns, local);
-            }
-            catch (final IllegalArgumentException e)
-            {
-                throw usage(e.getMessage());
-            }
-        }
+        final List<String> namespaces = netns == null ? List.of() : parsed(() -> NetnsPlacement.parse(netns, local));
         String addr = masterAddr;
         if (addr == null)
         {
@@ -304,8 +313,34 @@ public final class HcclRun implements Callable<Integer>
         final Integer port = nodes > 1 && masterPort == null ? Integer.valueOf(DEFAULT_MULTI_NODE_PORT) : masterPort;
         LaunchPlan plan = new LaunchPlan(rankCommand.apply(command), local, local * nodes, node * local, addr, port,
                 grace, !noPrefix, namespaces, maxRestarts, placement == null ? List.of() : placement.rankCpus(),
-                placement == null ? List.of() : placement.libraryCpus());
-        return new LocalJob(plan, out, err, token).run();
+                placement == null ? List.of() : placement.libraryCpus(), hidden);
+        // A token the launcher made is kept in a private file for hccl-status, whose path the ranks get.
+        try (PrivateTokenFile kept = token.made() ? PrivateTokenFile.keepOrSay(token.value(), System.getenv(), err)
+                : null)
+        {
+            return new LocalJob(plan, out, err, token.value(), kept != null ? kept.file() : token.file()).run();
+        }
+    }
+
+    /** {@code --standalone} is a job of this node alone, rendezvousing on loopback: nothing may say otherwise. */
+    private void checkStandalone()
+    {
+        if (!standalone)
+        {
+            return;
+        }
+        if (nodes != 1)
+        {
+            throw usage("--standalone runs a job of one node, not --nnodes " + nodes + "; for several nodes drop "
+                    + "--standalone and give each node's hcclrun --node-rank and --master-addr");
+        }
+        final String given = nodeRank != null ? "--node-rank" : masterAddr != null ? "--master-addr"
+                : masterPort != null ? "--master-port" : netns != null ? "--netns" : null;
+        if (given != null)
+        {
+            throw usage("--standalone rendezvouses on loopback on a free port, so " + given + " has no place "
+                    + "beside it; drop one or the other");
+        }
     }
 
     /** The ranks this hcclrun starts, from -np, --nnodes and --nproc-per-node, which must agree. */
@@ -357,6 +392,19 @@ public final class HcclRun implements Callable<Integer>
                     + "; give one or the other");
         }
         return local;
+    }
+
+    /** What {@code parse} makes of an option, its {@link IllegalArgumentException} a usage error. */
+    private <T> T parsed(final Supplier<T> parse)
+    {
+        try
+        {
+            return parse.get();
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw usage(e.getMessage());
+        }
     }
 
     private ParameterException usage(String message)

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What one {@code hcclrun} invocation asked for, already validated: the ranks it starts on this node, and where they
@@ -23,14 +24,23 @@ import java.util.Objects;
  * @param cpus        the CPUs each rank is bound to ({@code ranks} lists in {@code taskset}'s format), or empty to
  *                    leave them the launcher's
  * @param libraryCpus each rank's {@code HCCL_LIBRARY_CPUS} ({@code ranks} lists), or empty to leave it unset
+ * @param hidden      the ranks of this launcher (0-based) whose output is not printed ({@code --local-ranks-filter})
  */
 record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank, String masterAddr,
                   Integer masterPort, Duration gracePeriod, boolean prefix, List<String> namespaces, int maxRestarts,
-                  List<String> cpus, List<String> libraryCpus)
+                  List<String> cpus, List<String> libraryCpus, Set<Integer> hidden)
 {
     LaunchPlan
     {
         command = List.copyOf(command);
+        hidden = Set.copyOf(hidden);
+        for (final int rank : hidden)
+        {
+            if (rank < 0 || rank >= ranks)
+            {
+                throw new IllegalArgumentException("hidden rank " + rank + " of " + ranks);
+            }
+        }
         namespaces = List.copyOf(namespaces);
         cpus = List.copyOf(cpus);
         libraryCpus = List.copyOf(libraryCpus);
@@ -74,7 +84,7 @@ record LaunchPlan(List<String> command, int ranks, int worldSize, int firstRank,
         final Duration gracePeriod, final boolean prefix, final List<String> namespaces)
     {
         this(command, ranks, ranks, 0, masterAddr, masterPort, gracePeriod, prefix, namespaces, 0, List.of(),
-            List.of());
+            List.of(), Set.of());
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.hccl.tools.launch;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -45,16 +46,21 @@ final class LocalJob
     static final String RESTART_COUNT = "HCCL_RESTART_COUNT";
     /** The variable that gives a rank's library threads their CPUs (hcclrun --library-cores). */
     static final String LIBRARY_CPUS = "HCCL_LIBRARY_CPUS";
+    /** The variable that names the file holding the job's token, which rank 0's INFO line names for hccl-status. */
+    static final String TOKEN_FILE = "HCCL_JOB_TOKEN_FILE";
 
     private final LaunchPlan plan;
     private final PrintStream out;
     private final PrintStream err;
     private final String token;
+    private final Path tokenFile;
 
     // Guards starting a rank against the shutdown hook, so no rank can be started unseen by it.
     private final Object startLock = new Object();
     private final List<Process> processes = new CopyOnWriteArrayList<>();
     private final List<List<Thread>> pumps = new CopyOnWriteArrayList<>();  // index: rank
+    /** Each rank's stdout and stderr when --local-ranks-filter hides them, else empty; index: rank. */
+    private final List<List<HiddenOutput>> hidden = new CopyOnWriteArrayList<>();
     /** The processes of the current start; a restart begins a fresh record. */
     private volatile ProcessTrees trees = new ProcessTrees();
     private volatile boolean launcherStopping;
@@ -64,13 +70,16 @@ final class LocalJob
      * @param out   receives the ranks' stdout
      * @param err   receives the ranks' stderr and the launcher's messages
      * @param token the job token, given to every rank
+     * @param tokenFile a file only the user can read that holds the token, given to every rank as
+     *                  {@value #TOKEN_FILE}; null for none (the user knows the token: it came from the environment)
      */
-    LocalJob(LaunchPlan plan, PrintStream out, PrintStream err, String token)
+    LocalJob(LaunchPlan plan, PrintStream out, PrintStream err, String token, Path tokenFile)
     {
         this.plan = plan;
         this.out = out;
         this.err = err;
         this.token = token;
+        this.tokenFile = tokenFile;
     }
 
     /**
@@ -91,6 +100,7 @@ final class LocalJob
                         + " restarts)");
                 processes.clear();
                 pumps.clear();
+                hidden.clear();
                 trees = new ProcessTrees();
                 status = startAndWait(restart);
             }
@@ -143,6 +153,15 @@ final class LocalJob
             RankEnvironment.apply(pb.environment(), jobRank, plan.worldSize(), plan.localRank(rank),
                     plan.localSize(rank), plan.masterAddr(), port, token);
             pb.environment().put(RESTART_COUNT, Integer.toString(restart));
+            if (tokenFile != null)
+            {
+                pb.environment().put(TOKEN_FILE, tokenFile.toString());
+            }
+            else
+            {
+                // One the launcher inherited need not hold this job's token.
+                pb.environment().remove(TOKEN_FILE);
+            }
             if (!plan.libraryCpus().isEmpty())
             {
                 pb.environment().put(LIBRARY_CPUS, plan.libraryCpus().get(rank));
@@ -181,9 +200,14 @@ final class LocalJob
                 closeQuietly(p);
             }
             String prefix = plan.prefix() ? "[" + jobRank + "] " : "";
+            final List<HiddenOutput> kept = plan.hidden().contains(rank)
+                    ? List.of(new HiddenOutput("stdout"), new HiddenOutput("stderr")) : List.of();
+            hidden.add(kept);
             pumps.add(List.of(
-                    LinePump.start(p.getInputStream(), out, prefix, "hcclrun-rank" + jobRank + "-stdout"),
-                    LinePump.start(p.getErrorStream(), err, prefix, "hcclrun-rank" + jobRank + "-stderr")));
+                    LinePump.start(p.getInputStream(), kept.isEmpty() ? out : new PrintStream(kept.get(0)), prefix,
+                            "hcclrun-rank" + jobRank + "-stdout"),
+                    LinePump.start(p.getErrorStream(), kept.isEmpty() ? err : new PrintStream(kept.get(1)), prefix,
+                            "hcclrun-rank" + jobRank + "-stderr")));
             int r = rank;
             p.onExit().thenRun(() -> exited.add(r));
         }
@@ -210,8 +234,14 @@ final class LocalJob
             {
                 failedRank = rank;
                 failedStatus = status;
-                drain(pumps.get(rank),
-                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FAILED_RANK_DRAIN_MILLIS));
+                // What a hidden rank wrote after its replay would be lost, not just late: it gets the longer wait.
+                drain(pumps.get(rank), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                        hidden.get(rank).isEmpty() ? FAILED_RANK_DRAIN_MILLIS : DRAIN_MILLIS));
+                for (final HiddenOutput stream : hidden.get(rank))
+                {
+                    // Its last words, which the filter hid, usually hold the reason.
+                    stream.replay(err, "rank " + (plan.firstRank() + rank));
+                }
                 message("hcclrun: rank " + (plan.firstRank() + rank) + " exited with status " + status
                         + "; stopping the other ranks");
                 killAt = stop();

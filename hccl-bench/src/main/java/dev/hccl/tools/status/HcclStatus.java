@@ -4,13 +4,17 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.JobKey;
 import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.core.bootstrap.StoreClient;
+import dev.hccl.tools.TokenFile;
+import dev.hccl.tools.ToolCommand;
 import dev.hccl.tools.launch.HcclRun;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import javax.net.ssl.SSLContext;
 import java.io.PrintWriter;
@@ -24,9 +28,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code hccl-status}: where every rank of a running job is, asked of rank 0, which serves it on a port of its own
- * when the job has a token ({@code HCCL_JOB_TOKEN}; rank 0's INFO line at init gives the address). The caller proves
- * the token as a rank does, over TLS when {@code HCCL_TLS_*} are set as the ranks have them; rank 0 surveys every rank
- * over the job's own links and answers (docs/ARCHITECTURE.md, "Failure model"). It changes nothing in the job.
+ * when the job has a token ({@code HCCL_JOB_TOKEN}; rank 0's INFO line at init gives the address, and the file that
+ * holds the token when there is one, {@code HCCL_JOB_TOKEN_FILE}). The caller proves the token, from
+ * {@code --token-file} or {@code HCCL_JOB_TOKEN}, as a rank does, over TLS when {@code HCCL_TLS_*} are set as the
+ * ranks have them; rank 0 surveys every rank over the job's own links and answers (docs/ARCHITECTURE.md, "Failure
+ * model"). It changes nothing in the job.
  * <p>
  * Exit status: 0; 1 when the store cannot be reached, refuses the token, or has no status yet; 2 on a usage error.
  */
@@ -39,11 +45,13 @@ import java.util.concurrent.TimeUnit;
             + "operation it runs or waits in, for whom and for how long, the last collectives it issued and "
             + "completed, and which rank holds the others up; and for each rank, rank 0's link to it: up or lost, "
             + "how long the rank has been silent on it, the bytes moved each way. Needs "
-            + "the job's token in HCCL_JOB_TOKEN, and HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA when the job uses "
-            + "TLS, as every rank has them.",
+            + "the job's token, from --token-file FILE (the file rank 0's INFO line names: where hcclrun keeps the "
+            + "token it made, or its own --token-file) or from HCCL_JOB_TOKEN, as every rank has it; and "
+            + "HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA when the job uses TLS.",
         ""},
     footer = {"", "Exit status: 0 OK; 1 no answer (unreachable, token refused, no status yet); 2 a usage error.", "",
-        "Example: HCCL_JOB_TOKEN=... bin/hccl-status node0:40123"})
+        "Examples: bin/hccl-status --token-file /run/user/1000/hcclrun-123/token 127.0.0.1:40123",
+        "          HCCL_JOB_TOKEN=... bin/hccl-status node0:40123"})
 public final class HcclStatus implements Callable<Integer>
 {
     /** The report's format this command reads; {@code --json} prints any. */
@@ -56,9 +64,17 @@ public final class HcclStatus implements Callable<Integer>
     @Option(names = "--json", description = "Print rank 0's report as it came, JSON (format " + FORMAT + ").")
     private boolean json;
 
+    @Option(names = "--token-file", paramLabel = "FILE",
+        description = "Read the job's token from FILE, which must be yours and open to no one else (chmod 600), "
+            + "instead of HCCL_JOB_TOKEN: the file rank 0's INFO line names.")
+    private Path tokenFile;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
         description = "How long to try to reach the store (default: ${DEFAULT-VALUE}).")
     private int timeoutSeconds;
+
+    @Spec
+    private CommandSpec spec;
 
     private PrintWriter out;
     private PrintWriter err;
@@ -88,7 +104,8 @@ public final class HcclStatus implements Callable<Integer>
         command.out = out;
         command.err = err;
         command.env = env;
-        return new CommandLine(command).setOut(out).setErr(err).execute(args);
+        return new CommandLine(command).setOut(out).setErr(err)
+            .setParameterExceptionHandler(ToolCommand.usageErrors("hccl-status")).execute(args);
     }
 
     @Override
@@ -102,17 +119,10 @@ public final class HcclStatus implements Callable<Integer>
         }
         catch (final NumberFormatException | IndexOutOfBoundsException ex)
         {
-            err.println("hccl-status: give HOST:PORT as rank 0's INFO line at init says (\"hccl-status HOST:PORT\"), "
-                + "not " + address);
-            return 2;
+            throw usage("give HOST:PORT as rank 0's INFO line at init says (\"hccl-status HOST:PORT\"), not "
+                + address);
         }
-        final String token = env.get("HCCL_JOB_TOKEN");
-        if (token == null || token.isEmpty())
-        {
-            err.println("hccl-status: set HCCL_JOB_TOKEN to the job's token, as every rank has it (a job without a "
-                + "token serves no status)");
-            return 2;
-        }
+        final String token = token();
         final byte[] report;
         try (StoreClient store = StoreClient.connect(new InetSocketAddress(address.substring(0, colon), port), -1,
             System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds), JobKey.of(token), tls()))
@@ -134,6 +144,34 @@ public final class HcclStatus implements Callable<Integer>
         return 0;
     }
 
+    /** The job's token: from {@code --token-file}, checked as hcclrun checks its own, or from the environment. */
+    private String token()
+    {
+        if (tokenFile != null)
+        {
+            try
+            {
+                return TokenFile.read(tokenFile);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw usage(ex.getMessage());
+            }
+        }
+        final String token = env.get("HCCL_JOB_TOKEN");
+        if (token == null || token.isEmpty())
+        {
+            throw usage("give the job's token: --token-file FILE, the file rank 0's INFO line names, or "
+                + "HCCL_JOB_TOKEN, as every rank has it (a job without a token serves no status)");
+        }
+        return token;
+    }
+
+    private CommandLine.ParameterException usage(final String message)
+    {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
     private SSLContext tls()
     {
         final String cert = env.get("HCCL_TLS_CERT");
@@ -145,8 +183,7 @@ public final class HcclStatus implements Callable<Integer>
         }
         if (cert == null || key == null || ca == null)
         {
-            throw new CommandLine.ParameterException(new CommandLine(this),
-                "HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA go together");
+            throw usage("HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA go together");
         }
         return TlsMaterial.load(Path.of(cert), Path.of(key), Path.of(ca)).sslContext();
     }

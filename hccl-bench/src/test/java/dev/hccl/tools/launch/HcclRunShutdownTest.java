@@ -32,10 +32,12 @@ class HcclRunShutdownTest
     {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Rank 1 ignores SIGTERM, so the launcher must escalate after the grace period.
-        String script = "if [ $RANK = 1 ]; then trap '' TERM; fi; echo $$ > " + dir + "/pid.$RANK; "
-                + "echo up $RANK; exec sleep 60";
+        String script = "if [ $RANK = 1 ]; then trap '' TERM; fi; echo $HCCL_JOB_TOKEN_FILE > " + dir
+                + "/tokenfile.$RANK; echo $$ > " + dir + "/pid.$RANK; echo up $RANK; exec sleep 60";
         ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                 HcclRun.class.getName(), "-np", "2", "--grace-period", "1", "sh", "-c", script);
+        // Given no token, the launcher makes one, and keeps it in a file of its own that it must remove.
+        pb.environment().remove("HCCL_JOB_TOKEN");
         pb.redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
         Process launcher = pb.start();
         try
@@ -44,6 +46,8 @@ class HcclRunShutdownTest
             long rank0 = pid(dir.resolve("pid.0"));
             long rank1 = pid(dir.resolve("pid.1"));
             assertTrue(running(rank0) && running(rank1), "ranks started");
+            Path tokenFile = Path.of(Files.readString(dir.resolve("tokenfile.0")).strip());
+            assertTrue(Files.isRegularFile(tokenFile), "the token file: " + tokenFile);
 
             long t0 = System.nanoTime();
             launcher.toHandle().destroy();  // SIGTERM
@@ -53,6 +57,8 @@ class HcclRunShutdownTest
             assertEquals(128 + 15, launcher.exitValue(), Files.readString(dir.resolve("err.txt")));
             assertFalse(running(rank0), "rank 0 survived the launcher");
             assertFalse(running(rank1), "rank 1 (ignoring SIGTERM) survived the launcher");
+            assertFalse(Files.exists(tokenFile), "the token file survived the launcher: " + tokenFile);
+            assertFalse(Files.exists(tokenFile.getParent()), "its directory survived the launcher: " + tokenFile);
             assertTrue(took.compareTo(Duration.ofMillis(900)) >= 0, "rank 1 got its grace period: " + took);
             assertEquals(List.of("[0] up 0", "[1] up 1"),
                     Files.readAllLines(dir.resolve("out.txt"), StandardCharsets.UTF_8).stream().sorted().toList());

@@ -6,9 +6,12 @@ import static dev.hccl.tools.launch.Launches.running;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.hccl.tools.launch.Launches.Result;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -100,6 +103,47 @@ class HcclRunTest
         }
     }
 
+    /**
+     * The token hcclrun made is in a file only the user can read, which every rank gets as HCCL_JOB_TOKEN_FILE, for
+     * rank 0's INFO line to name to hccl-status; once the launcher is done, it and its directory are gone.
+     */
+    @Test
+    @Timeout(30)
+    void theTokenItMadeIsKeptInAPrivateFileForTheJobsLife()
+    {
+        assumeTrue(System.getenv("HCCL_JOB_TOKEN") == null, "hcclrun makes a token only when it is given none");
+        Result r = launch("-np", "2", "--no-prefix", "sh", "-c",
+                "f=$HCCL_JOB_TOKEN_FILE; "
+                        + "echo \"$f|$(cat \"$f\")|$HCCL_JOB_TOKEN|$(stat -c %a \"$f\")|$(stat -c %a \"${f%/*}\")\"");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(2, r.outLines().size(), r.out());
+        assertEquals(1, r.outLines().stream().distinct().count(), "one file for the job: " + r.out());
+        String[] v = r.outLines().get(0).split("\\|", -1);
+        assertTrue(v[0].startsWith("/") && v[0].endsWith("/" + PrivateTokenFile.NAME), r.out());
+        assertEquals(v[2], v[1], "the file holds the ranks' token: " + r.out());
+        assertTrue(v[1].matches("[0-9a-f]{32}"), r.out());
+        assertEquals("600", v[3], r.out());
+        assertEquals("700", v[4], r.out());
+        assertFalse(Files.exists(Path.of(v[0])), "the token file outlived the launcher");
+        assertFalse(Files.exists(Path.of(v[0]).getParent()), "its directory outlived the launcher");
+    }
+
+    /** A token from --token-file: the ranks get that file's path, and the launcher leaves it where it is. */
+    @Test
+    @Timeout(30)
+    void aGivenTokenFileIsTheOneTheRanksAreTold() throws Exception
+    {
+        Path file = Files.writeString(dir.resolve("token"), "s3cret\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        Result r = launch("-np", "1", "--no-prefix", "--token-file", file.toString(), "sh", "-c",
+                "echo \"$HCCL_JOB_TOKEN_FILE|$HCCL_JOB_TOKEN\"");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of(file.toAbsolutePath() + "|s3cret"), r.outLines());
+        assertTrue(Files.exists(file));
+    }
+
     @Test
     @Timeout(30)
     void explicitMasterAddressAndPortAreUsed()
@@ -109,6 +153,77 @@ class HcclRunTest
 
         assertEquals(0, r.status(), r.err());
         assertEquals(List.of("localhost:29555", "localhost:29555"), r.outLines());
+    }
+
+    /** torchrun's spellings, with their values after '=' or as the next argument, mean what ours do. */
+    @Test
+    @Timeout(30)
+    void torchrunsSpellingsAreAccepted()
+    {
+        Result one = launch("--nproc_per_node", "2", "sh", "-c", "echo $RANK/$WORLD_SIZE $MASTER_ADDR");
+        assertEquals(0, one.status(), one.err());
+        assertEquals(List.of("[0] 0/2 127.0.0.1", "[1] 1/2 127.0.0.1"), one.sortedOutLines());
+
+        Result node = launch("--nnodes=1", "--node_rank=0", "--nproc_per_node=2", "--master_addr=localhost",
+                "--master_port=29557", "--max_restarts=0", "--no-prefix", "sh", "-c",
+                "echo $RANK $LOCAL_RANK $MASTER_ADDR:$MASTER_PORT");
+        assertEquals(0, node.status(), node.err());
+        assertEquals(List.of("0 0 localhost:29557", "1 1 localhost:29557"), node.sortedOutLines());
+    }
+
+    /** torchrun --standalone: one node, rendezvous on loopback on a free port; what hcclrun does anyway. */
+    @Test
+    @Timeout(30)
+    void standaloneIsOneNodeOnLoopback()
+    {
+        Result r = launch("--standalone", "--nproc-per-node=2", "--no-prefix", "sh", "-c",
+                "echo $WORLD_SIZE $MASTER_ADDR $MASTER_PORT");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(2, r.outLines().size(), r.out());
+        assertEquals(1, r.outLines().stream().distinct().count(), r.out());
+        String[] v = r.outLines().get(0).split(" ");
+        assertEquals("2", v[0]);
+        assertEquals("127.0.0.1", v[1]);
+        assertTrue(Integer.parseInt(v[2]) > 0, r.out());
+    }
+
+    /** --local-ranks-filter, as torchrun's: the named ranks' stdout and stderr are printed, the others' not. */
+    @Test
+    @Timeout(30)
+    void theFilterPrintsTheNamedRanksOutputOnly()
+    {
+        Result r = launch("-np", "4", "--local_ranks_filter=0,2-3", "sh", "-c", "echo out $RANK; echo err $RANK >&2");
+
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("[0] out 0", "[2] out 2", "[3] out 3"), r.sortedOutLines());
+        assertEquals(List.of("[0] err 0", "[2] err 2", "[3] err 3"), r.sortedErrLines());
+    }
+
+    /**
+     * A rank whose output the filter hides fails: the launcher prints the last lines it wrote to each stream, so that
+     * the reason is not lost, and then its verdict; a chatty stdout does not push the reason off stderr.
+     */
+    @Test
+    @Timeout(30)
+    void aFailingHiddenRanksLastLinesArePrinted()
+    {
+        Result r = launch("-np", "2", "--local-ranks-filter", "0", "--grace-period", "1", "sh", "-c",
+                "if [ $RANK = 1 ]; then i=1; while [ $i -le 30 ]; do echo line $i; i=$((i+1)); done; "
+                        + "echo the reason >&2; exit 3; fi; exec sleep 20");
+
+        assertEquals(3, r.status(), r.err());
+        assertEquals("", r.out());
+        List<String> expected = new ArrayList<>();
+        expected.add("hcclrun: the last lines rank 1 wrote to stdout, hidden by --local-ranks-filter (20 of 30):");
+        for (int i = 11; i <= 30; i++)
+        {
+            expected.add("[1] line " + i);
+        }
+        expected.add("hcclrun: the last lines rank 1 wrote to stderr, hidden by --local-ranks-filter (1 of 1):");
+        expected.add("[1] the reason");
+        expected.add("hcclrun: rank 1 exited with status 3; stopping the other ranks");
+        assertEquals(expected, r.errLines());
     }
 
     @Test

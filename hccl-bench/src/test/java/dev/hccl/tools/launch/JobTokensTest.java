@@ -1,5 +1,6 @@
 package dev.hccl.tools.launch;
 
+import dev.hccl.tools.TokenFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,9 +31,10 @@ class JobTokensTest
     @Test
     void aFileOnlyTheUserCanReadGivesTheToken() throws Exception
     {
-        assertEquals("s3cret", JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"), file("s3cret\n", "rw-------"),
-            true));
-        assertEquals("s3cret", JobTokens.resolve(Map.of(), file("  s3cret  ", "r--------"), false));
+        final JobTokens.Token token = JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"),
+            file("s3cret\n", "rw-------"), true);
+        assertEquals(new JobTokens.Token("s3cret", dir.resolve("token").toAbsolutePath(), false), token);
+        assertEquals("s3cret", JobTokens.resolve(Map.of(), file("  s3cret  ", "r--------"), false).value());
     }
 
     @Test
@@ -53,7 +55,7 @@ class JobTokensTest
         final Path empty = file(" \n", "rw-------");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of(), empty, true))
             .getMessage().contains("is empty"));
-        final Path big = file("x".repeat(JobTokens.MAX_FILE_BYTES + 1), "rw-------");
+        final Path big = file("x".repeat(TokenFile.MAX_BYTES + 1), "rw-------");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of(), big, true))
             .getMessage().contains("more than a token"));
     }
@@ -70,14 +72,17 @@ class JobTokensTest
     @Test
     void severalNodesNeedAGivenTokenOneNodeMakesItsOwn()
     {
-        assertEquals("from-env", JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"), null, true));
+        assertEquals(new JobTokens.Token("from-env", null, false),
+            JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"), null, true));
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> JobTokens.resolve(Map.of(), null, true));
         assertTrue(e.getMessage().startsWith("the launchers of a job of several nodes must give their ranks one "
             + "token"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", " "), null, true));
-        final String made = JobTokens.resolve(Map.of(), null, false);
-        assertEquals(32, made.length());
-        assertNotEquals(made, JobTokens.resolve(Map.of(), null, false));
+        final JobTokens.Token made = JobTokens.resolve(Map.of(), null, false);
+        assertTrue(made.made() && made.file() == null, made.toString());
+        assertEquals(32, made.value().length());
+        assertNotEquals(made.value(), JobTokens.resolve(Map.of(), null, false).value());
+        assertTrue(JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", " "), null, false).made(), "a blank token is none");
     }
 }
