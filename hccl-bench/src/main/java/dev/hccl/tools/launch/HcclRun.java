@@ -47,8 +47,9 @@ import picocli.CommandLine.Spec;
         description = {
             "Starts N local ranks of COMMAND (without a shell) with the environment of one hccl-java "
                     + "job: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, "
-                    + "HCCL_JOB_TOKEN, and JDK_JAVA_OPTIONS with the flags hccl-java needs, which every JDK "
-                    + "from 17 on accepts:",
+                    + "HCCL_JOB_TOKEN, OMP_NUM_THREADS (unless set: the node's cores / its ranks, at least 1, "
+                    + "for libraries such as libtorch), and JDK_JAVA_OPTIONS with the flags hccl-java needs, "
+                    + "which every JDK from 17 on accepts:",
             "  " + RankEnvironment.ADD_OPENS + " " + RankEnvironment.ADD_MODULES + " "
                     + RankEnvironment.ENABLE_NATIVE_ACCESS + " " + RankEnvironment.UNSAFE_MEMORY_ACCESS,
             "Output lines are prefixed with [rank]. When a rank exits non-zero, the others get SIGTERM "

@@ -46,6 +46,14 @@ final class RankEnvironment
      */
     static final String ADDED_VARIABLE = "HCCL_JDK_JAVA_OPTIONS_ADDED";
 
+    /**
+     * The threads of a native library's parallel regions (OpenMP: libtorch under DJL, OpenBLAS, MKL). Left unset,
+     * each rank starts one per core, so that the ranks of a node oversubscribe its cores many times over and their
+     * spinning threads take turns (torchrun sets it to 1 for that reason); the launcher gives each rank its share of
+     * the cores, unless the user set it.
+     */
+    static final String OMP_NUM_THREADS = "OMP_NUM_THREADS";
+
     /** Default rendezvous address: a single-node launcher always rendezvouses on loopback. */
     static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
 
@@ -90,6 +98,18 @@ final class RankEnvironment
     }
 
     /**
+     * A rank's share of the node's cores for {@link #OMP_NUM_THREADS}: at least one.
+     *
+     * @param cores     the cores the launcher may use.
+     * @param localSize the ranks on the node.
+     * @return the threads.
+     */
+    static int threadsPerRank(final int cores, final int localSize)
+    {
+        return Math.max(1, cores / Math.max(1, localSize));
+    }
+
+    /**
      * Sets the variables of one rank of a job whose ranks run on several (simulated) nodes.
      *
      * @param env       the child's environment, modified in place
@@ -111,6 +131,8 @@ final class RankEnvironment
         env.put("LOCAL_RANK", Integer.toString(localRank));
         env.put("LOCAL_WORLD_SIZE", Integer.toString(localSize));
         env.put("HCCL_JOB_TOKEN", jobToken);
+        env.putIfAbsent(OMP_NUM_THREADS, Integer.toString(threadsPerRank(Runtime.getRuntime().availableProcessors(),
+            localSize)));
         final String before = env.get("JDK_JAVA_OPTIONS");
         final String after = withJvmFlags(before);
         env.put("JDK_JAVA_OPTIONS", after);

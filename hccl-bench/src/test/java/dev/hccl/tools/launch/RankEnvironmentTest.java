@@ -36,17 +36,31 @@ class RankEnvironmentTest
 
         RankEnvironment.apply(env, 2, 5, "10.0.0.7", 29500, "tok");
 
-        assertEquals(Map.of(
-                "PATH", "/bin",
-                "MASTER_ADDR", "10.0.0.7",
-                "MASTER_PORT", "29500",
-                "RANK", "2",
-                "WORLD_SIZE", "5",
-                "LOCAL_RANK", "2",
-                "LOCAL_WORLD_SIZE", "5",
-                "HCCL_JOB_TOKEN", "tok",
-                "JDK_JAVA_OPTIONS", "-Xmx1g " + flagsOfThisJdk(),
-                RankEnvironment.ADDED_VARIABLE, " " + flagsOfThisJdk()), env);
+        assertEquals(Map.ofEntries(
+                Map.entry("PATH", "/bin"),
+                Map.entry("MASTER_ADDR", "10.0.0.7"),
+                Map.entry("MASTER_PORT", "29500"),
+                Map.entry("RANK", "2"),
+                Map.entry("WORLD_SIZE", "5"),
+                Map.entry("LOCAL_RANK", "2"),
+                Map.entry("LOCAL_WORLD_SIZE", "5"),
+                Map.entry("HCCL_JOB_TOKEN", "tok"),
+                Map.entry("OMP_NUM_THREADS", Integer.toString(RankEnvironment.threadsPerRank(
+                    Runtime.getRuntime().availableProcessors(), 5))),
+                Map.entry("JDK_JAVA_OPTIONS", "-Xmx1g " + flagsOfThisJdk()),
+                Map.entry(RankEnvironment.ADDED_VARIABLE, " " + flagsOfThisJdk())), env);
+    }
+
+    @Test
+    @Timeout(10)
+    void eachRankGetsItsShareOfTheCoresForNativeThreadsUnlessTheUserSetIt()
+    {
+        assertEquals(4, RankEnvironment.threadsPerRank(16, 4));
+        assertEquals(1, RankEnvironment.threadsPerRank(2, 4));
+        assertEquals(2, RankEnvironment.threadsPerRank(5, 2));
+        Map<String, String> env = new HashMap<>(Map.of("OMP_NUM_THREADS", "3"));
+        RankEnvironment.apply(env, 0, 2, "127.0.0.1", 29500, "tok");
+        assertEquals("3", env.get("OMP_NUM_THREADS"));
     }
 
     @Test
