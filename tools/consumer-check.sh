@@ -2,7 +2,8 @@
 # A user's project against hccl-java's deployed artifacts alone: deploys this build (with its -sources and -javadoc
 # jars and the BOM) to a file repository, then builds examples/my-training with an empty local repository, so that
 # dev.hccl's artifacts can come from that file repository only (everything else from Maven Central), checks that the
-# library brings no tool's dependency, and runs it on two ranks; then runs a job from the deployed tools jar alone.
+# library brings no tool's dependency, and runs it on two ranks; builds examples/djl-training the same way and trains
+# it an epoch on two ranks; then runs a job from the deployed tools jar alone.
 # usage: tools/consumer-check.sh            (from a built checkout; CI runs it after mvn -B verify)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ echo "consumer-check: deploying to file://$work/repo"
 mvn -B -q -DskipTests -DaltDeploymentRepository="local::file://$work/repo" deploy
 
 for module in hccl-api hccl-algorithms hccl-transport-netty hccl-transport-shm hccl-core hccl-training hccl-shaded \
-    hccl-spark; do
+    hccl-spark hccl-djl; do
   for kind in "" -sources -javadoc; do
     if ! ls "$work/repo/dev/hccl/$module/0.1.0-SNAPSHOT/$module-0.1.0-"*"$kind.jar" >/dev/null 2>&1; then
       echo "consumer-check: $module has no ${kind:-main} jar in the deployed repository" >&2
@@ -66,6 +67,21 @@ out=$("$root/bin/hcclrun" -np 2 java -cp 'target/my-training-1.0.jar:target/depe
 echo "$out" | grep 'step '
 echo "$out" | grep -q 'step 2: mean gradient 2.50 (expected 2.50) over 2 ranks' || {
   echo "consumer-check: the consumer did not compute right:" >&2
+  echo "$out" >&2
+  exit 1
+}
+# The DJL example (README, "Train a DJL model"): built against the deployed hccl-djl, and one epoch on two ranks.
+# Its DJL and libtorch jars come through the usual local repository, where hccl-djl's tests already put them, so
+# that CI downloads them once; dev.hccl's come from the file repository, as above (none is in that local repository
+# on CI, which runs mvn verify, not install).
+cp -r "$root/examples/djl-training" "$work/djl-consumer"
+rm -rf "$work/djl-consumer/target"
+cd "$work/djl-consumer"
+echo "consumer-check: building examples/djl-training against the deployed hccl-djl"
+mvn -B -q -s "$work/settings.xml" package dependency:copy-dependencies -DincludeScope=runtime
+out=$("$root/bin/hcclrun" -np 2 java -cp 'target/classes:target/dependency/*' com.example.ShapesTraining 1 2>&1)
+echo "$out" | grep 'epoch 1:' || {
+  echo "consumer-check: the DJL example did not train an epoch:" >&2
   echo "$out" >&2
   exit 1
 }

@@ -1,5 +1,6 @@
 package dev.hccl.djl;
 
+import ai.djl.ndarray.NDList;
 import ai.djl.training.evaluator.Evaluator;
 
 import java.util.Map;
@@ -30,14 +31,18 @@ final class RankAverage
         return inner;
     }
 
-    void added(final String key)
+    /** The wrapper's {@code addAccumulator}. */
+    void add(final String key)
     {
+        inner.addAccumulator(key);
         batches.put(key, 0L);
         means.remove(key);
     }
 
-    void updated(final String[] keys)
+    /** The wrapper's {@code updateAccumulators}: one batch more for each key. */
+    void update(final String[] keys, final NDList labels, final NDList predictions)
     {
+        inner.updateAccumulators(keys, labels, predictions);
         for (final String key : keys)
         {
             batches.merge(key, 1L, Long::sum);
@@ -45,8 +50,10 @@ final class RankAverage
         }
     }
 
+    /** The wrapper's {@code resetAccumulator}. */
     void reset(final String key)
     {
+        inner.resetAccumulator(key);
         batches.put(key, 0L);
         means.remove(key);
     }

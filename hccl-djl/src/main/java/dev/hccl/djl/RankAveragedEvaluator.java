@@ -49,8 +49,7 @@ public final class RankAveragedEvaluator extends Evaluator
     @Override
     public void addAccumulator(final String key)
     {
-        average.inner().addAccumulator(key);
-        average.added(key);
+        average.add(key);
     }
 
     @Override
@@ -62,14 +61,12 @@ public final class RankAveragedEvaluator extends Evaluator
     @Override
     public void updateAccumulators(final String[] keys, final NDList labels, final NDList predictions)
     {
-        average.inner().updateAccumulators(keys, labels, predictions);
-        average.updated(keys);
+        average.update(keys, labels, predictions);
     }
 
     @Override
     public void resetAccumulator(final String key)
     {
-        average.inner().resetAccumulator(key);
         average.reset(key);
     }
 

@@ -50,8 +50,7 @@ public final class RankAveragedLoss extends Loss
     @Override
     public void addAccumulator(final String key)
     {
-        inner.addAccumulator(key);
-        average.added(key);
+        average.add(key);
     }
 
     @Override
@@ -63,14 +62,12 @@ public final class RankAveragedLoss extends Loss
     @Override
     public void updateAccumulators(final String[] keys, final NDList labels, final NDList predictions)
     {
-        inner.updateAccumulators(keys, labels, predictions);
-        average.updated(keys);
+        average.update(keys, labels, predictions);
     }
 
     @Override
     public void resetAccumulator(final String key)
     {
-        inner.resetAccumulator(key);
         average.reset(key);
     }
 
