@@ -27,6 +27,7 @@ import ai.djl.training.tracker.Tracker;
 import ai.djl.util.Pair;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
+import dev.hccl.training.Compression;
 
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -45,7 +46,7 @@ import java.util.SplittableRandom;
  * (float32, block order) and prints {@code RESULT loss=... accuracy=...}: the last epoch's training figures.
  * <p>
  * Arguments: {@code --model mlp|cnn --batch B --epochs E --out DIR [--reference WORLD] [--die-at-step S]
- * [--accumulate K] [--checkpoints DIR] [--lr RATE]}. The data (512 records) come from a fixed seed, the same in every process;
+ * [--accumulate K] [--checkpoints DIR] [--lr RATE] [--compression NAME]}. The data (512 records) come from a fixed seed, the same in every process;
  * the first parameters from a seed that differs by rank, rank 0's being the reference's.
  */
 public final class TrainingRank
@@ -105,6 +106,11 @@ public final class TrainingRank
             try (Communicator comm = Hccl.init())
             {
                 final DataParallel ddp = DataParallel.over(comm);
+                if (options.containsKey("compression"))
+                {
+                    final Compression compression = Compression.parse(options.get("compression"));
+                    ddp.gradientSync(settings -> settings.compression(compression));
+                }
                 final DistributedSampler sampler = ddp.sampler(batch, SHUFFLE_SEED);
                 final Checkpoints checkpoints = options.containsKey("checkpoints") ?
                     new Checkpoints(comm, Paths.get(options.get("checkpoints")), modelKind) : null;
@@ -125,6 +131,8 @@ public final class TrainingRank
                             System.out.println("CHECKPOINT " + (epoch + 1));
                         }
                     }
+                    System.out.println("AUTOTUNE trials=" + trainer.gradientSync().autotuneTrials().size() +
+                        " steps=" + trainer.gradientSync().steps());
                     finish(model, out, comm.rank(), result);
                 }
             }
