@@ -29,7 +29,8 @@ final class ParameterBroadcast
         long total = 0;
         for (int i = 0; i < parameters.size(); i++)
         {
-            total += parameters.array(i).toByteBuffer(true).remaining();
+            final NDArray array = parameters.array(i);
+            total += array.size() * array.getDataType().getNumOfBytes();
         }
         final ByteBuffer staging = ByteBuffer.allocateDirect((int)Math.min(CHUNK_BYTES, Math.max(total, 1)))
             .order(ByteOrder.nativeOrder());

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -155,6 +156,46 @@ class DataParallelTrainerTest
             {
                 assertTrue(job.output(r).contains("rank 2"), "rank " + r + " does not name rank 2: " +
                     job.outputs());
+            }
+        }
+    }
+
+    @Test
+    void aRankThatStopsRespondingIsNamedOnTheOthersAtTheTimeout(@TempDir final Path dir) throws Exception
+    {
+        // Alive but silent (a stuck data loader, a debugger): the others' step waits HCCL_EXEC_TIMEOUT, then names it.
+        final Map<String, String> env = new java.util.HashMap<>(over("shm"));
+        env.put("HCCL_EXEC_TIMEOUT", "5");
+        final List<String> args = List.of("--model", "mlp", "--batch", "16", "--epochs", "2", "--freeze-at-step",
+            "5", "--out", dir.toString());
+        try (RankProcesses job = RankProcesses.start(3, dir, env, args))
+        {
+            assertTrue(job.awaitLine(2, "FREEZING at step 5", 300), job.outputs());
+            for (int r = 0; r < 2; r++)
+            {
+                assertNotEquals(0, job.awaitExit(r, 120), job.outputs());
+                assertTrue(job.output(r).contains("rank 2"), "rank " + r + " does not name rank 2: " +
+                    job.outputs());
+            }
+        }
+    }
+
+    @Test
+    void ranksThatBuiltDifferentModelsAllFailAtInitializeNamingTheParameter(@TempDir final Path dir)
+        throws Exception
+    {
+        final List<String> args = List.of("--model", "mlp", "--batch", "16", "--epochs", "1", "--wider-last-rank",
+            "--out", dir.toString());
+        try (RankProcesses job = RankProcesses.start(3, dir, over("tcp"), args))
+        {
+            for (int r = 0; r < 3; r++)
+            {
+                assertNotEquals(0, job.awaitExit(r, 120), job.outputs());
+                assertTrue(job.output(r).contains("E_MISMATCH") &&
+                    job.output(r).contains("DataParallelTrainer.initialize on rank " + r + ": the ranks built " +
+                        "different models: parameter 0 is 01Linear_weight (48, 16) float32 on rank 2 but " +
+                        "01Linear_weight (32, 16) float32 on rank 0"), "rank " + r + ": " + job.outputs());
+                assertFalse(job.output(r).contains("EPOCH"), "rank " + r + " trained: " + job.outputs());
             }
         }
     }

@@ -46,7 +46,7 @@ import java.util.SplittableRandom;
  * (float32, block order) and prints {@code RESULT loss=... accuracy=...}: the last epoch's training figures.
  * <p>
  * Arguments: {@code --model mlp|cnn --batch B --epochs E --out DIR [--reference WORLD] [--die-at-step S]
- * [--accumulate K] [--checkpoints DIR] [--lr RATE] [--compression NAME]}. The data (512 records) come from a fixed seed, the same in every process;
+ * [--freeze-at-step S] [--wider-last-rank] [--accumulate K] [--checkpoints DIR] [--lr RATE] [--compression NAME]}. The data (512 records) come from a fixed seed, the same in every process;
  * the first parameters from a seed that differs by rank, rank 0's being the reference's.
  */
 public final class TrainingRank
@@ -72,6 +72,7 @@ public final class TrainingRank
         final int epochs = Integer.parseInt(options.getOrDefault("epochs", "2"));
         final Path out = Paths.get(options.getOrDefault("out", "."));
         final int dieAtStep = Integer.parseInt(options.getOrDefault("die-at-step", "-1"));
+        final int freezeAtStep = Integer.parseInt(options.getOrDefault("freeze-at-step", "-1"));
         final int accumulate = Integer.parseInt(options.getOrDefault("accumulate", "1"));
         final boolean reference = options.containsKey("reference");
         final float rate = Float.parseFloat(options.getOrDefault("lr", "0.5"));
@@ -82,7 +83,10 @@ public final class TrainingRank
         try (NDManager manager = NDManager.newBaseManager(Device.cpu());
              Model model = Model.newInstance(modelKind, Device.cpu()))
         {
-            model.setBlock("cnn".equals(modelKind) ? cnn() : mlp());
+            // --wider-last-rank: the last rank builds another model, as a rank started with other settings would.
+            final boolean wider = options.containsKey("wider-last-rank") && !reference &&
+                Integer.parseInt(System.getenv("RANK")) == Integer.parseInt(System.getenv("WORLD_SIZE")) - 1;
+            model.setBlock("cnn".equals(modelKind) ? cnn() : mlp(wider ? 48 : 32));
             final Shape input = "cnn".equals(modelKind) ? new Shape(1, 1, 8, 8) : new Shape(1, 16);
             final ArrayDataset.Builder data = data(manager, modelKind);
             final DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
@@ -98,7 +102,8 @@ public final class TrainingRank
                 try (Trainer trainer = model.newTrainer(config))
                 {
                     trainer.initialize(input);
-                    final TrainingResult result = train(trainer, data.setSampling(sampler).build(), epochs, -1, 1, -1);
+                    final TrainingResult result = train(trainer, data.setSampling(sampler).build(), epochs, -1, -1, 1,
+                        -1);
                     finish(model, out, 0, result);
                 }
                 return;
@@ -123,7 +128,8 @@ public final class TrainingRank
                     TrainingResult result = null;
                     for (int epoch = done; epoch < epochs; epoch++)
                     {
-                        result = train(trainer, dataset, 1, comm.rank() == comm.worldSize() - 1 ? dieAtStep : -1,
+                        final boolean last = comm.rank() == comm.worldSize() - 1;
+                        result = train(trainer, dataset, 1, last ? dieAtStep : -1, last ? freezeAtStep : -1,
                             accumulate, epoch);
                         if (checkpoints != null)
                         {
@@ -139,10 +145,13 @@ public final class TrainingRank
         }
     }
 
-    /** Trains, as EasyTrain.fit does, with a rank that dies on a step and accumulation of K batches a step. */
+    /**
+     * Trains, as EasyTrain.fit does, with a rank that dies or stops (alive, silent) on a step, and accumulation of K
+     * batches a step.
+     */
     private static TrainingResult train(
-        final Trainer trainer, final ArrayDataset dataset, final int epochs, final int dieAtStep, final int accumulate,
-        final int epochNumber)
+        final Trainer trainer, final ArrayDataset dataset, final int epochs, final int dieAtStep,
+        final int freezeAtStep, final int accumulate, final int epochNumber)
         throws Exception
     {
         int step = 0;
@@ -156,6 +165,12 @@ public final class TrainingRank
                     System.out.println("DYING at step " + step);
                     System.out.flush();
                     Runtime.getRuntime().halt(3);
+                }
+                if (step == freezeAtStep)
+                {
+                    System.out.println("FREEZING at step " + step);
+                    System.out.flush();
+                    Thread.sleep(Long.MAX_VALUE);
                 }
                 if (accumulate == 1)
                 {
@@ -206,10 +221,10 @@ public final class TrainingRank
             result.getTrainEvaluation("Accuracy")));
     }
 
-    static Block mlp()
+    static Block mlp(final int hidden)
     {
         return new SequentialBlock()
-            .add(Linear.builder().setUnits(32).build())
+            .add(Linear.builder().setUnits(hidden).build())
             .add(Activation::relu)
             .add(Linear.builder().setUnits(CLASSES).build());
     }
