@@ -86,8 +86,9 @@ echo "$out" | grep 'epoch 1:' || {
   exit 1
 }
 cd "$work"
-# A Spark job's dependency on hccl-spark brings the relocated library and slf4j-api, nothing that meets Spark's own
-# (its Netty, Jackson): hccl-shaded's deployed pom is the dependency-reduced one.
+# A Spark job's dependency on hccl-spark brings the relocated library, hccl-djl's classes for DjlDistributor and
+# slf4j-api, nothing that meets Spark's own (its Netty, Jackson) and no module twice: hccl-shaded's deployed pom is the
+# dependency-reduced one, and hccl-djl comes without the modules that hccl-shaded holds.
 mkdir -p "$work/spark-consumer"
 cat > "$work/spark-consumer/pom.xml" <<XML
 <project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -107,8 +108,8 @@ XML
 (cd "$work/spark-consumer" && mvn -B -q -s "$work/settings.xml" -Dmaven.repo.local="$work/m2" \
   dependency:copy-dependencies -DincludeScope=runtime)
 brought=$(ls "$work/spark-consumer/target/dependency" | sed -E 's/-[0-9][^-]*(-SNAPSHOT)?\.jar$//' | sort | tr '\n' ' ')
-if [ "$brought" != "hccl-shaded hccl-spark slf4j-api " ]; then
-  echo "consumer-check: hccl-spark brings more than hccl-shaded and slf4j-api: $brought" >&2
+if [ "$brought" != "hccl-djl hccl-shaded hccl-spark slf4j-api " ]; then
+  echo "consumer-check: hccl-spark brings more than hccl-djl, hccl-shaded and slf4j-api: $brought" >&2
   exit 1
 fi
 echo "consumer-check: hccl-spark brings $brought"

@@ -1,5 +1,6 @@
 package dev.hccl.spark;
 
+import dev.hccl.spark.examples.SparkDjlTraining;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,11 +40,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  * executors of one core each, so that a barrier stage's ranks are four executor JVMs on two nodes, shared memory
  * within a node and TCP across. The driver runs once; each test checks one of its stages: every collective; a task
  * that throws once; an executor killed (SIGKILL) inside a collective, after which the stage is retried and computes
- * right, no rank waiting out a timeout. Once the application ends, nothing of it is left in {@code /dev/shm} or on a
- * port. Needs root and iproute2, as {@code SimulatedClusterTest}; {@code HCCL_TEST_NETNS=required} (.ci/run) turns
- * their absence into a failure.
+ * right, no rank waiting out a timeout; DJL training over a DataFrame ({@link DjlTrainingStage}), an executor killed
+ * mid-training and the retried stage resuming from rank 0's checkpoint. Once the application ends, nothing of it is
+ * left in {@code /dev/shm} or on a port. Needs root and iproute2, as {@code SimulatedClusterTest};
+ * {@code HCCL_TEST_NETNS=required} (.ci/run) turns their absence into a failure.
  */
-@Timeout(value = 10, unit = TimeUnit.MINUTES)
+@Timeout(value = 12, unit = TimeUnit.MINUTES)
 class SparkStandaloneClusterTest
 {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
@@ -51,6 +53,11 @@ class SparkStandaloneClusterTest
     private static final int NODES = 2;
     /** How long after the kill the retried stage may take: far below the stage's 60 s connect and 600 s timeouts. */
     private static final double RETRY_SECONDS = 45;
+    /**
+     * The same for the DJL stage, whose retry starts an executor and its PyTorch engine and trains two epochs: far
+     * below the stage's 600 s timeout.
+     */
+    private static final double DJL_RETRY_SECONDS = 150;
 
     private static Path script;
     private static Path home;
@@ -77,9 +84,11 @@ class SparkStandaloneClusterTest
         home = Files.createTempDirectory("hccl-spark-home");
         Files.createDirectories(home.resolve("jars"));
         // SPARK_HOME/jars: Spark and what it depends on, as a distribution has them; the application's jar (hccl-spark's
-        // classes and test classes) and hccl-shaded go with spark-submit, as a user's would.
+        // classes and test classes), hccl-shaded and hccl-djl go with spark-submit, as a user's would: in one class
+        // loader, as hccl-djl's classes use the library's.
         final List<Path> classes = new ArrayList<>();
         Path shaded = null;
+        final List<String> shipped = new ArrayList<>();
         for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
         {
             final Path p = Paths.get(entry);
@@ -87,9 +96,10 @@ class SparkStandaloneClusterTest
             {
                 classes.add(p);
             }
-            else if (p.getFileName().toString().startsWith("hccl-shaded"))
+            else if (p.getFileName().toString().startsWith("hccl-"))
             {
-                shaded = p;
+                shipped.add(p.toString());
+                shaded = p.getFileName().toString().startsWith("hccl-shaded") ? p : shaded;
             }
             else if (entry.endsWith(".jar") && !Files.exists(home.resolve("jars").resolve(p.getFileName())))
             {
@@ -121,18 +131,21 @@ class SparkStandaloneClusterTest
             "org.apache.spark.deploy.SparkSubmit", "--master", MASTER, "--deploy-mode", "client",
             "--total-executor-cores", Integer.toString(StandaloneDriver.RANKS), "--executor-cores", "1",
             "--executor-memory", "512m", "--conf", "spark.driver.host=10.77.0.1", "--conf", "spark.ui.enabled=false",
-            "--properties-file", secrets().toString(), "--conf", "spark.executor.extraJavaOptions=" + flags,
-            "--jars", shaded.toString(), "--class", StandaloneDriver.class.getName(), app.toString(),
+            "--properties-file", secrets().toString(),
+            // DJL's engine offline, from the jars, unpacked once into the build's directory for every executor.
+            "--conf", "spark.executor.extraJavaOptions=" + flags + " -Dai.djl.offline=true",
+            "--conf", "spark.executorEnv.DJL_CACHE_DIR=" + Paths.get("target", "djl-cache").toAbsolutePath(),
+            "--jars", String.join(",", shipped), "--class", StandaloneDriver.class.getName(), app.toString(),
             home.toString()));
         final Process p = new ProcessBuilder(driver).redirectErrorStream(true)
             .redirectOutput(home.resolve("driver.out").toFile()).start();
-        final boolean ended = p.waitFor(5, TimeUnit.MINUTES);
+        final boolean ended = p.waitFor(8, TimeUnit.MINUTES);
         if (!ended)
         {
             p.destroyForcibly().waitFor();
         }
         driverOutput = Files.readString(home.resolve("driver.out"));
-        assertTrue(ended && p.exitValue() == 0, (ended ? "the driver failed" : "the driver hung (killed after 5 "
+        assertTrue(ended && p.exitValue() == 0, (ended ? "the driver failed" : "the driver hung (killed after 8 "
             + "minutes)") + ":\n" + driverOutput + executorLogs());
         leftInShm = awaitExecutorsGone(shmBefore);
         leftOnPorts = listeningBesides(daemons);
@@ -220,6 +233,39 @@ class SparkStandaloneClusterTest
         final double seconds = Double.parseDouble(line.replaceAll(".* in ([\\d.]+) s after the kill", "$1"));
         assertTrue(seconds < RETRY_SECONDS, "the retry ended " + seconds + " s after the kill: " + line);
         assertTrue(driverOutput.contains("killing executor "), driverOutput);
+    }
+
+    @Test
+    void djlTrainsOnTheDataFramesPartitionsAndResumesAfterAnExecutorIsKilled()
+    {
+        final String line = result("djl");
+        final Matcher m = Pattern.compile("attempt (\\d+) resumed (\\d+) accuracy ([\\d.]+) ranks (.*) in ([\\d.]+) s " +
+            "after the kill").matcher(line);
+        assertTrue(m.matches(), line);
+        assertEquals("1", m.group(1), "the stage was retried once: " + line);
+        assertEquals(Integer.toString(DjlTrainingStage.KILLED_AFTER), m.group(2),
+            "rank 0 resumed from the checkpoint written before the kill: " + line);
+        assertTrue(Double.parseDouble(m.group(3)) >= SparkDjlTraining.TARGET_ACCURACY, "the blobs are learnt: " + line);
+        assertTrue(Double.parseDouble(m.group(5)) < DJL_RETRY_SECONDS, "the retry took too long: " + line);
+        final Matcher rank = Pattern.compile("(\\d+)/(\\d+) threads (\\S+) crc (\\p{XDigit}+)").matcher(m.group(4));
+        int rows = 0;
+        int largest = 0;
+        final Set<String> shards = new TreeSet<>();
+        final Set<String> checksums = new TreeSet<>();
+        int ranks = 0;
+        while (rank.find())
+        {
+            ranks++;
+            rows += Integer.parseInt(rank.group(1));
+            largest = Math.max(largest, Integer.parseInt(rank.group(1)));
+            shards.add(rank.group(2));
+            assertEquals("1", rank.group(3), "the engine's threads, one a task slot: " + line);
+            checksums.add(rank.group(4));
+        }
+        assertEquals(StandaloneDriver.RANKS, ranks, line);
+        assertEquals(SparkDjlTraining.ROWS, rows, "every row in one partition: " + line);
+        assertEquals(Set.of(Integer.toString(largest)), shards, "shards padded to the largest partition: " + line);
+        assertEquals(1, checksums.size(), "every rank ends with the same parameters: " + line);
     }
 
     @Test

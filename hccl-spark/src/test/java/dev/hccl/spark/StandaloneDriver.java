@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * The driver of {@link SparkStandaloneClusterTest}: a Spark application against a standalone master (its URL in
  * {@code spark.master}), whose barrier stages of {@link #RANKS} tasks run in executors of one core each. It runs, in
  * order, every collective; a stage whose task throws once; a stage whose executor is killed (SIGKILL) inside a
- * collective. It prints one {@code RESULT name: ...} line per stage and exits 0, or exits 1 with the failure.
+ * collective; DJL training ({@link DjlTrainingStage}) whose executor is killed mid-training. It prints one
+ * {@code RESULT name: ...} line per stage and exits 0, or exits 1 with the failure.
  * <p>
  * Arguments: a directory the executors and this driver share (this machine's), where the task to be killed writes its
  * process id.
@@ -55,12 +56,15 @@ public final class StandaloneDriver
             System.out.println("RESULT throws: " + throwsOnce(partitions) + " in " + seconds(started) + " s");
             final Path pidFile = dir.resolve("victim.pid");
             final long[] killedAt = {0};
-            final Thread killer = new Thread(() -> killWhenItWaits(pidFile, killedAt), "executor-killer");
-            killer.setDaemon(true); // a stage that fails otherwise must not leave the driver waiting for it
-            killer.start();
+            Thread killer = killer(pidFile, killedAt);
             final List<String> retried = killedInsideACollective(partitions, pidFile.toString());
             killer.join();
             System.out.println("RESULT killed: " + retried + " in " + seconds(killedAt[0]) + " s after the kill");
+            final Path djlPidFile = dir.resolve("djl-victim.pid");
+            killer = killer(djlPidFile, killedAt);
+            final String trained = DjlTrainingStage.run(spark, dir.resolve("checkpoints"), djlPidFile);
+            killer.join();
+            System.out.println("RESULT djl: " + trained + " in " + seconds(killedAt[0]) + " s after the kill");
         }
         finally
         {
@@ -199,6 +203,15 @@ public final class StandaloneDriver
                 return List.of(attempt + ":" + b.getFloat(0)).iterator();
             }
         }).repartition(1).collect();
+    }
+
+    /** Starts {@link #killWhenItWaits} on a thread of its own. */
+    private static Thread killer(final Path pidFile, final long[] killedAt)
+    {
+        final Thread killer = new Thread(() -> killWhenItWaits(pidFile, killedAt), "executor-killer");
+        killer.setDaemon(true); // a stage that fails otherwise must not leave the driver waiting for it
+        killer.start();
+        return killer;
     }
 
     /** Waits for the victim's process id, lets it wait inside the all-reduce, then kills it with SIGKILL. */
