@@ -70,7 +70,7 @@ echo "$out" | grep -q 'step 2: mean gradient 2.50 (expected 2.50) over 2 ranks' 
   echo "$out" >&2
   exit 1
 }
-# The DJL example (README, "Train a DJL model"): built against the deployed hccl-djl, and one epoch on two ranks.
+# The DJL example (docs/guide/djl.md): built against the deployed hccl-djl, and one epoch on two ranks.
 # Its DJL and libtorch jars come through the usual local repository, where hccl-djl's tests already put them, so
 # that CI downloads them once; dev.hccl's come from the file repository, as above (none is in that local repository
 # on CI, which runs mvn verify, not install).

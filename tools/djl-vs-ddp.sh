@@ -5,7 +5,7 @@
 # usage: tools/djl-vs-ddp.sh [ROUNDS] [EPOCHS] [BATCH_PER_RANK] [NP...]     (defaults: 3 5 32 1 2 4)
 #   NETNS=SPEC tools/djl-vs-ddp.sh ...   runs the ranks on simulated nodes (hcclrun --netns SPEC, such as
 #   "hccl-node%d:2" after tools/netns-cluster.sh up --nodes 2), Gloo on the nodes' eth0.
-# Needs: mvn -q install -DskipTests; the example built (README, "Train a DJL model"); /usr/bin/python3 with torch
+# Needs: mvn -q install -DskipTests; the example built (docs/guide/djl.md); /usr/bin/python3 with torch
 # (Debian's python3-torch).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's configuration table and the settings the code defines (the library's, every transport's found as a
+ * The configuration guide's table (docs/guide/configuration.md) and the settings the code defines (the library's, every transport's found as a
  * plug-in, and the training helpers') name the same variables, and each {@code HCCL_*} row gives the default the code uses.
  */
 class ConfigurationTableTest
@@ -52,20 +52,20 @@ class ConfigurationTableTest
         assertTrue(settings.containsKey("HCCL_IO_THREADS") && settings.containsKey("HCCL_SHM_DIR"),
             "the transports' settings were not found: " + settings.keySet());
         assertEquals(new TreeSet<>(settings.keySet()), new TreeSet<>(rows.keySet()),
-            "README's configuration table and the settings differ");
+            "docs/guide/configuration.md's table and the settings differ");
         for (final Setting<?> s : settings.values())
         {
             if (s.variable().startsWith("HCCL_") && null != s.defaultValue())
             {
                 final String expected = "`" + readmeForm(s.defaultValue()) + "`";
                 assertTrue(rows.get(s.variable()).contains(expected),
-                    s.variable() + ": the README's default column should say " + expected + ", it says: " +
+                    s.variable() + ": docs/guide/configuration.md's default column should say " + expected + ", it says: " +
                     rows.get(s.variable()));
             }
         }
     }
 
-    /** A default as the README writes it: seconds for durations, 0/1 for switches. */
+    /** A default as the guide writes it: seconds for durations, 0/1 for switches. */
     private static String readmeForm(final Object value)
     {
         if (value instanceof Duration)
@@ -83,16 +83,16 @@ class ConfigurationTableTest
         return value.toString();
     }
 
-    /** Each variable of the first column of the README's configuration table, with its row's default column. */
+    /** Each variable of the first column of the configuration guide's table, with its row's default column. */
     private static Map<String, String> readmeRows() throws IOException
     {
-        final List<String> lines = Files.readAllLines(repository().resolve("README.md"));
-        final int start = lines.indexOf("## Configuration");
-        assertTrue(start >= 0, "README.md has no Configuration section");
+        final List<String> lines = Files.readAllLines(repository().resolve("docs/guide/configuration.md"));
+        final int start = lines.indexOf("# Configuration");
+        assertTrue(start >= 0, "docs/guide/configuration.md has no Configuration title");
         final Map<String, String> rows = new LinkedHashMap<>();
         for (final String line : lines.subList(start + 1, lines.size()))
         {
-            if (line.startsWith("## "))
+            if (line.startsWith("#"))
             {
                 break;
             }

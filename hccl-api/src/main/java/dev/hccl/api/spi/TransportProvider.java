@@ -52,7 +52,7 @@ public interface TransportProvider
 
     /**
      * The settings this transport owns, each defined once as a {@link Setting}: read with
-     * {@link CommConfig#get(Setting)}, listed in the configuration logged at creation, documented in the README.
+     * {@link CommConfig#get(Setting)}, listed in the configuration logged at creation, documented in docs/guide/configuration.md.
      *
      * @return the settings; none by default.
      */

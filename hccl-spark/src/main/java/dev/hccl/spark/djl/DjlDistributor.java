@@ -98,7 +98,7 @@ public final class DjlDistributor implements Serializable
      * A communicator setting for every rank, by its variable's name, over what the executor's environment says:
      * {@code setting("HCCL_EXEC_TIMEOUT", "120")}.
      *
-     * @param variable the variable, as the README's configuration table names it.
+     * @param variable the variable, as docs/guide/configuration.md names it.
      * @param value    its value.
      * @return a distributor with the setting.
      */
