@@ -105,7 +105,7 @@ class AbortTest
             }, "posting");
             posting.start();
             // Rank 0 has posted its data in the arena and waits for rank 1's, which has issued nothing yet.
-            Ranks.awaitFrame(posting, "dev.hccl.core.OpContext", "awaitSignalWaiting");
+            Ranks.awaitFrame(posting, "dev.hccl.core.op.OpContext", "awaitSignalWaiting");
             comms.get(0).abort();
             // Rank 1's reason to fail is on its way over the link; the arena already holds everything its operation
             // would read.

@@ -70,7 +70,7 @@ class ConcurrentIssueTest
     /** Waits until {@code t} is inside a call of the communicator: issuing, it holds the lane until it returns. */
     private static void awaitInsideCommunicator(final Thread t) throws InterruptedException
     {
-        Ranks.awaitFrame(t, "dev.hccl.core.OpIssuer", "collective");
+        Ranks.awaitFrame(t, "dev.hccl.core.op.OpIssuer", "collective");
     }
 
     @Test

@@ -1,14 +1,9 @@
 package dev.hccl.core;
 
-import dev.hccl.algorithms.RingAlgorithm;
 import dev.hccl.api.Communicator;
-import dev.hccl.api.DataType;
-import dev.hccl.api.Operation;
-import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.core.mailbox.Dispatcher;
+import dev.hccl.core.op.Operations;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -19,19 +14,45 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Children
 {
-    private final CommunicatorImpl parent;
-    private final OpIssuer issuer;
-    private final Dispatcher dispatcher;
-    private final RingAlgorithm exchange = new RingAlgorithm();
-    private final AtomicInteger shrinks = new AtomicInteger();
-    /** Guarded by the collective lane, which a split holds. */
-    private int splits;
-
-    Children(final CommunicatorImpl parent, final OpIssuer issuer, final Dispatcher dispatcher)
+    /** Makes a child over the parent's links. */
+    @FunctionalInterface
+    interface Factory
     {
-        this.parent = parent;
-        this.issuer = issuer;
+        /**
+         * @param members its ranks, as ranks of the parent, in their new order.
+         * @param newRank this rank's place among them.
+         * @param newId   its id, derived alike on every member.
+         * @return the new communicator.
+         */
+        Communicator child(int[] members, int newRank, long newId);
+    }
+
+    private final int rank;
+    private final int worldSize;
+    private final long commId;
+    private final Operations ops;
+    private final Dispatcher dispatcher;
+    private final Factory factory;
+    private final AtomicInteger shrinks = new AtomicInteger();
+
+    /**
+     * @param rank       this rank of the parent.
+     * @param worldSize  the parent's ranks.
+     * @param commId     the parent's id.
+     * @param ops        the parent's operations, which run a split's exchange.
+     * @param dispatcher the messages of every communicator over the links, which a split holds back meanwhile.
+     * @param factory    makes a child.
+     */
+    Children(
+        final int rank, final int worldSize, final long commId, final Operations ops, final Dispatcher dispatcher,
+        final Factory factory)
+    {
+        this.rank = rank;
+        this.worldSize = worldSize;
+        this.commId = commId;
+        this.ops = ops;
         this.dispatcher = dispatcher;
+        this.factory = factory;
     }
 
     /**
@@ -42,9 +63,8 @@ final class Children
      */
     Communicator shrink(final int... excludedRanks)
     {
-        final ShrinkPlan plan = ShrinkPlan.of(parent.worldSize(), parent.rank(), excludedRanks, parent.commId(),
-            shrinks.getAndIncrement());
-        return parent.child(plan.members(), plan.rank(), plan.commId());
+        final ShrinkPlan plan = ShrinkPlan.of(worldSize, rank, excludedRanks, commId, shrinks.getAndIncrement());
+        return factory.child(plan.members(), plan.rank(), plan.commId());
     }
 
     /**
@@ -70,23 +90,8 @@ final class Children
 
     private Communicator splitUnderWay(final int color, final int key)
     {
-        final int n = parent.worldSize();
-        final ByteBuffer mine = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
-        mine.putInt(0, color).putInt(4, key);
-        final ByteBuffer all = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
-        final OpDescriptor desc = new OpDescriptor(Operation.SPLIT, DataType.INT32, null, OpDescriptor.NO_ROOT, 2);
-        final int splitIndex;
-        issuer.enter(IssueGuard.COLLECTIVES, desc); // the index and the sequence number pair up alike on every rank
-        try
-        {
-            splitIndex = splits++;
-            issuer.collective(true, desc, ctx -> exchange.allGather(ctx, mine, all, 2, DataType.INT32));
-        }
-        finally
-        {
-            issuer.exit(IssueGuard.COLLECTIVES);
-        }
-        final SplitPlan plan = SplitPlan.of(all, parent.rank(), parent.commId(), splitIndex);
-        return plan == null ? null : parent.child(plan.members(), plan.rank(), plan.commId());
+        final Operations.SplitExchange exchanged = ops.splitExchange(color, key);
+        final SplitPlan plan = SplitPlan.of(exchanged.colorsAndKeys(), rank, commId, exchanged.index());
+        return plan == null ? null : factory.child(plan.members(), plan.rank(), plan.commId());
     }
 }

@@ -17,34 +17,54 @@ import dev.hccl.api.spi.BackoffWait;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
-import dev.hccl.api.spi.PeerGroup;
-import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.WaitPolicy;
 import dev.hccl.core.jmx.CommunicatorBean;
 import dev.hccl.core.mailbox.FlowControl;
+import dev.hccl.core.mailbox.LinkTraffic;
 import dev.hccl.core.mailbox.Mailbox;
-import dev.hccl.core.mailbox.Position;
+import dev.hccl.core.op.AlgoOverride;
+import dev.hccl.core.op.AlgorithmSelector;
+import dev.hccl.core.op.CloseConfirmation;
+import dev.hccl.core.op.CommFailure;
+import dev.hccl.core.op.CommunicatorCalls;
+import dev.hccl.core.op.ExecutionStream;
+import dev.hccl.core.op.OpExecutor;
+import dev.hccl.core.op.OpHistory;
+import dev.hccl.core.op.OpIssuer;
+import dev.hccl.core.op.OpListener;
+import dev.hccl.core.op.OpRecord;
+import dev.hccl.core.op.OpScope;
+import dev.hccl.core.op.Operations;
+import dev.hccl.core.op.PositionSurvey;
+import dev.hccl.core.op.Whereabouts;
+import dev.hccl.core.op.Wire;
 import dev.hccl.core.topology.LinkProbe;
 import dev.hccl.core.topology.StaticTopology;
+import dev.hccl.core.watch.CommView;
+import dev.hccl.core.watch.FlightRecorder;
+import dev.hccl.core.watch.OpTelemetry;
+import dev.hccl.core.watch.Watchdog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * The communicator: checks arguments on the caller's thread, numbers each operation, and runs it on its execution
- * stream against the point-to-point primitives of {@link OpContext}. A failure on the wire fails the communicator:
- * the operation, every queued one and every later one complete with an {@link HcclException}, and the peers are told.
+ * The communicator: assembles the operation path ({@link OpScope}, {@link OpIssuer}, {@link OpExecutor},
+ * {@link Operations}) over its links and the observers that subscribe to it ({@link FlightRecorder},
+ * {@link OpTelemetry}, {@link Watchdog}), and answers what the API asks of it. Checks run on the caller's thread;
+ * each operation is numbered and run on the execution stream against the point-to-point primitives of its
+ * {@code OpContext}. A failure on the wire fails the communicator: the operation, every queued one and every later one
+ * complete with an {@link HcclException}, and the peers are told.
  */
-final class CommunicatorImpl extends CommunicatorCalls implements OperationScope, FlightRecorder.Subject
+final class CommunicatorImpl extends CommunicatorCalls implements CommView
 {
     private static final Logger LOG = LoggerFactory.getLogger(CommunicatorImpl.class);
     private static final long CLOSE_WAIT_SLACK_MILLIS = 5_000;
-    /** The scratch slot that inputs overlapping their outputs are staged in. */
-    static final int STAGING_SLOT = PeerGroup.SCRATCH_SLOTS;
 
     private final CommConfig config;
     private final Fabric fabric;
@@ -55,22 +75,15 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final StaticTopology topology;
     private final int localRank;
     private final int localSize;
-    private final WaitPolicy waitPolicy;
     private final Mailbox mailbox;
-    private final Wire wire;
     /** The collectives issued, which close() confirms with the peers. */
     private final OpHistory history = new OpHistory();
-    /** Where this rank is, for peers that ask and for the stall watch. */
-    private final Whereabouts whereabouts = new Whereabouts(history::lastIssued);
+    /** What every operation sees of this communicator. */
+    private final OpScope scope;
     /** The last operations, dumped on failure and on demand. */
     private final FlightRecorder recorder;
     private final Watchdog.Registration stallWatch;
     private final ExecutionStream stream;
-    private final long execTimeoutNanos;
-    /** Read per segment by the algorithms: resolved once, not looked up in the configuration each time. */
-    private final int segmentBytes;
-    /** The node's shared memory: the root communicator's alone, as one arena serves one operation at a time. */
-    private final NodeArena nodeArena;
     private final RegisteredBuffers registered;
 
     private final AlgorithmSelector algorithms;
@@ -82,10 +95,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     private final OpIssuer issuer;
     private final Operations ops;
     private final Children children;
-    private final PositionSurvey survey;
     private final CommFailure failure;
-    /** The algorithms' slots ({@link PeerGroup#scratch}), then {@link #STAGING_SLOT}; the operation's thread's. */
-    private final ScratchBuffers scratch = new ScratchBuffers(STAGING_SLOT + 1);
 
     CommunicatorImpl(
         final CommConfig config,
@@ -106,9 +116,8 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
             layout.localRank(rank);
         this.localSize = config.localSize() != CommConfig.DERIVE && isRoot() ? config.localSize() :
             layout.sizeOf(layout.nodeOf(rank));
-        this.execTimeoutNanos = config.execTimeout().toNanos();
-        this.segmentBytes = config.segmentBytes();
-        this.nodeArena = isRoot() ? fabric.nodeArena() : null;
+        // The node's shared memory: the root communicator's alone, as one arena serves one operation at a time.
+        final NodeArena nodeArena = isRoot() ? fabric.nodeArena() : null;
         this.registered = new RegisteredBuffers(this, null == nodeArena ? null : nodeArena.registeredMemory());
         this.algorithms = new AlgorithmSelector(config.get(AlgoOverride.SETTING), layout, config.deterministic(),
             fabric.defaultCosts(), null != nodeArena && nodeArena.members() == globalRanks.length);
@@ -118,7 +127,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         }
         final RankLayout root = fabric.topology().layout();
         final int processesHere = root.sizeOf(root.nodeOf(globalRanks[rank]));
-        this.waitPolicy = BackoffWait.forNode(processesHere, Runtime.getRuntime().availableProcessors());
+        final WaitPolicy waitPolicy = BackoffWait.forNode(processesHere, Runtime.getRuntime().availableProcessors());
         int maxGlobal = 0;
         for (final int g : globalRanks)
         {
@@ -130,30 +139,36 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         {
             localOfGlobal[globalRanks[i]] = i;
         }
-        this.recorder = new FlightRecorder(config.traceBufferSize());
         this.mailbox = fabric.dispatcher().mailbox(commId);
-        this.wire = new Wire(mailbox, this.globalRanks);
-        this.telemetry = new OpTelemetry(commId, rank, globalRanks.length, fabric.transportName(),
-            algorithms::lastChosen);
+        // The observers, which the operation path tells through one listener.
+        this.recorder = new FlightRecorder(config.traceBufferSize(), this, config.dumpDir());
+        this.telemetry = new OpTelemetry(commId, rank, globalRanks.length, fabric.transportName());
+        final OpListener listener = OpListener.all(List.of(recorder, telemetry));
+        // The operation path.
+        final Whereabouts whereabouts = new Whereabouts(history::lastIssued);
         this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox, nodeArena, whereabouts,
-            this::rankOfGlobal, this::runningOp, this::afterFailure);
+            this::rankOfGlobal, this::runningOp, listener);
+        final PositionSurvey survey = new PositionSurvey(rank, globalRanks.length, whereabouts,
+            fabric.progressEngine(), waitPolicy, this::globalRank, this::rankOfGlobal, mailbox.positions());
+        this.scope = new OpScope(rank, globalRanks.length, layout, new Wire(mailbox, this.globalRanks), whereabouts,
+            failure, config.execTimeout().toNanos(), fabric.progressEngine(), waitPolicy, nodeArena,
+            new ScratchBuffers(OpScope.SCRATCH_SLOTS), config.segmentBytes(), survey, listener);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
-        this.executor = new OpExecutor(this, mailbox, fabric, telemetry);
-        this.issuer = new OpIssuer(rank, failure, history, recorder, executor, stream, globalRanks.length);
-        this.ops = new Operations(this, issuer, algorithms);
-        this.children = new Children(this, issuer, fabric.dispatcher());
+        this.executor = new OpExecutor(scope, mailbox);
+        this.issuer = new OpIssuer(scope, history, executor, stream);
+        this.ops = new Operations(scope, issuer, algorithms);
+        this.children = new Children(rank, globalRanks.length, commId, ops, fabric.dispatcher(), this::child);
         mailbox.attach(globalRanks, failure);
         mailbox.positions().answerFrom(whereabouts::now);
-        this.survey = new PositionSurvey(this, this::globalRank, this::rankOfGlobal, mailbox.positions());
-        this.stallWatch = Watchdog.watch(this, config.stallCheckTime(), config.dumpDir(),
-            reason -> recorder.dump(this, dumpDir(), reason));
+        this.stallWatch = Watchdog.watch(scope, config.stallCheckTime(), config.dumpDir(), recorder::dump,
+            telemetry::stalled);
         this.mbean = config.get(CommConfig.JMX) ? CommunicatorBean.register(commId, rank, this::metrics) : () -> { };
     }
 
     @Override
-    public Whereabouts whereabouts()
+    public OpScope scope()
     {
-        return whereabouts;
+        return scope;
     }
 
     /**
@@ -237,12 +252,6 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         return telemetry.metrics(commId, failure.get());
     }
 
-    @Override
-    public void stallReported()
-    {
-        telemetry.stalled();
-    }
-
     /**
      * The algorithm chosen for an operation of this size, for the flight recorder; null for operations without a
      * choice (split, send, receive).
@@ -270,14 +279,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     @Override
     public Path dumpTrace()
     {
-        return recorder.dump(this, dumpDir(), "on demand (Communicator.dumpTrace)");
-    }
-
-    /** HCCL_DUMP_DIR, or this user's private directory under the temporary directory when unset. */
-    Path dumpDir()
-    {
-        return FlightRecorder.directory(config.dumpDir(), Path.of(System.getProperty("java.io.tmpdir")),
-            FlightRecorder.who(this));
+        return recorder.dump("on demand (Communicator.dumpTrace)");
     }
 
     @Override
@@ -332,6 +334,18 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         return mailbox;
     }
 
+    @Override
+    public LinkTraffic traffic()
+    {
+        return fabric.dispatcher().flow().traffic();
+    }
+
+    @Override
+    public long silentMillis(final int peer)
+    {
+        return link(peer).silentMillis();
+    }
+
     /** The flow control of this communicator's links, and the traffic on them. */
     FlowControl fabricFlow()
     {
@@ -354,35 +368,10 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         return fabric.link(globalRanks[peer]);
     }
 
-    /** The communicator's messages both ways, in its own numbering. */
-    @Override
-    public Wire wire()
-    {
-        return wire;
-    }
-
-    @Override
-    public long execTimeoutNanos()
-    {
-        return execTimeoutNanos;
-    }
-
     /** How long close() waits for the peers to close too: as long as they may take to arrive. */
     long closeWaitNanos()
     {
         return config.connectTimeout().toNanos();
-    }
-
-    @Override
-    public int segmentBytes()
-    {
-        return segmentBytes;
-    }
-
-    @Override
-    public ByteBuffer scratch(final int slot, final int bytes)
-    {
-        return scratch.get(slot, bytes);
     }
 
     // ---------------------------------------------------------------- abort, shrink, split
@@ -408,7 +397,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
     }
 
     @Override
-    Operations ops()
+    protected Operations ops()
     {
         return ops;
     }
@@ -484,71 +473,9 @@ final class CommunicatorImpl extends CommunicatorCalls implements OperationScope
         }
     }
 
-    @Override
-    public PositionSurvey.Finding survey(final Position mine, final boolean driving)
-    {
-        return survey.run(mine, driving);
-    }
-
-    @Override
-    public ProgressEngine progressEngine()
-    {
-        return fabric.progressEngine();
-    }
-
-    @Override
-    public WaitPolicy waitPolicy()
-    {
-        return waitPolicy;
-    }
-
-    @Override
-    public NodeArena nodeArena()
-    {
-        return nodeArena;
-    }
-
-    /** Which node each rank of this communicator runs on. */
-    @Override
-    public RankLayout layout()
-    {
-        return topology.layout();
-    }
-
-    /**
-     * The communicator's failure state.
-     *
-     * @return it.
-     */
-    @Override
-    public CommFailure failures()
-    {
-        return failure;
-    }
-
-    private OpExecutor.RunningOp runningOp()
+    private OpRecord runningOp()
     {
         return executor.running();
-    }
-
-    /**
-     * After each failure: its flight-recorder event and the flight recorder's dump (when {@code HCCL_DUMP_DIR} is set),
-     * the first time.
-     */
-    private void afterFailure(final HcclException f)
-    {
-        telemetry.failed(f, failure.relayed());
-        if (config.dumpDir() != null && recorder.firstFailure())
-        {
-            try
-            {
-                recorder.dump(this, dumpDir(), "failure: " + f.getMessage());
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.warn("rank {}: could not write the flight recorder: {}", rank, ex.toString());
-            }
-        }
     }
 
     @Override

@@ -9,6 +9,8 @@ import dev.hccl.core.mailbox.Dispatcher;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.TransportRouting;
 
+import dev.hccl.core.watch.CommView;
+
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -29,7 +31,7 @@ final class Fabric
     private final LinkCosts defaultCosts;
     private int references = 1;
     /** The open communicators split or shrunk from the root, in the order they were made, for hccl-status. */
-    private final Set<CommunicatorImpl> children = Collections.synchronizedSet(new LinkedHashSet<>());
+    private final Set<CommView> children = Collections.synchronizedSet(new LinkedHashSet<>());
 
     Fabric(
         final TransportRouting transports,
@@ -118,7 +120,7 @@ final class Fabric
      *
      * @param child the communicator.
      */
-    void opened(final CommunicatorImpl child)
+    void opened(final CommView child)
     {
         children.add(child);
     }
@@ -128,7 +130,7 @@ final class Fabric
      *
      * @param comm the communicator; one not {@link #opened} is ignored.
      */
-    void closed(final CommunicatorImpl comm)
+    void closed(final CommView comm)
     {
         children.remove(comm);
     }
@@ -136,7 +138,7 @@ final class Fabric
     /**
      * @return the open communicators split or shrunk from the root, oldest first.
      */
-    List<CommunicatorImpl> children()
+    List<CommView> children()
     {
         synchronized (children)
         {

@@ -26,12 +26,14 @@ import dev.hccl.core.bootstrap.RootInfo;
 import dev.hccl.core.bootstrap.StoreLimits;
 import dev.hccl.core.bootstrap.StoreServer;
 import dev.hccl.core.mailbox.Dispatcher;
+import dev.hccl.core.op.AlgoOverride;
 import dev.hccl.core.topology.NodeIdentity;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.InProcessHub;
 import dev.hccl.core.transport.InProcessTransport;
 import dev.hccl.core.transport.StartingCosts;
 import dev.hccl.core.transport.TransportRouting;
+import dev.hccl.core.watch.StatusService;
 import org.agrona.UnsafeApi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -138,7 +140,7 @@ public final class HcclProvider implements CommunicatorProvider
             {
                 comm.probeLinks();
                 final long warmUpStart = System.nanoTime();
-                final int warmUps = WarmUp.run(comm, config.get(CommConfig.WARMUP_MS));
+                final int warmUps = WarmUp.run(comm.worldSize(), comm::warmUpTwin, config.get(CommConfig.WARMUP_MS));
                 LOG.debug("rank {}: warmed up in {} ms, {} all-reduces", rank,
                     (System.nanoTime() - warmUpStart) / 1_000_000, warmUps);
             }
@@ -156,7 +158,7 @@ public final class HcclProvider implements CommunicatorProvider
                 throw ex;
             }
             final Rendezvous.StatusEndpoint endpoint = rendezvous.serveStatus(status::report);
-            status.serve(comm, fabric, endpoint == null ? null : endpoint.stop());
+            status.serve(comm, fabric::children, endpoint == null ? null : endpoint.stop());
             LOG.debug("rank {}: communicator ready: {} over {}; topology {}", rank, comm, routing.names(), topology);
             if (rank == 0)
             {

@@ -1,5 +1,7 @@
 package dev.hccl.core;
 
+import dev.hccl.core.op.Mix;
+
 import java.util.Arrays;
 
 /**

@@ -10,6 +10,7 @@ import dev.hccl.api.ReduceOp;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The warm-up of a new communicator ({@link CommConfig#WARMUP_MS}): small SUM all-reduces on a twin of it (below;
@@ -65,20 +66,21 @@ final class WarmUp
     }
 
     /**
-     * Warms a new root communicator up, collectively, on its twin ({@link CommunicatorImpl#warmUpTwin}): its
-     * operations take the same code path as the communicator's and leave its sequence as it was.
+     * Warms a new root communicator up, collectively, on its twin: the same ranks and links with a sequence of its
+     * own, whose operations take the same code path as the communicator's and leave its sequence as it was.
      *
-     * @param comm     a root communicator of more than one rank, before its first call.
-     * @param budgetMs this rank's time, milliseconds; {@code 0} on every rank skips the warm-up.
+     * @param worldSize the root communicator's ranks.
+     * @param twins     makes its twin, which this closes.
+     * @param budgetMs  this rank's time, milliseconds; {@code 0} on every rank skips the warm-up.
      * @return the number of all-reduces run, the same on every rank.
      */
-    static int run(final CommunicatorImpl comm, final int budgetMs)
+    static int run(final int worldSize, final Supplier<Communicator> twins, final int budgetMs)
     {
-        if (budgetMs == 0 || comm.worldSize() == 1)
+        if (budgetMs == 0 || worldSize == 1)
         {
             return 0;
         }
-        final CommunicatorImpl twin = comm.warmUpTwin();
+        final Communicator twin = twins.get();
         final int allReduces;
         try
         {

@@ -1,0 +1,217 @@
+package dev.hccl.core.op;
+
+import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.Link;
+import dev.hccl.api.spi.NodeArena;
+import dev.hccl.core.mailbox.Fault;
+import dev.hccl.core.mailbox.FaultListener;
+import dev.hccl.core.mailbox.Mailbox;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
+import java.util.function.Supplier;
+
+/**
+ * A communicator's failure state: set once, marked in the node arena and told to every peer before anything here
+ * wakes, then given to every posted receive and every wait in progress; {@code close} waits until the peers have been
+ * told. It is also where the mailbox's faults become the user's {@link HcclException}: the peer in this communicator's
+ * numbering, the operation running and its sequence number, the transport's exception as cause.
+ */
+public final class CommFailure implements FaultListener
+{
+    private static final Logger LOG = LoggerFactory.getLogger(CommFailure.class);
+
+    private final int rank;
+    private final int size;
+    private final long commId;
+    private final IntFunction<Link> links;
+    private final Mailbox mailbox;
+    private final NodeArena arena;
+    private final Whereabouts whereabouts;
+    private final IntUnaryOperator rankOfGlobal;
+    private final Supplier<OpRecord> running;
+    private final OpListener listener;
+    private volatile HcclException failure;
+    /** Whether the failure passes a peer's own on; set with it. */
+    private volatile boolean relayed;
+    /** Whether an operation has carried the failure to the caller; close() reports it otherwise. */
+    private volatile boolean reported;
+    /** Open until the peers have been told. */
+    private final CountDownLatch peersTold = new CountDownLatch(1);
+
+    /**
+     * @param rank         this rank.
+     * @param size         the communicator's size.
+     * @param commId       the communicator's id, which the ABORT names.
+     * @param links        the link to each rank of the communicator.
+     * @param mailbox      the communicator's receives.
+     * @param arena        the communicator's node arena, or null.
+     * @param whereabouts  the waits in progress, failed with the communicator.
+     * @param rankOfGlobal this communicator's rank of a rank of the root communicator, or -1.
+     * @param running      the operation running now, or null.
+     * @param listener     told of the failure, once the peers and the waits have been.
+     */
+    public CommFailure(
+        final int rank, final int size, final long commId, final IntFunction<Link> links, final Mailbox mailbox,
+        final NodeArena arena, final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal,
+        final Supplier<OpRecord> running, final OpListener listener)
+    {
+        this.rank = rank;
+        this.size = size;
+        this.commId = commId;
+        this.links = links;
+        this.mailbox = mailbox;
+        this.arena = arena;
+        this.whereabouts = whereabouts;
+        this.rankOfGlobal = rankOfGlobal;
+        this.running = running;
+        this.listener = listener;
+    }
+
+    /**
+     * @return the failure, or null while the communicator works.
+     */
+    public HcclException get()
+    {
+        return failure;
+    }
+
+    /**
+     * @return whether the failure passes a peer's own on (its ABORT): the peer's is the root cause.
+     */
+    public boolean relayed()
+    {
+        return relayed;
+    }
+
+    /**
+     * Fails the communicator, once: the peers are told, then the mailbox fails every posted receive, then every wait.
+     *
+     * @param cause the failure.
+     * @return the communicator's failure: {@code cause}, or the earlier one.
+     */
+    public HcclException fail(final HcclException cause)
+    {
+        return fail(cause, false);
+    }
+
+    /**
+     * Fails the communicator from within an operation, which carries the failure to its caller.
+     *
+     * @param cause the failure.
+     * @return the communicator's failure: {@code cause}, or the earlier one.
+     */
+    public HcclException failInOperation(final HcclException cause)
+    {
+        final HcclException f = fail(cause);
+        reported = true;
+        return f;
+    }
+
+    @Override
+    public void onFault(final Fault fault)
+    {
+        final int globalPeer = fault.globalPeer();
+        final int peer = globalPeer >= 0 ? rankOfGlobal.applyAsInt(globalPeer) : -1;
+        final OpRecord op = running.get();
+        final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
+            globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
+        fail(new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
+            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text,
+            fault.cause()), fault.relayed());
+    }
+
+    private HcclException fail(final HcclException cause, final boolean relayed)
+    {
+        final boolean first = failOnce(cause, relayed);
+        final HcclException f = failure;
+        whereabouts.failWaits(f);
+        if (first)
+        {
+            listener.failed(f, relayed);
+        }
+        return f;
+    }
+
+    /**
+     * Sets the failure, tells the peers and fails the receives; the first cause stands.
+     *
+     * @return whether this call set it.
+     */
+    private boolean failOnce(final HcclException cause, final boolean relayed)
+    {
+        synchronized (this)
+        {
+            if (failure != null)
+            {
+                return false;
+            }
+            this.relayed = relayed;
+            failure = cause;
+        }
+        LOG.error("communicator failed: {}", cause.getMessage());
+        // Tell the peers before waking anything here: a woken operation may close the communicator, and its goodbye
+        // must not reach a peer before the reason does. The arena first: a peer that reads what an operation posted
+        // there before failing here would complete that operation, before the reason reached it.
+        try
+        {
+            if (null != arena)
+            {
+                arena.markFailed();
+            }
+            for (int peer = 0; peer < size; peer++)
+            {
+                if (peer != rank)
+                {
+                    try
+                    {
+                        links.apply(peer).abort(commId, cause.getMessage());
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        LOG.debug("could not tell rank {} of the failure: {}", peer, ex.toString());
+                    }
+                }
+            }
+        }
+        finally
+        {
+            peersTold.countDown();
+        }
+        mailbox.fail(cause);
+        return true;
+    }
+
+    /**
+     * @return the failure when no operation has carried it to the caller (it came after the last one), else null.
+     */
+    public HcclException unreported()
+    {
+        return reported ? null : failure;
+    }
+
+    /**
+     * When failed, waits until the peers have been told, so that closing does not say goodbye before the reason.
+     *
+     * @param millis the longest wait.
+     */
+    public void awaitPeersTold(final long millis)
+    {
+        if (failure == null)
+        {
+            return;
+        }
+        try
+        {
+            peersTold.await(millis, TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package dev.hccl.core.op;
+
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.OpDescriptor;
+import dev.hccl.api.spi.ProgressEngine;
+import dev.hccl.api.spi.Request;
+import dev.hccl.core.mailbox.Mailbox;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a communicator's numbered operations, one at a time, on whichever thread runs its stream (the stream's own, or
+ * a caller that claimed it): a collective after the point-to-point operations posted before it, checked against its
+ * peers' fingerprints by the mailbox, with the transport driven by the running thread; a send or receive posted
+ * without waiting. Whatever an operation throws fails the communicator. It tells the scope's {@link OpListener} as
+ * each operation starts and ends, and names nothing that listens.
+ */
+public final class OpExecutor
+{
+    private static final Logger LOG = LoggerFactory.getLogger(OpExecutor.class);
+
+    /** A collective's algorithm, run against the communicator's point-to-point primitives. */
+    @FunctionalInterface
+    interface OpBody
+    {
+        void run(OpContext ctx);
+    }
+
+    /** A send's or a receive's transfers. */
+    @FunctionalInterface
+    interface PointToPointBody
+    {
+        /** Posts the operation's transfers without waiting for them. */
+        Request[] post(OpContext ctx);
+    }
+
+    private final OpScope scope;
+    private final Mailbox mailbox;
+    /** Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time. */
+    private final PostedPointToPoint postedPointToPoint = new PostedPointToPoint();
+    private volatile OpRecord running;
+
+    /**
+     * @param scope   the communicator as its operations see it.
+     * @param mailbox its receives, which check each collective's fingerprint.
+     */
+    public OpExecutor(final OpScope scope, final Mailbox mailbox)
+    {
+        this.scope = scope;
+        this.mailbox = mailbox;
+    }
+
+    /**
+     * The operation under way, for naming it in faults that come from transport threads.
+     *
+     * @return it, or null when none is.
+     */
+    public OpRecord running()
+    {
+        return running;
+    }
+
+    /** Runs a collective, after the point-to-point operations issued before it. */
+    void execute(final OpRecord op, final OpBody body, final OpFuture future)
+    {
+        completePointToPoint();
+        final OpDescriptor desc = op.desc();
+        final long seq = op.seq();
+        final HcclException failed = scope.failures().get();
+        if (failed != null)
+        {
+            final HcclException failure = failedEarlier(desc, seq, failed);
+            ended(op, null, failure);
+            future.fail(failure);
+            return;
+        }
+        running = op;
+        op.started();
+        scope.listener().started(op);
+        final OpContext ctx = new OpContext(scope, op);
+        try
+        {
+            mailbox.beginOp(seq, desc);
+            // Driving the transport from the start, sends are written by this thread, not handed to another.
+            final boolean driving = enterEngine();
+            try
+            {
+                body.run(ctx);
+            }
+            finally
+            {
+                exitEngine(driving);
+            }
+            final String leftover = mailbox.endOp(seq);
+            if (leftover != null)
+            {
+                throw new HcclException(ErrorCode.E_MISMATCH, scope.rank(), HcclException.UNKNOWN_RANK,
+                    desc.operation(), seq, "the ranks disagree on how much " + desc + " moves: " + leftover, null);
+            }
+            scope.whereabouts().completed(seq);
+            ended(op, ctx, null);
+            future.complete();
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            final HcclException failure = failOn(desc, seq, ex);
+            ended(op, ctx, failure);
+            future.fail(failure);
+        }
+        finally
+        {
+            running = null;
+        }
+    }
+
+    /** Posts a send's or a receive's transfers; the operation completes when they have. */
+    void post(final OpRecord op, final PointToPointBody body, final PointToPointOp future)
+    {
+        final HcclException failed = scope.failures().get();
+        if (failed != null)
+        {
+            final HcclException failure = failedEarlier(op.desc(), op.seq(), failed);
+            ended(op, null, failure);
+            future.fail(failure);
+            return;
+        }
+        running = op;
+        op.started();
+        scope.listener().started(op);
+        try
+        {
+            final OpContext ctx = new OpContext(scope, op);
+            final Request[] transfers;
+            final boolean driving = enterEngine();
+            try
+            {
+                transfers = body.post(ctx);
+            }
+            finally
+            {
+                exitEngine(driving);
+            }
+            future.posted(ctx, transfers);
+            postedPointToPoint.add(future);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            final HcclException failure = failOn(op.desc(), op.seq(), ex);
+            ended(op, null, failure);
+            future.fail(failure);
+        }
+        finally
+        {
+            running = null;
+        }
+    }
+
+    /** Waits for the point-to-point operations posted so far, as a stream would before its next operation. */
+    public void completePointToPoint()
+    {
+        postedPointToPoint.completeAll((op, ex) ->
+            LOG.debug("rank {}: {} failed: {}", scope.rank(), op, ex.getMessage()));
+    }
+
+    /** The operation ended: its record says so, then the listener hears of it, before its future completes. */
+    private void ended(final OpRecord op, final OpContext ctx, final HcclException failure)
+    {
+        op.ended(null == ctx ? 0 : ctx.peerWaitNanos(), failure);
+        scope.listener().ended(op);
+    }
+
+    private boolean enterEngine()
+    {
+        final ProgressEngine engine = scope.progressEngine();
+        return null != engine && engine.enter();
+    }
+
+    private void exitEngine(final boolean driving)
+    {
+        if (driving)
+        {
+            scope.progressEngine().exit();
+        }
+    }
+
+    private HcclException failedEarlier(final OpDescriptor desc, final long seq, final HcclException failed)
+    {
+        scope.failures().failInOperation(failed); // carried to this operation's caller
+        return new HcclException(failed.errorCode(), scope.rank(), failed.peer(), desc.operation(), seq,
+            "the communicator failed earlier: " + failed.getMessage(), failed);
+    }
+
+    /** Fails the communicator with what an operation threw: a wire failure as it is, anything else as a bug. */
+    private HcclException failOn(final OpDescriptor desc, final long seq, final Throwable thrown)
+    {
+        return scope.failures().failInOperation(thrown instanceof HcclException ? (HcclException)thrown :
+            new HcclException(ErrorCode.E_INTERNAL, scope.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
+            "internal error in " + desc + ": " + thrown, thrown));
+    }
+}
