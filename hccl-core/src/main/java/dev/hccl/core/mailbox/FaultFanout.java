@@ -1,17 +1,23 @@
 package dev.hccl.core.mailbox;
 
+import dev.hccl.api.HcclException;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Carries a mailbox's faults to its communicator. A mailbox may take messages, and find faults, before its
  * communicator exists (a peer that finished a {@code split} first): those are kept until {@link #attach}, which also
  * reports the members that were lost meanwhile. After that, faults of ranks outside the communicator are not its
- * business. Thread-safe; the listener is called outside the lock.
+ * business. Thread-safe; the listener is called outside the lock. The mailbox fails its receives with what the
+ * listener returns, after the listener has told the peers.
  */
 final class FaultFanout
 {
     private final PeerStates peers;
+    /** The mailbox's own failure, given what the listener made of a fault. */
+    private final Consumer<HcclException> failMailbox;
     /** Guarded by this: the communicator's ranks, in the root communicator; null until attached. */
     private boolean[] members;
     /** Guarded by this. */
@@ -21,9 +27,14 @@ final class FaultFanout
     /** Guarded by this: the members whose departure was reported, each once; null until attached. */
     private boolean[] departureReported;
 
-    FaultFanout(final PeerStates peers)
+    /**
+     * @param peers       which peers are gone, and how.
+     * @param failMailbox fails the mailbox's receives with the communicator's failure.
+     */
+    FaultFanout(final PeerStates peers, final Consumer<HcclException> failMailbox)
     {
         this.peers = peers;
+        this.failMailbox = failMailbox;
     }
 
     /**
@@ -64,7 +75,7 @@ final class FaultFanout
         {
             if (fault.globalPeer() < 0 || m[fault.globalPeer()])
             {
-                listener.onFault(fault);
+                failMailbox.accept(listener.onFault(fault));
             }
         }
     }
@@ -87,7 +98,7 @@ final class FaultFanout
             departureReported[globalPeer] = true;
             l = listener;
         }
-        l.onFault(fault);
+        failMailbox.accept(l.onFault(fault));
     }
 
     /**
@@ -118,6 +129,6 @@ final class FaultFanout
                 return;
             }
         }
-        l.onFault(fault);
+        failMailbox.accept(l.onFault(fault));
     }
 }

@@ -79,7 +79,7 @@ public final class Mailbox
         this.peers = peers;
         posted = new ArrayList[rootWorldSize];
         held = new HeldMessages(rootWorldSize);
-        faults = new FaultFanout(peers);
+        faults = new FaultFanout(peers, this::fail);
         outbox = new Outbox(commId, rootWorldSize, flow, peers, faults);
         closings = new ClosingRecords(commId, flow, peers, rootWorldSize);
         positions = new PositionDesk(commId, flow);

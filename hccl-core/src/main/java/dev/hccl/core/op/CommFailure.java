@@ -96,7 +96,7 @@ public final class CommFailure implements FaultListener
      */
     public HcclException fail(final HcclException cause)
     {
-        return fail(cause, false);
+        return fail(cause, false, true);
     }
 
     /**
@@ -112,22 +112,33 @@ public final class CommFailure implements FaultListener
         return f;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The mailbox's fault in the user's terms: the peer in this communicator's numbering, the operation running and
+     * its sequence number, the transport's exception as cause. The mailbox fails its receives itself, once this
+     * returns.
+     */
     @Override
-    public void onFault(final Fault fault)
+    public HcclException onFault(final Fault fault)
     {
         final int globalPeer = fault.globalPeer();
         final int peer = globalPeer >= 0 ? rankOfGlobal.applyAsInt(globalPeer) : -1;
         final OpRecord op = running.get();
         final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
             globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
-        fail(new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
+        return fail(new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
             op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text,
-            fault.cause()), fault.relayed());
+            fault.cause()), fault.relayed(), false);
     }
 
-    private HcclException fail(final HcclException cause, final boolean relayed)
+    /**
+     * @param failMailbox whether to fail the mailbox's receives here; false when the mailbox reported the fault and
+     *                    fails them itself on return.
+     */
+    private HcclException fail(final HcclException cause, final boolean relayed, final boolean failMailbox)
     {
-        final boolean first = failOnce(cause, relayed);
+        final boolean first = failOnce(cause, relayed, failMailbox);
         final HcclException f = failure;
         whereabouts.failWaits(f);
         if (first)
@@ -138,11 +149,12 @@ public final class CommFailure implements FaultListener
     }
 
     /**
-     * Sets the failure, tells the peers and fails the receives; the first cause stands.
+     * Sets the failure, tells the peers and fails the receives (unless the mailbox that reported it fails them on
+     * return); the first cause stands.
      *
      * @return whether this call set it.
      */
-    private boolean failOnce(final HcclException cause, final boolean relayed)
+    private boolean failOnce(final HcclException cause, final boolean relayed, final boolean failMailbox)
     {
         synchronized (this)
         {
@@ -182,7 +194,10 @@ public final class CommFailure implements FaultListener
         {
             peersTold.countDown();
         }
-        mailbox.fail(cause);
+        if (failMailbox)
+        {
+            mailbox.fail(cause);
+        }
         return true;
     }
 

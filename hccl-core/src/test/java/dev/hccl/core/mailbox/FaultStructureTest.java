@@ -106,6 +106,28 @@ class FaultStructureTest
         assertArrayEquals(new int[]{1}, dispatcher.lostPeers(), "its link was lost all the same");
     }
 
+    @Test
+    void theListenerAnswersBeforeAnyReceiveWakesAndTheMailboxThenFailsThemWithTheAnswer()
+    {
+        final Dispatcher dispatcher = new Dispatcher(2);
+        final Mailbox mailbox = dispatcher.mailbox(7);
+        final HcclException answer = new HcclException(ErrorCode.E_TCP_TRANSFER, "the communicator's failure");
+        final Request[] waiting = new Request[1];
+        final List<String> seenInCall = new ArrayList<>();
+        mailbox.attach(new int[]{0, 1}, f ->
+        {
+            // The communicator tells its peers here, before anything of this rank wakes.
+            seenInCall.add(waiting[0].isDone() ? "the receive had already failed" : "pending");
+            return answer;
+        });
+        waiting[0] = post(mailbox);
+        dispatcher.onLinkFailure(1, reset());
+        assertEquals(List.of("pending"), seenInCall);
+        assertTrue(waiting[0].isDone());
+        assertSame(answer, waiting[0].failure(), "the receive fails with the listener's answer");
+        assertSame(answer, post(mailbox, 1).failure(), "and so does a later one");
+    }
+
     private static Request post(final Mailbox mailbox)
     {
         return post(mailbox, 1);
@@ -121,7 +143,11 @@ class FaultStructureTest
     private static List<Fault> attach(final Mailbox mailbox, final int ranks)
     {
         final List<Fault> faults = new ArrayList<>();
-        mailbox.attach(java.util.stream.IntStream.range(0, ranks).toArray(), faults::add);
+        mailbox.attach(java.util.stream.IntStream.range(0, ranks).toArray(), f ->
+        {
+            faults.add(f);
+            return new HcclException(f.code(), f.message());
+        });
         return faults;
     }
 }

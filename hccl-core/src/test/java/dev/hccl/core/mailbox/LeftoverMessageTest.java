@@ -2,6 +2,7 @@ package dev.hccl.core.mailbox;
 
 import dev.hccl.api.DataType;
 import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.MessageSink;
@@ -59,7 +60,11 @@ class LeftoverMessageTest
     private static List<String> attach(final Mailbox mailbox)
     {
         final List<String> faults = new ArrayList<>();
-        mailbox.attach(new int[]{0, 1}, f -> faults.add(f.code() + " from " + f.globalPeer() + ": " + f.message()));
+        mailbox.attach(new int[]{0, 1}, f ->
+        {
+            faults.add(f.code() + " from " + f.globalPeer() + ": " + f.message());
+            return new HcclException(f.code(), f.message());
+        });
         return faults;
     }
 

@@ -1,5 +1,7 @@
 package dev.hccl.core.mailbox;
 
+import dev.hccl.api.HcclException;
+
 import dev.hccl.api.DataType;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
@@ -86,7 +88,11 @@ class PeerClosingTest
     private static List<String> attach(final Mailbox mailbox)
     {
         final List<String> faults = new ArrayList<>();
-        mailbox.attach(new int[]{0, 1}, f -> faults.add(f.code() + " from " + f.globalPeer() + ": " + f.message()));
+        mailbox.attach(new int[]{0, 1}, f ->
+        {
+            faults.add(f.code() + " from " + f.globalPeer() + ": " + f.message());
+            return new HcclException(f.code(), f.message());
+        });
         return faults;
     }
 }

@@ -91,13 +91,20 @@ class UnknownCommunicatorTest
         final Dispatcher dispatcher = dispatcher(1000);
         final Mailbox mailbox = dispatcher.mailbox(7);
         final List<String> faults = new ArrayList<>();
-        mailbox.attach(new int[]{0, 1}, f -> faults.add(f.code() + " " + f.globalPeer() + " " + f.message()));
+        final long[] heldWhenReported = {-1};
+        mailbox.attach(new int[]{0, 1}, f ->
+        {
+            faults.add(f.code() + " " + f.globalPeer() + " " + f.message());
+            heldWhenReported[0] = mailbox.bufferedBytes();
+            return new HcclException(f.code(), f.message());
+        });
         assertNotSame(Mailbox.DISCARD, dispatcher.onMessage(1, 7, 0, TAG, DESC, 900), "within the budget: kept");
         assertSame(Mailbox.DISCARD, dispatcher.onMessage(1, 7, 1, TAG, DESC, 900));
         assertEquals(1, faults.size(), faults.toString());
         assertTrue(faults.get(0).startsWith(ErrorCode.E_INTERNAL + " 1 {peer} sent a message of 900 bytes beyond " +
             "the eager credit"), faults.toString());
-        assertEquals(900, mailbox.bufferedBytes(), "the message beyond the credit was never buffered");
+        assertEquals(900, heldWhenReported[0], "the message beyond the credit was never buffered");
+        assertEquals(0, mailbox.bufferedBytes(), "the failed mailbox let go of what it held");
     }
 
     private Dispatcher dispatcher(final int budget)
