@@ -19,11 +19,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -67,16 +63,13 @@ public final class StoreServer implements AutoCloseable
         Executors.newSingleThreadScheduledExecutor(task -> LibraryThreads.newThread(task, "hccl-store-timer"));
     /** Connections in the challenge, by address. */
     private final ConcurrentHashMap<InetAddress, Integer> unproven = new ConcurrentHashMap<>();
-    private final Map<String, byte[]> values = new HashMap<>();
-    /** Bytes of the keys and values held; guarded by this. */
-    private long storedBytes;
+    /** The keys and values, their bounds, and the verdict. */
+    private final StoreTable table = new StoreTable();
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     /** The job's status for {@link StoreProtocol#STATUS}, or null. */
     private volatile Supplier<byte[]> status;
     private volatile boolean closed;
-    /** Why the rendezvous was given up, or null; guarded by this. */
-    private Verdict aborted;
 
     private StoreServer(final ServerSocket server, final JobKey key, final StoreLimits limits, final SSLContext tls)
     {
@@ -458,39 +451,23 @@ public final class StoreServer implements AutoCloseable
     }
 
     /** Stores a value, unless that would pass the limits; returns whether it did. */
-    private synchronized boolean set(final String key, final byte[] value)
+    private boolean set(final String key, final byte[] value)
     {
-        final byte[] old = values.get(key);
-        final long after = storedBytes + value.length + (old == null ? 2L * key.length() : -old.length);
-        if (after > limits.maxStoredBytes() || (old == null && values.size() >= StoreProtocol.MAX_KEYS))
+        if (table.set(key, value, limits.maxStoredBytes()))
         {
-            refusals.warn("rendezvous store: full ({} bytes in {} keys at most); refusing key {}",
-                limits.maxStoredBytes(), StoreProtocol.MAX_KEYS, key);
-            return false;
+            return true;
         }
-        values.put(key, value);
-        storedBytes = after;
-        notifyAll();
-        return true;
+        refusals.warn("rendezvous store: full ({} bytes in {} keys at most); refusing key {}",
+            limits.maxStoredBytes(), StoreProtocol.MAX_KEYS, key);
+        return false;
     }
 
-    private synchronized byte[] get(final String key, final long timeoutMillis) throws InterruptedException
+    /** A value, waiting for it as the client asks but never beyond the store's idle limit; null when none came. */
+    private byte[] get(final String key, final long timeoutMillis) throws InterruptedException
     {
-        // A wait is bounded by the store's idle limit too: no rank waits longer for a key (the connect timeout), and
-        // a client that asked for more (or for a value whose nanoseconds overflow) must not hold a thread beyond it.
-        final long waitMillis = Math.min(Math.max(0, timeoutMillis), limits.idleMillis());
-        final long deadline = System.nanoTime() + waitMillis * 1_000_000L;
-        byte[] value;
-        while ((value = values.get(key)) == null && !closed && aborted == null)
-        {
-            final long leftMillis = (deadline - System.nanoTime()) / 1_000_000L;
-            if (leftMillis <= 0)
-            {
-                return null;
-            }
-            wait(leftMillis);
-        }
-        return value;
+        // No rank waits longer for a key (the connect timeout), and a client that asked for more (or for a value
+        // whose nanoseconds overflow) must not hold a thread beyond it.
+        return table.get(key, Math.min(Math.max(0, timeoutMillis), limits.idleMillis()));
     }
 
     /**
@@ -498,9 +475,9 @@ public final class StoreServer implements AutoCloseable
      *
      * @return the verdict, or null while it stands.
      */
-    synchronized Verdict aborted()
+    Verdict aborted()
     {
-        return aborted;
+        return table.aborted();
     }
 
     /**
@@ -515,7 +492,7 @@ public final class StoreServer implements AutoCloseable
      */
     public void closeOnceVerdictHeard(final int worldSize, final long untilNanos)
     {
-        final List<Integer> waiting = notHeard(worldSize);
+        final List<Integer> waiting = table.notHeard(worldSize);
         if (waiting.isEmpty() || untilNanos - System.nanoTime() <= 0)
         {
             close();
@@ -529,7 +506,7 @@ public final class StoreServer implements AutoCloseable
         {
             try
             {
-                awaitHeard(worldSize, untilNanos);
+                table.awaitHeard(worldSize, untilNanos);
             }
             finally
             {
@@ -541,37 +518,6 @@ public final class StoreServer implements AutoCloseable
         t.start();
     }
 
-    /** The ranks but 0 that have not said they heard the verdict. */
-    private synchronized List<Integer> notHeard(final int worldSize)
-    {
-        final List<Integer> waiting = new ArrayList<>();
-        for (int r = 1; r < worldSize; r++)
-        {
-            if (!values.containsKey(StoreProtocol.HEARD_PREFIX + r))
-            {
-                waiting.add(r);
-            }
-        }
-        return waiting;
-    }
-
-    private synchronized void awaitHeard(final int worldSize, final long untilNanos)
-    {
-        long left;
-        while (!closed && !notHeard(worldSize).isEmpty() && (left = untilNanos - System.nanoTime()) > 0)
-        {
-            try
-            {
-                wait(Math.max(1, left / 1_000_000L));
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
     /**
      * Gives up the rendezvous: every waiting and later {@code get} of a missing key answers with the reason, so that
      * every rank reports the verdict instead of a lost connection. The first verdict stands.
@@ -580,13 +526,9 @@ public final class StoreServer implements AutoCloseable
      * @param rank   the rank the verdict concerns, or {@link HcclException#UNKNOWN_RANK}.
      * @param reason why, in words.
      */
-    public synchronized void abort(final ErrorCode code, final int rank, final String reason)
+    public void abort(final ErrorCode code, final int rank, final String reason)
     {
-        if (aborted == null)
-        {
-            aborted = new Verdict(code, rank, reason);
-            notifyAll();
-        }
+        table.abort(new Verdict(code, rank, reason));
     }
 
     /**
@@ -621,28 +563,21 @@ public final class StoreServer implements AutoCloseable
         }
     }
 
-    private synchronized long add(final String key, final long delta) throws IOException
+    private long add(final String key, final long delta) throws IOException
     {
-        final byte[] old = values.get(key);
-        final long sum;
-        try
+        final Long sum = table.add(key, delta, limits.maxStoredBytes());
+        if (sum == null)
         {
-            sum = (old == null ? 0 : Long.parseLong(new String(old, StandardCharsets.US_ASCII))) + delta;
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IOException("add to key " + key + ", which holds no number");
-        }
-        if (!set(key, Long.toString(sum).getBytes(StandardCharsets.US_ASCII)))
-        {
+            refusals.warn("rendezvous store: full ({} bytes in {} keys at most); refusing key {}",
+                limits.maxStoredBytes(), StoreProtocol.MAX_KEYS, key);
             throw new IOException("the store is full");
         }
         return sum;
     }
 
-    private synchronized boolean contains(final String key)
+    private boolean contains(final String key)
     {
-        return values.containsKey(key);
+        return table.contains(key);
     }
 
     /**
@@ -650,9 +585,9 @@ public final class StoreServer implements AutoCloseable
      *
      * @return keys and values held, in bytes.
      */
-    synchronized long storedBytes()
+    long storedBytes()
     {
-        return storedBytes;
+        return table.storedBytes();
     }
 
     /**
@@ -660,9 +595,9 @@ public final class StoreServer implements AutoCloseable
      *
      * @return how many.
      */
-    synchronized int keyCount()
+    int keyCount()
     {
-        return values.size();
+        return table.keyCount();
     }
 
     /**
@@ -692,10 +627,7 @@ public final class StoreServer implements AutoCloseable
                 // closing anyway
             }
         }
-        synchronized (this)
-        {
-            notifyAll();
-        }
+        table.close();
     }
 }
 
