@@ -19,6 +19,10 @@
  * family keeps scalar kernels where vectors do not pay (INT64, FP64, and FP8, whose kernels look results up in a
  * table) and, unless {@code hccl.kernels.half=vector}, for
  * FP16 and BF16.
+ * <p>
+ * Most kernel classes are generated at build time from {@code src/main/kernel-templates/} by
+ * {@code src/build/KernelSources.java}: one template per loop shape, so that each loop is written once rather than
+ * once per type and operator. Edit the template, not the generated source.
  */
 package dev.hccl.algorithms.kernel;
 
