@@ -286,12 +286,8 @@ public final class KernelSources
     {
         final Map<String, String> m = base(cls, type, t, shift, doc);
         m.put("LOAD", "UnsafeApi.get" + access + "(@)");
-        m.put("STORE", "UnsafeApi.put" + access + "(@, " + narrow.replace("%", "%") + ")");
-        m.put("combine.SUM", "a + b");
-        m.put("combine.PROD", "a * b");
-        m.put("combine.MAX", max);
-        m.put("combine.MIN", min);
-        return m;
+        m.put("STORE", "UnsafeApi.put" + access + "(@, " + narrow + ")");
+        return operators(m, "a + b", "a * b", max, min);
     }
 
     private static Map<String, String> floating(final String cls, final String type, final String t,
@@ -303,10 +299,7 @@ public final class KernelSources
             " {@code -0.0}.");
         m.put("LOAD", "UnsafeApi.get" + access + "(@)");
         m.put("STORE", "UnsafeApi.put" + access + "(@, %)");
-        m.put("combine.SUM", "a + b");
-        m.put("combine.PROD", "a * b");
-        m.put("combine.MAX", "Math.max(a, b)");
-        m.put("combine.MIN", "Math.min(a, b)");
+        operators(m, "a + b", "a * b", "Math.max(a, b)", "Math.min(a, b)");
         m.put("DIVIDE", "yes");
         m.put("DIVIDE_DOC", "{@code x[i] = x[i] / divisor}, correctly rounded.");
         m.put("W", t);
@@ -328,10 +321,7 @@ public final class KernelSources
         m.put("HALF", "yes");
         m.put("LOAD", "HalfFloats." + lower + "ToFloat(UnsafeApi.getShort(@))");
         m.put("STORE", "UnsafeApi.putShort(@, HalfFloats.floatTo" + name + "(%))");
-        m.put("combine.SUM", "a + b");
-        m.put("combine.PROD", "a * b");
-        m.put("combine.MAX", "Math.max(a, b)");
-        m.put("combine.MIN", "Math.min(a, b)");
+        operators(m, "a + b", "a * b", "Math.max(a, b)", "Math.min(a, b)");
         m.put("DIVIDE", "yes");
         m.put("DIVIDE_DOC", "{@code x[i] = x[i] / divisor}: the quotient correctly rounded to {@code float}, then" +
             " rounded to nearest even.");
@@ -348,10 +338,17 @@ public final class KernelSources
         m.put("VECTOR", lane + "Vector");
         m.put("BOXED", lane.equals("Int") ? "Integer" : lane);
         m.put("LOADER", loader);
-        m.put("combine.SUM", "a.add(b)");
-        m.put("combine.PROD", "a.mul(b)");
-        m.put("combine.MAX", "a.max(b)");
-        m.put("combine.MIN", "a.min(b)");
+        return operators(m, "a.add(b)", "a.mul(b)", "a.max(b)", "a.min(b)");
+    }
+
+    /** Each operator's expression of {@code a} and {@code b}. */
+    private static Map<String, String> operators(final Map<String, String> m, final String sum, final String prod,
+        final String max, final String min)
+    {
+        m.put("combine.SUM", sum);
+        m.put("combine.PROD", prod);
+        m.put("combine.MAX", max);
+        m.put("combine.MIN", min);
         return m;
     }
 }

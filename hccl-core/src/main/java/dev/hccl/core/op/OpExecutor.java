@@ -67,17 +67,12 @@ public final class OpExecutor
         completePointToPoint();
         final OpDescriptor desc = op.desc();
         final long seq = op.seq();
-        final HcclException failed = scope.failures().get();
-        if (failed != null)
+        final HcclException refused = start(op);
+        if (refused != null)
         {
-            final HcclException failure = failedEarlier(desc, seq, failed);
-            ended(op, null, failure);
-            future.fail(failure);
+            future.fail(refused);
             return;
         }
-        running = op;
-        op.started();
-        scope.listener().started(op);
         final OpContext ctx = new OpContext(scope, op);
         try
         {
@@ -117,17 +112,12 @@ public final class OpExecutor
     /** Posts a send's or a receive's transfers; the operation completes when they have. */
     void post(final OpRecord op, final PointToPointBody body, final PointToPointOp future)
     {
-        final HcclException failed = scope.failures().get();
-        if (failed != null)
+        final HcclException refused = start(op);
+        if (refused != null)
         {
-            final HcclException failure = failedEarlier(op.desc(), op.seq(), failed);
-            ended(op, null, failure);
-            future.fail(failure);
+            future.fail(refused);
             return;
         }
-        running = op;
-        op.started();
-        scope.listener().started(op);
         try
         {
             final OpContext ctx = new OpContext(scope, op);
@@ -161,6 +151,27 @@ public final class OpExecutor
     {
         postedPointToPoint.completeAll((op, ex) ->
             LOG.debug("rank {}: {} failed: {}", scope.rank(), op, ex.getMessage()));
+    }
+
+    /**
+     * Starts an operation: it is the one running, its record says so and the listener hears of it; unless the
+     * communicator failed earlier, which ends the operation at once.
+     *
+     * @return null when it started, else its failure, for its future.
+     */
+    private HcclException start(final OpRecord op)
+    {
+        final HcclException failed = scope.failures().get();
+        if (failed != null)
+        {
+            final HcclException failure = failedEarlier(op.desc(), op.seq(), failed);
+            ended(op, null, failure);
+            return failure;
+        }
+        running = op;
+        op.started();
+        scope.listener().started(op);
+        return null;
     }
 
     /** The operation ended: its record says so, then the listener hears of it, before its future completes. */
