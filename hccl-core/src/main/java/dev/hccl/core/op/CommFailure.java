@@ -1,8 +1,10 @@
 package dev.hccl.core.op;
 
+import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.Request;
 import dev.hccl.core.mailbox.Fault;
 import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.Mailbox;
@@ -124,12 +126,41 @@ public final class CommFailure implements FaultListener
     {
         final int globalPeer = fault.globalPeer();
         final int peer = globalPeer >= 0 ? rankOfGlobal.applyAsInt(globalPeer) : -1;
-        final OpRecord op = running.get();
         final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
             globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
-        return fail(new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
-            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text,
-            fault.cause()), fault.relayed(), false);
+        return fail(inUsersTerms(fault.code(), peer, running.get(), text, fault.cause()), fault.relayed(), false);
+    }
+
+    /**
+     * A transfer of an operation ended in failure: the communicator's own failure passes as it is, a transport's is
+     * restated in the operation's terms, as {@link #onFault} restates the mailbox's, and fails the communicator.
+     *
+     * @param op      the operation.
+     * @param request its transfer, failed.
+     * @return the communicator's failure, for the operation to throw.
+     */
+    public HcclException transferFailed(final OpRecord op, final Request request)
+    {
+        final Throwable thrown = request.failure();
+        final HcclException known = failure;
+        if (thrown == known)
+        {
+            return failInOperation(known);
+        }
+        final HcclException h = thrown instanceof HcclException ? (HcclException)thrown : null;
+        return failInOperation(inUsersTerms(null == h ? ErrorCode.E_TCP_TRANSFER : h.errorCode(), request.peer(), op,
+            request + " failed: " + (null == h ? String.valueOf(thrown) : h.detail()), thrown));
+    }
+
+    /**
+     * The one place where what the wire reported becomes the user's exception: this rank, the peer in this
+     * communicator's numbering, the operation and its sequence number, the transport's exception as cause.
+     */
+    private HcclException inUsersTerms(
+        final ErrorCode code, final int peer, final OpRecord op, final String text, final Throwable cause)
+    {
+        return new HcclException(code, rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
+            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text, cause);
     }
 
     /**

@@ -136,15 +136,9 @@ final class OpContext implements PeerGroup
                 peerWaitNanos += System.nanoTime() - start;
             }
         }
-        final Throwable failure = request.failure();
-        if (failure != null)
+        if (request.failure() != null)
         {
-            // The communicator's own failure passes as it is; a transport's is restated in this operation's terms.
-            final HcclException known = scope.failures().get();
-            throw scope.failures().failInOperation(failure == known ? known : new HcclException(
-                failure instanceof HcclException ? ((HcclException)failure).errorCode() : ErrorCode.E_TCP_TRANSFER,
-                scope.rank(), request.peer(), desc.operation(), seq, request + " failed: " +
-                (failure instanceof HcclException ? ((HcclException)failure).detail() : failure.toString()), failure));
+            throw scope.failures().transferFailed(op, request);
         }
     }
 
