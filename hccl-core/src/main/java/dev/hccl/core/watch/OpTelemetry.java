@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What a communicator tells about its operations: its always-on counters ({@link OpMetrics}), and to the JDK's tools a
  * flight-recorder event per collective, per send and receive, and one for its failure ({@link dev.hccl.core.events}).
  * It hears of them as the operation path's {@link OpListener}. An operation's event begins as the operation starts and
- * is kept with it ({@link OpRecord#attach}) until it ends; with no recording running, {@code isEnabled} is false and
- * nothing is kept.
+ * is kept with it ({@link OpRecord#attach}) until it ends, then let go, so that the flight recorder's ring of records
+ * holds no events.
  */
 public final class OpTelemetry implements OpListener
 {
@@ -53,10 +53,12 @@ public final class OpTelemetry implements OpListener
     @Override
     public void started(final OpRecord op)
     {
-        final OperationEvent event = op.lane() == OpRecord.Lane.COLLECTIVE ? new CollectiveEvent() :
-            new PointToPointEvent();
-        if (event.isEnabled() && !muted)
+        if (!muted)
         {
+            // One event an operation, begun here and finished at its end (with no recording, begin does nothing and
+            // the end does not commit): a recording that starts meanwhile still gets the operation whole.
+            final OperationEvent event = op.lane() == OpRecord.Lane.COLLECTIVE ? new CollectiveEvent() :
+                new PointToPointEvent();
             event.begin();
             op.attach(event);
         }
@@ -74,11 +76,13 @@ public final class OpTelemetry implements OpListener
         final boolean failed = op.failure() != null;
         // One that failed before it started took no time.
         final long took = op.startedNanos() == OpRecord.NOT_YET ? 0 : op.endedNanos() - op.startedNanos();
+        final Object begun = op.attachment();
+        op.attach(null);
         if (op.lane() == OpRecord.Lane.COLLECTIVE)
         {
             metrics.collective(desc.operation(), bytes, took, op.peerWaitNanos(), failed);
-            final CollectiveEvent event = op.attachment() instanceof CollectiveEvent begun ? begun :
-                new CollectiveEvent();
+            // Failed before it started: no event was begun.
+            final CollectiveEvent event = begun instanceof CollectiveEvent e ? e : new CollectiveEvent();
             if (event.shouldCommit())
             {
                 fill(event, op, failed);
@@ -94,8 +98,7 @@ public final class OpTelemetry implements OpListener
         else
         {
             metrics.pointToPoint(desc.operation(), bytes, took, op.peerWaitNanos(), failed);
-            final PointToPointEvent event = op.attachment() instanceof PointToPointEvent begun ? begun :
-                new PointToPointEvent();
+            final PointToPointEvent event = begun instanceof PointToPointEvent e ? e : new PointToPointEvent();
             if (event.shouldCommit())
             {
                 fill(event, op, failed);

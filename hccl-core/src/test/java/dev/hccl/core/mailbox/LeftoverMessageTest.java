@@ -1,7 +1,6 @@
 package dev.hccl.core.mailbox;
 
 import dev.hccl.api.DataType;
-import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
