@@ -20,10 +20,9 @@ import java.util.Set;
  * <p>
  * The price of a collective ({@link #predictSeconds}) is the algorithm's own alpha-beta-gamma formula, given the
  * protocol's bytes on the wire and links whose latency, bandwidth and reduction figures the adjustment and the
- * protocol scale. The price of a training step ({@link #stepSeconds}) adds what the training helpers compute
- * around the collective: narrowing and widening for {@link WireProtocol#HALF}, the selection and the scatter-add for
- * {@link WireProtocol#SPARSE}; {@link #lowRankStepSeconds} prices {@link WireProtocol#LOW_RANK}'s two all-reduces and
- * its matrix products.
+ * protocol scale. The per-protocol computation costs ({@link ProtocolCosts}) are also what the training module
+ * prices a whole step's gradient synchronisation with: the step's shape (narrowing, selection, the low-rank
+ * products) is the training helpers' business, and its prices live with them.
  */
 public final class TuningTable
 {
@@ -159,12 +158,6 @@ public final class TuningTable
             WireProtocol.LOW_RANK, new ProtocolCosts(1.0, 3.0, 4.5)),
         standardRows());
 
-    /** The standard algorithms, to price a step with; built on first use, as the catalog reads this table. */
-    private static final class StandardCatalog
-    {
-        static final AlgorithmCatalog CATALOG = AlgorithmCatalog.standard();
-    }
-
     private final Map<WireProtocol, ProtocolCosts> costs;
     private final Map<String, Row> rows;
 
@@ -263,9 +256,8 @@ public final class TuningTable
      * @param protocol     {@link WireProtocol#PLAIN}, {@link WireProtocol#HALF} or {@link WireProtocol#QUARTER}.
      * @return seconds.
      * @throws IllegalArgumentException for {@link WireProtocol#SPARSE}, which changes the operation and needs the
-     *                                  fraction sent: {@link #stepSeconds} prices it; for
-     *                                  {@link WireProtocol#LOW_RANK}, which needs the rank:
-     *                                  {@link #lowRankStepSeconds}.
+     *                                  fraction sent, and for {@link WireProtocol#LOW_RANK}, which
+     *                                  needs the rank: each is priced as a training step, by the training module.
      */
     public double predictSeconds(
         final String name, final CostedAlgorithm algorithm, final Operation operation, final RankLayout layout,
@@ -273,118 +265,15 @@ public final class TuningTable
     {
         if (protocol == WireProtocol.SPARSE)
         {
-            throw new IllegalArgumentException("a sparse collective is priced as a step, with its fraction: " +
-                "stepSeconds");
+            throw new IllegalArgumentException("a sparse collective is priced as a training step, with its " +
+                "fraction (hccl-training's StepPrices)");
         }
         if (protocol == WireProtocol.LOW_RANK)
         {
-            throw new IllegalArgumentException("a low-rank collective is priced as a step, with its rank: " +
-                "lowRankStepSeconds");
+            throw new IllegalArgumentException("a low-rank collective is priced as a training step, with its " +
+                "rank (hccl-training's StepPrices)");
         }
         return wireSeconds(name, algorithm, operation, layout, protocol.wireBytes(logicalBytes), links, protocol);
-    }
-
-    /**
-     * The predicted time of synchronising one rank's FP32 gradients as the training helpers do under a protocol,
-     * with the cheapest standard algorithm the cost model may choose: {@link WireProtocol#PLAIN}, an all-reduce;
-     * {@link WireProtocol#HALF}, narrowing, an all-reduce of 16-bit floats, widening; {@link WireProtocol#SPARSE},
-     * the selection of {@code fraction} of the elements (at least one), an all-gather of every rank's pairs, and
-     * adding them into the dense result; {@link WireProtocol#QUARTER}, FP8 with a per-bucket scale: an all-reduce (MAX)
-     * of one float, scaling and narrowing, an all-reduce of FP8, widening. The FP8 conversions are priced as HALF's
-     * (the table has no figure of its own for them: a QUARTER row's buffer is FP8 already). Computes nothing but the
-     * prediction.
-     *
-     * @param layout        the ranks' nodes.
-     * @param links         the link figures.
-     * @param gradientBytes the FP32 gradients of one rank, a multiple of 4.
-     * @param protocol      the protocol.
-     * @param fraction      of the elements {@link WireProtocol#SPARSE} sends, in (0, 1]; the other protocols send
-     *                      every element and ignore it (pass 1).
-     * @return seconds.
-     * @throws IllegalArgumentException for {@link WireProtocol#LOW_RANK} ({@link #lowRankStepSeconds}), or a size
-     *                                  or fraction out of range.
-     */
-    public double stepSeconds(
-        final RankLayout layout, final LinkCosts links, final long gradientBytes, final WireProtocol protocol,
-        final double fraction)
-    {
-        if (protocol == WireProtocol.LOW_RANK)
-        {
-            throw new IllegalArgumentException("a LOW_RANK step needs the rank: lowRankStepSeconds");
-        }
-        if (gradientBytes < 0 || gradientBytes % Float.BYTES != 0 || !(fraction > 0 && fraction <= 1))
-        {
-            throw new IllegalArgumentException("gradientBytes must be a multiple of 4 and fraction in (0, 1], got " +
-                gradientBytes + " and " + fraction);
-        }
-        final ProtocolCosts cost = costs(protocol);
-        final double gamma = links.local().gamma();
-        if (protocol == WireProtocol.SPARSE)
-        {
-            final long elements = gradientBytes / Float.BYTES;
-            final long sent = elements == 0 ? 0 : Math.max(1, (long)Math.ceil(fraction * elements));
-            final long gathered = protocol.wireBytes(sent * Float.BYTES) * layout.worldSize();
-            return gamma * (cost.encode() * gradientBytes + cost.decode() * gathered) +
-                cheapest(Operation.ALL_GATHER, layout, gathered, links, protocol);
-        }
-        final long wire = protocol.wireBytes(gradientBytes);
-        if (protocol == WireProtocol.QUARTER)
-        {
-            final ProtocolCosts conversion = costs(WireProtocol.HALF);
-            return gamma * (conversion.encode() + conversion.decode()) * gradientBytes +
-                cheapest(Operation.ALL_REDUCE, layout, Float.BYTES, links, WireProtocol.PLAIN) +
-                cheapest(Operation.ALL_REDUCE, layout, wire, links, protocol);
-        }
-        return gamma * (cost.encode() * gradientBytes + cost.decode() * wire) +
-            cheapest(Operation.ALL_REDUCE, layout, wire, links, protocol);
-    }
-
-    /**
-     * The predicted time of synchronising one bucket of FP32 gradients as the training helpers' PowerSGD does: the
-     * bucket seen as a matrix of {@code m = ceil(sqrt(count))} columns and {@code n = ceil(count / m)} rows; M Q,
-     * an all-reduce of P ({@code n * rank} FP32 values), M^T P, an all-reduce of Q ({@code m * rank}), and P Q^T with
-     * the error feedback, each all-reduce with the cheapest standard algorithm. A bucket whose factors would not be
-     * smaller ({@code (n + m) * rank >= count}) goes as it is: {@link WireProtocol#PLAIN}'s step. Per bucket, since the
-     * shape is a bucket's: a model's step is the sum over its buckets.
-     *
-     * @param layout      the ranks' nodes.
-     * @param links       the link figures.
-     * @param bucketBytes the FP32 gradients of one bucket on one rank, a multiple of 4.
-     * @param rank        the approximation's rank, at least 1.
-     * @return seconds.
-     * @throws IllegalArgumentException for a size or rank out of range.
-     */
-    public double lowRankStepSeconds(
-        final RankLayout layout, final LinkCosts links, final long bucketBytes, final int rank)
-    {
-        if (bucketBytes < 0 || bucketBytes % Float.BYTES != 0 || rank < 1)
-        {
-            throw new IllegalArgumentException("bucketBytes must be a multiple of 4 and rank at least 1, got " +
-                bucketBytes + " and " + rank);
-        }
-        final long count = bucketBytes / Float.BYTES;
-        final long m = (long)Math.ceil(Math.sqrt(count));
-        final long n = m == 0 ? 0 : (count + m - 1) / m;
-        if ((n + m) * rank >= count)
-        {
-            return stepSeconds(layout, links, bucketBytes, WireProtocol.PLAIN, 1);
-        }
-        final WireProtocol protocol = WireProtocol.LOW_RANK;
-        final ProtocolCosts cost = costs(protocol);
-        final long p = protocol.wireBytes(n * rank * Float.BYTES);
-        final long q = protocol.wireBytes(m * rank * Float.BYTES);
-        return links.local().gamma() * (cost.encode() * rank + cost.decode()) * bucketBytes +
-            cheapest(Operation.ALL_REDUCE, layout, p, links, protocol) +
-            cheapest(Operation.ALL_REDUCE, layout, q, links, protocol);
-    }
-
-    /** The cheapest standard algorithm the cost model may choose, weighed by this table. */
-    private double cheapest(
-        final Operation operation, final RankLayout layout, final long wireBytes, final LinkCosts links,
-        final WireProtocol protocol)
-    {
-        return CostModel.of(StandardCatalog.CATALOG, this, operation, layout)
-            .cheapestSeconds(wireBytes, wireBytes, links, protocol);
     }
 
     /** The formula for bytes already on the wire, with the links scaled; allocates only where a factor is not 1. */

@@ -2,11 +2,11 @@ package dev.hccl.tools.gradbench;
 
 import dev.hccl.algorithms.CostParameters;
 import dev.hccl.algorithms.LinkCosts;
-import dev.hccl.algorithms.TuningTable;
 import dev.hccl.algorithms.WireProtocol;
 import dev.hccl.api.RankLayout;
 import dev.hccl.training.BucketPlan;
 import dev.hccl.training.Compression;
+import dev.hccl.training.StepPrices;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -15,8 +15,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * What the cost model predicts for the communication of the benchmark's variants ({@link TuningTable#stepSeconds}, a
- * compressed wire priced by its {@link WireProtocol}; PowerSGD per bucket by {@link TuningTable#lowRankStepSeconds}),
+ * What the cost model predicts for the communication of the benchmark's variants ({@link StepPrices}, a
+ * compressed wire priced by its {@link WireProtocol}; PowerSGD per bucket by {@link StepPrices#lowRankStepSeconds}),
  * on two layouts: the ranks on one node like this one (the VM's shared-memory figures), and one rank per node on
  * 10 GbE, where the bytes saved by compression weigh more. Printed under the table so that a measurement can be read
  * against the prediction, and a user can see where compression starts to pay.
@@ -50,7 +50,7 @@ final class StepModel
         final Set<Compression> compressions = new LinkedHashSet<>();
         settings.variants().forEach(v -> compressions.add(v.compression()));
         final List<String> lines = new ArrayList<>();
-        lines.add("# cost model, communication alone (TuningTable.stepSeconds; per-tensor: one all-reduce a tensor, " +
+        lines.add("# cost model, communication alone (StepPrices; per-tensor: one all-reduce a tensor, " +
             "the others: this run's " + bucketBytes.length + " buckets):");
         lines.add(line("one node, this VM's shared memory", RankLayout.singleNode(worldSize),
             new LinkCosts(CostParameters.VM_SHARED_MEMORY, LinkCosts.ETHERNET_10G, "VM"), tensorBytes, bucketBytes,
@@ -76,23 +76,10 @@ final class StepModel
     private static double seconds(
         final RankLayout layout, final LinkCosts links, final long[] pieces, final Compression compression)
     {
-        final WireProtocol protocol = switch (compression.kind())
-        {
-            case NONE -> WireProtocol.PLAIN;
-            case FP16, BF16 -> WireProtocol.HALF;
-            case FP8_E4M3, FP8_E5M2 -> WireProtocol.QUARTER;
-            case TOP_K -> WireProtocol.SPARSE;
-            case POWER_SGD -> WireProtocol.LOW_RANK;
-        };
         double seconds = 0;
         for (final long bytes : pieces)
         {
-            if (bytes > 0)
-            {
-                seconds += protocol == WireProtocol.LOW_RANK ?
-                    TuningTable.standard().lowRankStepSeconds(layout, links, bytes, compression.rank()) :
-                    TuningTable.standard().stepSeconds(layout, links, bytes, protocol, compression.fraction());
-            }
+            seconds += StepPrices.standard().seconds(layout, links, bytes, compression);
         }
         return seconds;
     }
