@@ -1,6 +1,6 @@
 package dev.hccl.tools.topo;
 
-import dev.hccl.core.topology.PairMeasurement;
+import dev.hccl.api.PairMeasurement;
 
 import java.util.ArrayList;
 import java.util.Arrays;

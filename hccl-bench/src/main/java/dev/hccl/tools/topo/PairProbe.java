@@ -2,7 +2,7 @@ package dev.hccl.tools.topo;
 
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
-import dev.hccl.core.topology.PairMeasurement;
+import dev.hccl.api.PairMeasurement;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

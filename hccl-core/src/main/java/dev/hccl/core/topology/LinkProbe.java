@@ -4,6 +4,7 @@ import dev.hccl.algorithms.CostParameters;
 import dev.hccl.algorithms.LinkCosts;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
+import dev.hccl.api.PairMeasurement;
 import dev.hccl.api.RankLayout;
 import dev.hccl.api.ReduceOp;
 

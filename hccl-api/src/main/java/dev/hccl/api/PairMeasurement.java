@@ -1,7 +1,4 @@
-package dev.hccl.core.topology;
-
-import dev.hccl.api.Communicator;
-import dev.hccl.api.DataType;
+package dev.hccl.api;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,7 +11,8 @@ import java.util.Arrays;
  * Round trips of 8 bytes, after untimed ones that let the JIT compile the path; transfers each timed by the sender
  * from the start of its send to the arrival of an 8-byte acknowledgement, so that the time covers the whole
  * transfer. The caller makes latency and bandwidth of the samples: a median for a report, a minimum for a model of
- * the steady state.
+ * the steady state. The library's link probe ({@code HCCL_TOPO_PROBE}) and {@code hccl-topo} both time links with it;
+ * it uses nothing but the communicator's send and receive.
  */
 public final class PairMeasurement
 {
