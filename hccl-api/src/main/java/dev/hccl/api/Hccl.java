@@ -2,9 +2,14 @@ package dev.hccl.api;
 
 import dev.hccl.api.spi.CommunicatorProvider;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+
+import javax.net.ssl.SSLContext;
 
 /**
  * Entry point: creates communicators.
@@ -128,6 +133,24 @@ public final class Hccl
             throw new IllegalArgumentException("worldSize must be at least 1, got " + worldSize);
         }
         return provider().initAll(worldSize, config);
+    }
+
+    /**
+     * Asks a running job where every rank is, as {@code hccl-status} does: rank 0 answers on its store's port (the
+     * address its INFO line at init names) with a JSON report of each rank's link and each communicator's operations,
+     * naming the rank that is behind. Only a job with a token serves it, and only to a caller with the token.
+     *
+     * @param store   rank 0's store.
+     * @param token   the job's token ({@code HCCL_JOB_TOKEN}).
+     * @param tls     the job's TLS when it runs with {@code HCCL_TLS_*} (a client certificate of its CA), else null.
+     * @param timeout how long to try to reach the store.
+     * @return the report; empty while rank 0's communicator is not made yet.
+     * @throws HcclException when the store cannot be reached in time or refuses the token.
+     */
+    public static Optional<String> jobStatus(
+        final InetSocketAddress store, final String token, final SSLContext tls, final Duration timeout)
+    {
+        return provider().jobStatus(store, token, tls, timeout);
     }
 
     private static CommunicatorProvider provider()

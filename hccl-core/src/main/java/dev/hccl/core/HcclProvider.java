@@ -24,6 +24,7 @@ import dev.hccl.core.bootstrap.RankTable;
 import dev.hccl.core.bootstrap.Rendezvous;
 import dev.hccl.core.bootstrap.RootInfo;
 import dev.hccl.core.bootstrap.StoreLimits;
+import dev.hccl.core.bootstrap.StoreClient;
 import dev.hccl.core.bootstrap.StoreServer;
 import dev.hccl.core.mailbox.Dispatcher;
 import dev.hccl.core.op.AlgoOverride;
@@ -41,16 +42,21 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.function.IntFunction;
+
+import javax.net.ssl.SSLContext;
 
 /**
  * Creates communicators: the bootstrap through rank 0's store, the transports between processes (plug-ins, one
@@ -218,6 +224,18 @@ public final class HcclProvider implements CommunicatorProvider
         }
         started.close();
         return true;
+    }
+
+    @Override
+    public Optional<String> jobStatus(
+        final InetSocketAddress store, final String token, final SSLContext tls, final Duration timeout)
+    {
+        try (StoreClient client = StoreClient.connect(store, -1, System.nanoTime() + timeout.toNanos(),
+            JobKey.of(token), tls))
+        {
+            final byte[] report = client.status();
+            return report == null ? Optional.empty() : Optional.of(new String(report, StandardCharsets.UTF_8));
+        }
     }
 
     @Override

@@ -2,8 +2,15 @@ package dev.hccl.api.spi;
 
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
+import dev.hccl.api.ErrorCode;
+import dev.hccl.api.HcclException;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+
+import javax.net.ssl.SSLContext;
 
 /**
  * The implementation behind {@link dev.hccl.api.Hccl}, found with {@link java.util.ServiceLoader}.
@@ -42,4 +49,21 @@ public interface CommunicatorProvider
      * @return the communicators, indexed by rank.
      */
     List<Communicator> initAll(int worldSize, CommConfig config);
+
+    /**
+     * Asks a running job's rank 0 for its status report, as {@code hccl-status} does.
+     *
+     * @param store   rank 0's store, as its INFO line at init names it.
+     * @param token   the job's token.
+     * @param tls     the job's TLS, or null for a job without.
+     * @param timeout how long to try to reach the store.
+     * @return the report, JSON; empty while rank 0's communicator is not made yet.
+     * @throws HcclException when the store cannot be reached or refuses the token; {@link ErrorCode#E_ENV} from an
+     *                       implementation that serves no status.
+     */
+    default Optional<String> jobStatus(
+        final InetSocketAddress store, final String token, final SSLContext tls, final Duration timeout)
+    {
+        throw new HcclException(ErrorCode.E_ENV, getClass().getName() + " serves no job status");
+    }
 }

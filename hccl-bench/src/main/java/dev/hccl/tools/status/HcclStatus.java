@@ -1,9 +1,8 @@
 package dev.hccl.tools.status;
 
+import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
-import dev.hccl.api.spi.JobKey;
 import dev.hccl.api.spi.TlsMaterial;
-import dev.hccl.core.bootstrap.StoreClient;
 import dev.hccl.tools.TokenFile;
 import dev.hccl.tools.ToolCommand;
 import dev.hccl.tools.launch.HcclRun;
@@ -19,12 +18,12 @@ import picocli.CommandLine.Spec;
 import javax.net.ssl.SSLContext;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code hccl-status}: where every rank of a running job is, asked of rank 0, which serves it on a port of its own
@@ -123,24 +122,23 @@ public final class HcclStatus implements Callable<Integer>
                 + address);
         }
         final String token = token();
-        final byte[] report;
-        try (StoreClient store = StoreClient.connect(new InetSocketAddress(address.substring(0, colon), port), -1,
-            System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds), JobKey.of(token), tls()))
+        final Optional<String> report;
+        try
         {
-            report = store.status();
+            report = Hccl.jobStatus(new InetSocketAddress(address.substring(0, colon), port), token, tls(),
+                Duration.ofSeconds(timeoutSeconds));
         }
         catch (final HcclException ex)
         {
             err.println("hccl-status: " + ex.getMessage());
             return 1;
         }
-        if (report == null)
+        if (report.isEmpty())
         {
             err.println("hccl-status: rank 0 at " + address + " has no status: its communicator is not made yet");
             return 1;
         }
-        final String text = new String(report, StandardCharsets.UTF_8);
-        out.println(json ? text : describe(new JSONObject(text)));
+        out.println(json ? report.get() : describe(new JSONObject(report.get())));
         return 0;
     }
 
