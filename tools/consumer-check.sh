@@ -114,7 +114,7 @@ if [ "$brought" != "hccl-djl hccl-shaded hccl-spark slf4j-api " ]; then
 fi
 echo "consumer-check: hccl-spark brings $brought"
 # The tools jar, deployed (classifier tools) and runnable without the repository: a job of two ranks from it alone.
-tools=$(ls "$work/repo/dev/hccl/hccl-bench/0.1.0-SNAPSHOT/hccl-bench-0.1.0-"*"-tools.jar" | head -n 1)
+tools=$(ls "$work/repo/dev/hccl/hccl-dist/0.1.0-SNAPSHOT/hccl-dist-0.1.0-"*"-tools.jar" | head -n 1)
 cp "$tools" "$work/hccl-tools.jar"
 echo "consumer-check: java -jar hccl-tools.jar run -np 2 bench ..., outside the repository"
 out=$(env PATH=/usr/bin:/bin java -jar "$work/hccl-tools.jar" run -np 2 bench all_reduce -b 8 -e 1K -f 4 -n 5 -w 2 2>&1)

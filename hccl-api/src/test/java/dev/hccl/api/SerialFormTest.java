@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * How the object forms write a value and read a peer's: limits, the filter and what each failure says, without a
- * communicator (the collectives themselves are hccl-bench's {@code ObjectCollectivesTest}).
+ * communicator (the collectives themselves are hccl-checks' {@code ObjectCollectivesTest}).
  */
 @Timeout(60)
 class SerialFormTest
