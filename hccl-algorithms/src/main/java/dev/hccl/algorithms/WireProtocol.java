@@ -29,13 +29,15 @@ public enum WireProtocol
     /**
      * The top-k gradient compression: each rank selects a fraction of its FP32 elements and sends them as
      * (index, value) pairs of 8 bytes through an all-gather; every rank then adds all ranks' pairs into its dense
-     * result. Never the selector's choice: the training module prices a top-k step with it. Its factor is per selected element's byte.
+     * result. Never the selector's choice: the training module prices a top-k step with it. Its factor is per
+     * selected element's byte.
      */
     SPARSE(2.0),
     /**
      * The PowerSGD gradient compression: each bucket of FP32 gradients, seen as a near-square matrix, travels as two
      * thin FP32 factors (n x rank and m x rank), each through an all-reduce of its own; every rank then multiplies
-     * them out into its dense result. Never the selector's choice: the training module prices a PowerSGD step with it. Its factor is per byte of a factor: they are reduced as FP32.
+     * them out into its dense result. Never the selector's choice: the training module prices a PowerSGD step with
+     * it. Its factor is per byte of a factor: they are reduced as FP32.
      */
     LOW_RANK(1.0);
 

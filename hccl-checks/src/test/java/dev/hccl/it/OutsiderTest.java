@@ -3,6 +3,7 @@ package dev.hccl.it;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.JobKey;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,6 +32,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OutsiderTest
 {
     private static final String TOKEN = "the-jobs-secret-token-4f1c";
+    /** The store protocol's version (StoreProtocol.VERSION), which the current opening names. */
+    private static final int STORE_VERSION = 3;
+    /** The store's bytes for a current opening with a wrong proof: the clear mode, its nonce, REFUSED. */
+    private static final int CHALLENGE_REFUSED_BYTES = 1 + JobKey.NONCE_BYTES + 1;
+    /** StoreProtocol.REFUSED. */
+    private static final byte REFUSED = 3;
 
     /** A rank of a 2-rank job; rank 1 arrives 3 s late, so that the store waits meanwhile. Prints {@code SUM a,b}. */
     public static final class LateJoiner
@@ -65,11 +72,14 @@ class OutsiderTest
         {
             final int port = Integer.parseInt(job.environment("MASTER_PORT"));
             final String oldRequest = ask(port, true);
-            final String newOpening = ask(port, false);
-            for (final String heard : new String[]{oldRequest, newOpening})
+            final byte[] newOpening = heard(port, false);
+            for (final String heard : new String[]{oldRequest, described(newOpening)})
             {
                 assertFalse(heard.contains(TOKEN), "the store served the token: " + heard);
             }
+            // The current opening reached the challenge (the version is the store's): the mode, a nonce, REFUSED.
+            assertEquals(CHALLENGE_REFUSED_BYTES, newOpening.length, described(newOpening));
+            assertEquals(REFUSED, newOpening[newOpening.length - 1], described(newOpening));
             for (int r = 0; r < 2; r++)
             {
                 assertEquals(0, job.awaitExit(r, 60), job.outputs());
@@ -79,33 +89,48 @@ class OutsiderTest
     }
 
     /**
-     * Connects to the store, retrying until rank 0 serves it, and sends either the old protocol's request for the
-     * token or the current opening followed by a made-up proof; returns every byte heard before the store closes or a
-     * second passes.
+     * Connects to the store, retrying until rank 0 serves it, and sends either the old protocol's request for the token
+     * or the current opening followed by a made-up proof; returns every byte heard before the store closes or 10
+     * seconds of silence pass. Each is sent in one write: a store that closes on the first bytes it dislikes (the old
+     * request's version) must not make a later write of the client fail with a reset, which is the outsider's problem,
+     * not the test's.
      */
     static String ask(final int port, final boolean oldRequest) throws Exception
     {
+        return described(heard(port, oldRequest));
+    }
+
+    /** Bytes heard as text and as numbers. */
+    private static String described(final byte[] heard)
+    {
+        return new String(heard, StandardCharsets.ISO_8859_1) + " " + Arrays.toString(heard);
+    }
+
+    /** What {@link #ask} hears, as bytes. */
+    private static byte[] heard(final int port, final boolean oldRequest) throws Exception
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(0x48435354); // "HCST"
+        if (oldRequest)
+        {
+            out.writeByte(2); // GET, as version 1 had it
+            out.writeUTF("token");
+            out.writeLong(1_000);
+        }
+        else
+        {
+            out.writeByte(STORE_VERSION);
+            out.write(new byte[JobKey.NONCE_BYTES]); // a nonce
+            out.write(new byte[JobKey.PROOF_BYTES]); // a proof made up
+        }
         final long deadline = System.nanoTime() + 30_000_000_000L;
         while (true)
         {
             try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port))
             {
-                final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-                out.writeInt(0x48435354); // "HCST"
-                if (oldRequest)
-                {
-                    out.writeByte(2); // GET, as version 1 had it
-                    out.writeUTF("token");
-                    out.writeLong(1_000);
-                }
-                else
-                {
-                    out.writeByte(2); // the version
-                    out.write(new byte[32]); // a nonce
-                    out.write(new byte[32]); // a proof made up
-                }
-                out.flush();
-                socket.setSoTimeout(1_000);
+                socket.getOutputStream().write(bytes.toByteArray());
+                socket.setSoTimeout(10_000); // the store closes when it is done; this bounds a silent one
                 final ByteArrayOutputStream heard = new ByteArrayOutputStream();
                 final InputStream in = socket.getInputStream();
                 try
@@ -119,7 +144,7 @@ class OutsiderTest
                 {
                     // silence or a reset: what was heard is all there is
                 }
-                return heard.toString(StandardCharsets.ISO_8859_1) + " " + Arrays.toString(heard.toByteArray());
+                return heard.toByteArray();
             }
             catch (final ConnectException ex)
             {
