@@ -147,7 +147,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         // The operation path.
         final Whereabouts whereabouts = new Whereabouts(history::lastIssued);
         this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox, nodeArena, whereabouts,
-            this::rankOfGlobal, this::runningOp, listener);
+            this::rankOfGlobal, this::globalRank, this::runningOp, listener);
         final PositionSurvey survey = new PositionSurvey(rank, globalRanks.length, whereabouts,
             fabric.progressEngine(), waitPolicy, this::globalRank, this::rankOfGlobal, mailbox.positions());
         this.scope = new OpScope(rank, globalRanks.length, layout, new Wire(mailbox, this.globalRanks), whereabouts,

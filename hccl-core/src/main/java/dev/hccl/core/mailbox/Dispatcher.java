@@ -281,10 +281,8 @@ public final class Dispatcher implements Inbound
     @Override
     public void onLinkFailure(final int peer, final Throwable cause)
     {
-        final String reason = "lost its connection to this rank (" +
-            (cause instanceof HcclException ? ((HcclException)cause).detail() : String.valueOf(cause)) + ")";
-        gone(peer, new PeerStates.Departure(cause instanceof HcclException ?
-            ((HcclException)cause).errorCode() : ErrorCode.E_TCP_TRANSFER, reason, false, cause));
+        gone(peer, new PeerStates.Departure(Fault.transportCode(cause),
+            "lost its connection to this rank (" + Fault.transportDetail(cause) + ")", false, cause));
     }
 
     @Override

@@ -1,10 +1,10 @@
 package dev.hccl.core.op;
 
-import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.Link;
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.Request;
+import dev.hccl.api.spi.Tags;
 import dev.hccl.core.mailbox.Fault;
 import dev.hccl.core.mailbox.FaultListener;
 import dev.hccl.core.mailbox.Mailbox;
@@ -35,6 +35,7 @@ public final class CommFailure implements FaultListener
     private final NodeArena arena;
     private final Whereabouts whereabouts;
     private final IntUnaryOperator rankOfGlobal;
+    private final IntUnaryOperator globalOfRank;
     private final Supplier<OpRecord> running;
     private final OpListener listener;
     private volatile HcclException failure;
@@ -54,13 +55,14 @@ public final class CommFailure implements FaultListener
      * @param arena        the communicator's node arena, or null.
      * @param whereabouts  the waits in progress, failed with the communicator.
      * @param rankOfGlobal this communicator's rank of a rank of the root communicator, or -1.
+     * @param globalOfRank the root communicator's rank of a rank of this communicator.
      * @param running      the operation running now, or null.
      * @param listener     told of the failure, once the peers and the waits have been.
      */
     public CommFailure(
         final int rank, final int size, final long commId, final IntFunction<Link> links, final Mailbox mailbox,
         final NodeArena arena, final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal,
-        final Supplier<OpRecord> running, final OpListener listener)
+        final IntUnaryOperator globalOfRank, final Supplier<OpRecord> running, final OpListener listener)
     {
         this.rank = rank;
         this.size = size;
@@ -70,6 +72,7 @@ public final class CommFailure implements FaultListener
         this.arena = arena;
         this.whereabouts = whereabouts;
         this.rankOfGlobal = rankOfGlobal;
+        this.globalOfRank = globalOfRank;
         this.running = running;
         this.listener = listener;
     }
@@ -117,23 +120,19 @@ public final class CommFailure implements FaultListener
     /**
      * {@inheritDoc}
      * <p>
-     * The mailbox's fault in the user's terms: the peer in this communicator's numbering, the operation running and
-     * its sequence number, the transport's exception as cause. The mailbox fails its receives itself, once this
-     * returns.
+     * The mailbox's fault in the user's terms (see {@link #inUsersTerms}). The mailbox fails its receives itself, once
+     * this returns.
      */
     @Override
     public HcclException onFault(final Fault fault)
     {
-        final int globalPeer = fault.globalPeer();
-        final int peer = globalPeer >= 0 ? rankOfGlobal.applyAsInt(globalPeer) : -1;
-        final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
-            globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
-        return fail(inUsersTerms(fault.code(), peer, running.get(), text, fault.cause()), fault.relayed(), false);
+        return fail(inUsersTerms(fault, running.get()), fault.relayed(), false);
     }
 
     /**
-     * A transfer of an operation ended in failure: the communicator's own failure passes as it is, a transport's is
-     * restated in the operation's terms, as {@link #onFault} restates the mailbox's, and fails the communicator.
+     * A transfer of an operation ended in failure: the communicator's own failure passes as it is; a transport's
+     * becomes a {@link Fault}, as the mailbox's do, and then the user's exception in the same way, and fails the
+     * communicator.
      *
      * @param op      the operation.
      * @param request its transfer, failed.
@@ -147,20 +146,26 @@ public final class CommFailure implements FaultListener
         {
             return failInOperation(known);
         }
-        final HcclException h = thrown instanceof HcclException ? (HcclException)thrown : null;
-        return failInOperation(inUsersTerms(null == h ? ErrorCode.E_TCP_TRANSFER : h.errorCode(), request.peer(), op,
-            request + " failed: " + (null == h ? String.valueOf(thrown) : h.detail()), thrown));
+        final String transfer = (request.isSend() ? "send to {peer}" : "recv from {peer}") + " tag " +
+            Tags.describe(request.tag());
+        return failInOperation(
+            inUsersTerms(Fault.ofTransfer(globalOfRank.applyAsInt(request.peer()), transfer, thrown), op));
     }
 
     /**
      * The one place where what the wire reported becomes the user's exception: this rank, the peer in this
-     * communicator's numbering, the operation and its sequence number, the transport's exception as cause.
+     * communicator's numbering, the operation and its sequence number, the fault's words with the peer named, the
+     * transport's exception as cause.
      */
-    private HcclException inUsersTerms(
-        final ErrorCode code, final int peer, final OpRecord op, final String text, final Throwable cause)
+    private HcclException inUsersTerms(final Fault fault, final OpRecord op)
     {
-        return new HcclException(code, rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
-            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text, cause);
+        final int globalPeer = fault.globalPeer();
+        final int peer = globalPeer >= 0 ? rankOfGlobal.applyAsInt(globalPeer) : -1;
+        final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
+            globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
+        return new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
+            op == null ? null : op.desc().operation(), op == null ? HcclException.NO_SEQUENCE : op.seq(), text,
+            fault.cause());
     }
 
     /**
