@@ -30,7 +30,12 @@ import java.nio.ByteBuffer;
  * ranks reduce their slice in their region). <b>Reduce-scatter</b>:
  * every rank copies in its input's piece of every block, and reduces its own block's piece from all regions into its
  * output. <b>All-gather</b>: every rank copies its block's piece in, then every block's out. <b>Broadcast</b>: the root
- * copies in, the others copy out. <b>Barrier</b>: a step with no data.
+ * copies in, the others say they arrived ({@link ArenaSteps#arrived}), and once all have, copy out. <b>Barrier</b>: a
+ * step with no data.
+ * <p>
+ * Every rank waits in every step until every rank posted or arrived, and compares their operations with its own
+ * (operation, type, reduction, root, count: what a message's fingerprint carries), so that ranks that issued different
+ * collectives all fail before any returns, even those that would only have sent.
  * <p>
  * Each slice is reduced by one rank in one fixed order (rank order from 0, or from the slice's owner), then copied,
  * so every rank ends with the same bits, and the same from run to run.
@@ -352,17 +357,20 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 final int bytes = Math.min(pieceElements, count - first) * size;
                 final int at = first * size;
                 steps.begin();
-                if (me == root)
+                if (me != root)
                 {
-                    if (!(inPlace && steps.postedInPlace(buf, at, bytes)))
-                    {
-                        Copies.copy(memory, steps.data(me), buf, at, bytes);
-                        steps.posted();
-                    }
+                    steps.arrived();
                 }
-                else
+                else if (!(inPlace && steps.postedInPlace(buf, at, bytes)))
                 {
-                    steps.awaitPosted(root);
+                    Copies.copy(memory, steps.data(me), buf, at, bytes);
+                    steps.posted();
+                }
+                // Every rank compares every other's operation, the root's included, before it returns: a rank that
+                // names another root posts and reads where no one looks, and nothing else would tell.
+                steps.awaitAllPosted();
+                if (me != root)
+                {
                     Copies.copy(buf, at, steps.source(root), steps.sourceAt(root), bytes);
                 }
                 steps.done();
@@ -387,7 +395,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         try (ArenaSteps steps = ArenaSteps.enter(group, arena, Operation.BARRIER))
         {
             steps.begin();
-            steps.posted();
+            steps.arrived();
             steps.awaitAllPosted();
             steps.done();
         }

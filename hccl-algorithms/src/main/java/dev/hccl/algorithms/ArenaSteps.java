@@ -192,6 +192,15 @@ final class ArenaSteps implements AutoCloseable
     }
 
     /**
+     * Says this member has begun this step with no data for the others (a broadcast's receiver, a barrier): it posts
+     * only its operation, which the others compare with theirs.
+     */
+    void arrived()
+    {
+        post(arena.memory(), data(me), 0, false);
+    }
+
+    /**
      * Says this member's data of this step lies in a registered buffer, when it does, instead of copying it into its
      * half: the others read it there.
      *

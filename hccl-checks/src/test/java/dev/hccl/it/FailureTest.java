@@ -308,6 +308,44 @@ class FailureTest
     }
 
     @Test
+    void aBroadcastRootThatOneRankNamesDifferentlyIsAnErrorOnEveryRank() throws Exception
+    {
+        // Rank 1 believes itself the root, ranks 0 and 2 name rank 0: two ranks believe they only send. Over
+        // messages, the rank that receives finds the mismatch and the senders learn of it by its abort, at their next
+        // operation at the latest. In the node arena no message is matched: every rank compares the others'
+        // operation before it returns, so all fail at the broadcast itself.
+        final int port = TcpConformanceTest.freePort();
+        final List<HcclException> errors = Ranks.run(3, 60, rank ->
+        {
+            try (Communicator comm = Hccl.init(tcp(rank, 3, port).conclude()))
+            {
+                final ByteBuffer buf = floats(1024);
+                comm.barrier();
+                final HcclException atBroadcast = assertThrows(HcclException.class, () ->
+                {
+                    comm.broadcast(buf, 1024, DataType.FP32, rank == 1 ? 1 : 0);
+                    if (!sharedMemory())
+                    {
+                        comm.barrier();
+                    }
+                });
+                if (sharedMemory())
+                {
+                    assertEquals(Operation.BROADCAST, atBroadcast.operation(), atBroadcast.getMessage());
+                }
+                return atBroadcast;
+            }
+        });
+        for (final HcclException e : errors)
+        {
+            assertTrue(e.errorCode() == ErrorCode.E_MISMATCH || e.errorCode() == ErrorCode.E_REMOTE, e.getMessage());
+            assertTrue(e.getMessage().contains("root=0") && e.getMessage().contains("root=1"),
+                "the error must name both roots: " + e.getMessage());
+        }
+        assertTrue(errors.stream().anyMatch(e -> e.errorCode() == ErrorCode.E_MISMATCH), errors.toString());
+    }
+
+    @Test
     void aRankThatStopsIssuingOperationsTimesOutNamingIt() throws Exception
     {
         final int port = TcpConformanceTest.freePort();
