@@ -87,6 +87,12 @@ final class ArenaView implements NodeArena
     }
 
     @Override
+    public String damage()
+    {
+        return whole.damage();
+    }
+
+    @Override
     public long signal(final int index)
     {
         return whole.signal(index);

@@ -83,9 +83,22 @@ public interface NodeArena
     /**
      * Marks the arena failed, before this member's peers are told why over their links: a member that goes on to
      * read this one's data would otherwise complete an operation that failed here, with what it had posted. The
-     * first member to mark it stands; a mark is never taken back. Nothing happens once the arena is closing.
+     * first member to mark it stands (when two mark it at once, either may); a mark is never taken back. Nothing
+     * happens once the arena is closing, nor when its memory is damaged ({@link #damage()}): the links tell.
      */
     void markFailed();
+
+    /**
+     * What is wrong with the arena's memory itself, when an access to it failed: a file truncated under the mapping,
+     * say, whose pages fault. The communicator reports the failed operation as {@code E_SHM_SEGMENT} with these words,
+     * not as an internal error.
+     *
+     * @return what is wrong and what to change, or null when the memory is sound (or the arena cannot tell).
+     */
+    default String damage()
+    {
+        return null;
+    }
 
     /**
      * Which member marked the arena failed ({@link #markFailed()}), with acquire semantics: a wait on a signal looks at

@@ -2,6 +2,7 @@ package dev.hccl.core.op;
 
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
+import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.Request;
@@ -205,8 +206,18 @@ public final class OpExecutor
     /** Fails the communicator with what an operation threw: a wire failure as it is, anything else as a bug. */
     private HcclException failOn(final OpDescriptor desc, final long seq, final Throwable thrown)
     {
-        return scope.failures().failInOperation(thrown instanceof HcclException ? (HcclException)thrown :
+        if (thrown instanceof HcclException h)
+        {
+            return scope.failures().failInOperation(h);
+        }
+        // A fault in the node arena's memory (the JVM's InternalError for SIGBUS) is the arena's damage, if it has
+        // any; else an error of ours.
+        final NodeArena arena = scope.nodeArena();
+        final String damage = null == arena ? null : arena.damage();
+        return scope.failures().failInOperation(null != damage ?
+            new HcclException(ErrorCode.E_SHM_SEGMENT, scope.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
+                damage, thrown) :
             new HcclException(ErrorCode.E_INTERNAL, scope.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
-            "internal error in " + desc + ": " + thrown, thrown));
+                "internal error in " + desc + ": " + thrown, thrown));
     }
 }

@@ -2,6 +2,8 @@ package dev.hccl.transport.shm;
 
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.RegisteredMemory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -26,6 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class ShmArena implements NodeArena
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ShmArena.class);
+
     private final ShmFile file;
     private final int[] ranks;
     private final int member;
@@ -117,20 +121,50 @@ final class ShmArena implements NodeArena
         return registrations;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A read and then a release write, both of which the JVM turns into an {@link InternalError} when the page
+     * faults; a compare-and-set is not so guarded, and a fault there (a file truncated under the mapping) would crash
+     * the JVM. Two members that mark it at once may both write: either's mark is one that failed.
+     */
     @Override
     public void markFailed()
     {
-        if (enter())
+        if (!enter())
         {
-            try
+            return;
+        }
+        try
+        {
+            final String damage = damage();
+            if (null != damage)
             {
-                LONGS.compareAndSet(trailer, 0, 0L, member + 1L);
+                LOG.warn("rank {}: the node arena is not marked failed: {}", ranks[member], damage);
+                return;
             }
-            finally
+            if ((long)LONGS.getAcquire(trailer, 0) == 0)
             {
-                exit();
+                LONGS.setRelease(trailer, 0, member + 1L);
             }
         }
+        catch (final InternalError fault)
+        {
+            // Truncated since the look: the memory faults; the links tell the peers all the same.
+            LOG.warn("rank {}: the node arena is not marked failed: its memory faults: {}", ranks[member],
+                null == damage() ? fault.toString() : damage());
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    @Override
+    public String damage()
+    {
+        final String truncation = file.truncation();
+        return null == truncation ? null : ShmDamage.arenaTruncated(file.path(), truncation);
     }
 
     @Override
@@ -154,16 +188,6 @@ final class ShmArena implements NodeArena
     public void exit()
     {
         inside.decrementAndGet();
-    }
-
-    /**
-     * Whether another process truncated the file under the mapping ({@link ShmFile#truncation()}).
-     *
-     * @return what is wrong, or null when the file is whole.
-     */
-    String truncation()
-    {
-        return file.truncation();
     }
 
     /**

@@ -5,6 +5,8 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 
+import java.nio.file.Path;
+
 /**
  * The errors of a damaged segment, {@link ErrorCode#E_SHM_SEGMENT}, naming the peer and the segment's file (gone from
  * the directory once the pair has connected, but its name tells the job and the pair).
@@ -38,6 +40,21 @@ final class ShmDamage
             segment.file() + " " + truncation + ", so its memory faults (SIGBUS). Another process shrank it after " +
             "it was mapped: stop whatever cleans or truncates files in " + segment.file().getParent() + " (" +
             ShmTransportProvider.DIR.variable() + ") while jobs run", fault);
+    }
+
+    /**
+     * What is wrong with a node arena whose file was truncated under the mapping.
+     *
+     * @param file       the arena's file (gone from the directory once every member mapped it; its name tells the
+     *                   job).
+     * @param truncation what {@link ShmFile#truncation()} found.
+     * @return the words for the user's {@link ErrorCode#E_SHM_SEGMENT}.
+     */
+    static String arenaTruncated(final Path file, final String truncation)
+    {
+        return "the node arena's shared memory is truncated: its file " + file + " " + truncation + ", so its " +
+            "memory faults (SIGBUS). Another process shrank it after it was mapped: stop whatever cleans or " +
+            "truncates files in " + file.getParent() + " (" + ShmTransportProvider.DIR.variable() + ") while jobs run";
     }
 
     /**

@@ -9,6 +9,11 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -143,5 +148,56 @@ class ShmArenaTest
         assertEquals(2, cluster.files().size());
         assertFalse(t[0].nodeArena().registeredMemory().conclude(false));
         assertEquals(List.of(), cluster.files(), "files left in " + cluster.dir);
+    }
+
+    @Test
+    void aTruncatedArenaSaysWhatIsWrongAndMarkingItFailedDoesNotFault() throws Exception
+    {
+        // Another process of the user's shrinks the arena's file after every member mapped it (through the member's
+        // open descriptor: the name is gone). Its pages fault now; marking the arena failed must not touch them.
+        final ShmCluster cluster = cluster().arenaSize(64 * 1024);
+        final ShmTransport[] t = cluster.connected(new RecordingInbound[2]);
+        final ShmArena arena = t[0].nodeArena();
+        assertNull(arena.damage(), "a whole arena");
+        final long bytes = ShmArena.fileBytes(2, 64 * 1024);
+        final Path descriptor = openFileOfSize(cluster.dir, bytes);
+        try (FileChannel c = FileChannel.open(descriptor, StandardOpenOption.WRITE))
+        {
+            c.truncate(0);
+        }
+        final String damage = arena.damage();
+        assertNotNull(damage, "the truncation is seen from the file's size");
+        assertTrue(damage.startsWith("the node arena's shared memory is truncated: its file " + cluster.dir) &&
+            damage.contains(" holds 0 bytes where its layout needs " + bytes + ", so its memory faults") &&
+            damage.endsWith("while jobs run"), damage);
+        arena.markFailed();
+        t[1].nodeArena().markFailed();
+        assertEquals(damage, t[1].nodeArena().damage(), "every member sees it");
+    }
+
+    /** The descriptor, in /proc/self/fd, of the one deleted file of the directory this process holds open at a size. */
+    private static Path openFileOfSize(final Path dir, final long bytes) throws IOException
+    {
+        final List<Path> found = new ArrayList<>();
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd")))
+        {
+            for (final Path fd : fds)
+            {
+                try
+                {
+                    final String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith(dir.toString()) && target.endsWith("(deleted)") && Files.size(fd) == bytes)
+                    {
+                        found.add(fd);
+                    }
+                }
+                catch (final IOException gone)
+                {
+                    // a descriptor closed meanwhile, or not a file
+                }
+            }
+        }
+        assertFalse(found.isEmpty(), "no open deleted file of " + bytes + " bytes in " + dir);
+        return found.get(0);
     }
 }
