@@ -33,7 +33,7 @@ class OutsiderTest
 {
     private static final String TOKEN = "the-jobs-secret-token-4f1c";
     /** The store protocol's version (StoreProtocol.VERSION), which the current opening names. */
-    private static final int STORE_VERSION = 3;
+    private static final int STORE_VERSION = 4;
     /** The store's bytes for a current opening with a wrong proof: the clear mode, its nonce, REFUSED. */
     private static final int CHALLENGE_REFUSED_BYTES = 1 + JobKey.NONCE_BYTES + 1;
     /** StoreProtocol.REFUSED. */

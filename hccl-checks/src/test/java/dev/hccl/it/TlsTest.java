@@ -120,9 +120,9 @@ class TlsTest
                 s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
                 s.setSoTimeout(5000);
                 final OutputStream out = s.getOutputStream();
-                // StoreProtocol: magic "HCST", version 3, a 16-byte nonce; the store's mode (1: TLS required) and
+                // StoreProtocol: magic "HCST", version 4, a 16-byte nonce; the store's mode (1: TLS required) and
                 // nonce; a 32-byte proof; the verdict (3: refused), then the close.
-                out.write(new byte[]{'H', 'C', 'S', 'T', 3});
+                out.write(new byte[]{'H', 'C', 'S', 'T', 4});
                 out.write(new byte[16]);
                 out.flush();
                 final InputStream in = s.getInputStream();

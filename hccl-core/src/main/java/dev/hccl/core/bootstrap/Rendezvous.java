@@ -334,22 +334,20 @@ public final class Rendezvous implements AutoCloseable
                 if (report.due())
                 {
                     final List<Integer> missing = client.missing(keys);
-                    final String refusal = server == null ? null : server.lastRankRefusal();
                     LOG.info("rank {}: {} of {} ranks arrived; waiting for rank{} {}; {}{}", rank,
                         worldSize - missing.size(), worldSize, missing.size() == 1 ? "" : "s", missing, report.left(),
-                        refusal == null ? "" : "; the store turned away " + refusal);
+                        turnedAway(server, "; the store"));
                 }
             }
             if (value == null)
             {
                 final List<Integer> missing = client.missing(keys);
-                final String refusal = server == null ? null : server.lastRankRefusal();
                 final String verdict = "rank" + (missing.size() == 1 ? " " : "s ") + missing + " of " + worldSize +
                     " did not arrive within the connect timeout (" + CommConfig.CONNECT_TIMEOUT + "); " +
                     (worldSize - missing.size()) + " ranks arrived. Check that " +
                     (missing.size() == 1 ? "it was" : "they were") + " started, and with the same MASTER_ADDR and " +
                     "MASTER_PORT (or root info) and WORLD_SIZE=" + worldSize + " as this rank" +
-                    (refusal == null ? "" : "; rank 0's store turned away " + refusal);
+                    turnedAway(server, "; rank 0's store");
                 if (server != null)
                 {
                     // the ranks that did arrive report this too, not a lost store
@@ -412,6 +410,21 @@ public final class Rendezvous implements AutoCloseable
                 known == null ? HcclException.UNKNOWN_RANK : known.peer(), "rank 0's init failed: " +
                 (known == null ? failure.toString() : known.getMessage()));
         }
+    }
+
+    /**
+     * What rank 0's store turned away, for the message of ranks that did not arrive: the last client that looked like
+     * a rank, and the connections it closed to make room for newer ones (a stranger flooding its port).
+     *
+     * @return the words after {@code subject}, or "" when it turned nothing away (or this rank serves no store).
+     */
+    private static String turnedAway(final StoreServer server, final String subject)
+    {
+        final String refusal = server == null ? null : server.lastRankRefusal();
+        final String crowded = server == null ? null : server.crowdedOut();
+        return (refusal == null ? "" : subject + " turned away " + refusal) +
+            (crowded == null ? "" : subject + " closed " + crowded + " in the challenge to make room for newer ones: " +
+            "a process that is not a rank of the job floods its port, which may have kept a rank out");
     }
 
     /** What rank 0 needs to serve {@code hccl-status}: the job's key and TLS, its store's host and limits. */

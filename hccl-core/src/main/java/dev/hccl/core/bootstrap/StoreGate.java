@@ -18,7 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
 import java.net.Socket;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The rendezvous store's door: how a new connection gets in ({@link StoreProtocol}). It reads the connection's first
@@ -55,6 +55,17 @@ final class StoreGate
     {
     }
 
+    /** What became of a client that proved the key. */
+    enum Seat
+    {
+        /** It is admitted. */
+        TAKEN,
+        /** Its challenge's deadline closed it first. */
+        LATE,
+        /** As many clients as the store serves are admitted already: it is told to try again. */
+        FULL
+    }
+
     private final JobKey key;
     /** Mutual TLS for every client, or null for the clear. */
     private final SSLContext tls;
@@ -73,13 +84,13 @@ final class StoreGate
      * Lets a client in, or tells it why not.
      *
      * @param client a connection just accepted; the caller bounds the time this takes.
-     * @param inTime asked once the client has proven the key, before it is told so: true when the challenge ended
-     *               within the caller's deadline (which then no longer closes the connection), false when the deadline
-     *               has closed it.
+     * @param seat   asked once the client has proven the key, before it is told so: whether it is admitted (its
+     *               challenge ended within the caller's deadline, which then no longer closes the connection, and
+     *               there is room).
      * @return its streams, or null when it was turned away.
      * @throws IOException when the connection fails.
      */
-    Admitted admit(final Socket client, final BooleanSupplier inTime) throws IOException
+    Admitted admit(final Socket client, final Supplier<Seat> seat) throws IOException
     {
         final Socket secured = open(client);
         if (secured == null)
@@ -89,7 +100,7 @@ final class StoreGate
         final DataInputStream in = new DataInputStream(secured == client ? clearStream(client) :
             new BufferedInputStream(secured.getInputStream()));
         final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(secured.getOutputStream()));
-        return challenge(client, in, out, secured != client, tls != null && secured == client, inTime) ?
+        return challenge(client, in, out, secured != client, tls != null && secured == client, seat) ?
             new Admitted(in, out) : null;
     }
 
@@ -166,7 +177,7 @@ final class StoreGate
      */
     private boolean challenge(
         final Socket client, final DataInputStream in, final DataOutputStream out, final boolean certified,
-        final boolean clearAtTlsStore, final BooleanSupplier inTime)
+        final boolean clearAtTlsStore, final Supplier<Seat> seat)
         throws IOException
     {
         final int magic = in.readInt();
@@ -201,9 +212,16 @@ final class StoreGate
             giveUpForClearRank(client, in, out);
             return false;
         }
-        if (!inTime.getAsBoolean())
+        switch (seat.get())
         {
-            return false; // closed by the deadline: the client sees the connection end, and tries again
+            case LATE:
+                return false; // closed by the deadline: the client sees the connection end, and tries again
+            case FULL:
+                out.writeByte(StoreProtocol.FULL);
+                out.flush();
+                return false;
+            default:
+                break;
         }
         out.writeByte(StoreProtocol.OK);
         out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));

@@ -5,7 +5,9 @@ package dev.hccl.core.bootstrap;
  * {@link #VERSION} and a nonce; the store answers {@link #MODE_CLEAR} (or {@link #MODE_TLS_REQUIRED} when it requires
  * TLS and the client came in the clear) and its own nonce; the client sends its proof of the job key over both
  * ({@link #CLIENT_ROLE}); the store answers {@link #OK} and its own proof ({@link #SERVER_ROLE}), which the client
- * checks, or {@link #REFUSED} and closes. The client proves first, so that a stranger gets no proof to test guessed
+ * checks, or {@link #REFUSED} and closes, or {@link #FULL} and closes when it serves as many clients that proved the
+ * key as it may (the client tries again). A store closes a connection still in the challenge, before it answers, to
+ * make room for newer ones when too many are; the client tries again then too. The client proves first, so that a stranger gets no proof to test guessed
  * tokens against. A store under TLS tells a client that speaks this protocol in the clear {@link #TLS_REQUIRED} instead
  * of {@link #OK} once it has proven the key; that client may then send one {@link #ABORT} (its own TLS handshake
  * failed: it says why) or close (it has no TLS settings), and the rendezvous is given up either way. A store without
@@ -18,7 +20,7 @@ package dev.hccl.core.bootstrap;
 final class StoreProtocol
 {
     static final int MAGIC = 0x48435354; // "HCST"
-    static final byte VERSION = 3;
+    static final byte VERSION = 4;
     static final String SERVER_ROLE = "hccl-store-server";
     static final String CLIENT_ROLE = "hccl-store-client";
     static final byte SET = 1;

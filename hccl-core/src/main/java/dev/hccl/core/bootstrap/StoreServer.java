@@ -27,6 +27,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -35,18 +36,13 @@ import java.util.function.Supplier;
  * rendezvous up for every rank with a verdict.
  * <p>
  * Only clients that prove the job key are served ({@link StoreGate}, which also layers TLS when the store requires
- * it); nothing secret is stored. Everything a client drives is bounded ({@link StoreLimits}): clients at once (a
- * thread each), the time to pass the challenge, silence between requests, bytes stored.
+ * it); nothing secret is stored. Everything a client drives is bounded ({@link StoreLimits}): connections in the
+ * challenge and admitted ones apart (a thread each), so that a stranger's flood never keeps a rank out
+ * ({@link ChallengeSlots}), the time to pass the challenge, silence between requests, bytes stored.
  */
 public final class StoreServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(StoreServer.class);
-
-    /**
-     * Connections from one address that may be in the challenge at once: a job's ranks on one host connect together,
-     * and a stranger must not fill every slot from one address.
-     */
-    static final int MAX_UNPROVEN_PER_ADDRESS = 64;
 
     /**
      * Stores of this JVM that still answer late ranks with a verdict ({@link #closeOnceVerdictHeard}), by port: a new
@@ -61,8 +57,10 @@ public final class StoreServer implements AutoCloseable
     /** Closes a connection whose challenge overruns; one daemon thread per store. */
     private final ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(task -> LibraryThreads.newThread(task, "hccl-store-timer"));
-    /** Connections in the challenge, by address. */
-    private final ConcurrentHashMap<InetAddress, Integer> unproven = new ConcurrentHashMap<>();
+    /** Connections that have not proven the job key yet. */
+    private final ChallengeSlots challenges = new ChallengeSlots();
+    /** Connections that have. */
+    private final AtomicInteger admitted = new AtomicInteger();
     /** The keys and values, their bounds, and the verdict. */
     private final StoreTable table = new StoreTable();
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
@@ -168,23 +166,22 @@ public final class StoreServer implements AutoCloseable
             {
                 final Socket client = server.accept();
                 final StoreLimits now = limits;
-                if (clients.size() >= now.maxClients())
+                final Challenge challenge = new Challenge(client);
+                final Challenge oldest =
+                    challenges.enter(challenge, now.maxChallenges(), now.maxChallengesPerAddress());
+                if (oldest != null && oldest.cut())
                 {
-                    refuse(client, "the store serves at most " + now.maxClients() + " connections at once");
-                    continue;
-                }
-                if (unproven(client, 1) > MAX_UNPROVEN_PER_ADDRESS)
-                {
-                    unproven(client, -1);
-                    refuse(client, "at most " + MAX_UNPROVEN_PER_ADDRESS + " connections from one address may be in " +
-                        "the challenge at once");
-                    continue;
+                    refusals.warn("rendezvous store: {} connections are in the challenge at once (at most {}, {} from " +
+                        "one address); closed the oldest, from {}, which had not proven the job token in {} ms. A " +
+                        "process that is not a rank of the job keeps connecting to port {}", challenges.size(),
+                        now.maxChallenges(), now.maxChallengesPerAddress(), oldest.socket().getRemoteSocketAddress(),
+                        oldest.ageMillis(System.nanoTime()), port());
                 }
                 client.setTcpNoDelay(true);
                 client.setKeepAlive(true);
                 clients.add(client);
                 // Started by the acceptor, whose CPUs it inherits: no placement of its own (a process per client).
-                final Thread t = new Thread(() -> serve(client), "hccl-store-" + client.getRemoteSocketAddress());
+                final Thread t = new Thread(() -> serve(challenge), "hccl-store-" + client.getRemoteSocketAddress());
                 t.setDaemon(true);
                 t.start();
             }
@@ -207,42 +204,41 @@ public final class StoreServer implements AutoCloseable
         }
     }
 
-    private void serve(final Socket client)
+    private void serve(final Challenge challenge)
     {
+        final Socket client = challenge.socket();
+        final AtomicBoolean seated = new AtomicBoolean();
         try (client)
         {
             // The whole challenge has a deadline, not each read: a client trickling bytes must not hold a slot either.
             client.setSoTimeout(limits.handshakeMillis());
-            // Either the deadline closes the connection or the challenge ends in time, never both: a client told OK
-            // must not then find its connection closed (it would take the store for lost, and not retry).
-            final AtomicBoolean challenging = new AtomicBoolean(true);
-            final ScheduledFuture<?> deadline = timer.schedule(() ->
-            {
-                if (challenging.compareAndSet(true, false))
-                {
-                    closeQuietly(client);
-                }
-            }, limits.handshakeMillis(), TimeUnit.MILLISECONDS);
-            final StoreGate.Admitted admitted;
+            final ScheduledFuture<?> deadline =
+                timer.schedule(challenge::cut, limits.handshakeMillis(), TimeUnit.MILLISECONDS);
+            final StoreGate.Admitted streams;
             try
             {
-                admitted = gate.admit(client, () -> challenging.compareAndSet(true, false));
+                streams = gate.admit(client, () ->
+                {
+                    final StoreGate.Seat seat = seat(challenge);
+                    seated.set(seat == StoreGate.Seat.TAKEN);
+                    return seat;
+                });
             }
             finally
             {
                 deadline.cancel(false);
-                unproven(client, -1);
+                challenges.leave(challenge);
             }
-            if (admitted != null)
+            if (streams != null)
             {
                 try
                 {
-                    serveRequests(client, admitted.in(), admitted.out());
+                    serveRequests(client, streams.in(), streams.out());
                 }
                 finally
                 {
                     // What was answered before a failure, such as part of a CHECK, still goes out.
-                    admitted.out().flush();
+                    streams.out().flush();
                 }
             }
         }
@@ -260,8 +256,33 @@ public final class StoreServer implements AutoCloseable
         }
         finally
         {
+            if (seated.get())
+            {
+                admitted.decrementAndGet();
+            }
             clients.remove(client);
         }
+    }
+
+    /**
+     * A client proved the key: it takes one of the admitted connections, unless its challenge was cut first or they
+     * are all taken.
+     */
+    private StoreGate.Seat seat(final Challenge challenge)
+    {
+        if (!challenge.end())
+        {
+            return StoreGate.Seat.LATE;
+        }
+        final int most = limits.maxClients();
+        if (admitted.incrementAndGet() > most)
+        {
+            admitted.decrementAndGet();
+            refusals.warn("rendezvous store: {} proved the job token, but {} clients that did are served at once " +
+                "already; it is told to try again", challenge.socket().getRemoteSocketAddress(), most);
+            return StoreGate.Seat.FULL;
+        }
+        return StoreGate.Seat.TAKEN;
     }
 
     /**
@@ -273,6 +294,17 @@ public final class StoreServer implements AutoCloseable
     public String lastRankRefusal()
     {
         return refusals.lastRankLike();
+    }
+
+    /**
+     * The connections this store closed in their challenge to make room for newer ones ({@link ChallengeSlots}), for
+     * the message of the ranks that did not arrive: a stranger that floods the store's port.
+     *
+     * @return how many and the last one's address, or null when none was.
+     */
+    public String crowdedOut()
+    {
+        return challenges.cutSoFar();
     }
 
     private void serveRequests(final Socket client, final DataInputStream in, final DataOutputStream out)
@@ -365,21 +397,6 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
-     * Counts a connection into or out of the challenge.
-     *
-     * @return the count for its address now.
-     */
-    private int unproven(final Socket client, final int delta)
-    {
-        final Integer count = unproven.compute(client.getInetAddress(), (a, n) ->
-        {
-            final int next = (n == null ? 0 : n) + delta;
-            return next <= 0 ? null : next;
-        });
-        return count == null ? 0 : count;
-    }
-
-    /**
      * Raises the limits, for a store started before the world size was known (a root info's), once rank 0 knows it.
      *
      * @param raised the new limits.
@@ -387,24 +404,6 @@ public final class StoreServer implements AutoCloseable
     public void limits(final StoreLimits raised)
     {
         limits = raised;
-    }
-
-    private static void closeQuietly(final Socket socket)
-    {
-        try
-        {
-            socket.close();
-        }
-        catch (final IOException ignore)
-        {
-            // closing anyway
-        }
-    }
-
-    private void refuse(final Socket client, final String why)
-    {
-        closeQuietly(client);
-        refusals.warn("rendezvous store: turned away {}: {}", client.getRemoteSocketAddress(), why);
     }
 
     /**
@@ -542,14 +541,15 @@ public final class StoreServer implements AutoCloseable
     }
 
     /**
-     * Waits until every client has disconnected, at most {@code millis}: after an abort, so that they read it.
+     * Waits until every client that proved the key has disconnected, at most {@code millis}: connections of strangers
+     * still in the challenge do not hold it up.
      *
      * @param millis the longest wait.
      */
     public void awaitClientsGone(final long millis)
     {
         final long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (!clients.isEmpty() && System.nanoTime() < deadline)
+        while (admitted.get() > 0 && System.nanoTime() < deadline)
         {
             try
             {

@@ -50,7 +50,7 @@ class StoreGateTest
             {
                 try
                 {
-                    final StoreGate.Admitted a = gate.admit(accepted, () -> inTime);
+                    final StoreGate.Admitted a = gate.admit(accepted, () -> inTime ? StoreGate.Seat.TAKEN : StoreGate.Seat.LATE);
                     if (a == null)
                     {
                         accepted.close(); // as the store does with a client it turned away

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class StoreSecurityTest
 {
     private static final JobKey KEY = JobKey.of("the job's secret");
-    private static final StoreLimits LIMITS = new StoreLimits(4, 4096, 500, 1_000);
+    private static final StoreLimits LIMITS = new StoreLimits(4, 4, 4, 4096, 500, 1_000);
 
     private static StoreServer start(final JobKey key, final StoreLimits limits) throws IOException
     {
@@ -203,40 +203,106 @@ class StoreSecurityTest
         }
     }
 
+    /**
+     * The attack of a stranger on the host (another user, or the job's own address): connections that send one byte
+     * and then nothing, more of them than the store serves. Before the store bounded them apart from the admitted, they
+     * held every slot until their deadline (3 s), and the ranks failed at their connect timeout.
+     */
     @Test
-    void connectionsBeyondTheCapAreClosedAtOnce() throws IOException
+    void aStrangersConnectionsInTheChallengeNeverKeepARankOut() throws IOException
     {
-        final StoreLimits limits = new StoreLimits(2, 4096, 5_000, 5_000);
+        final StoreLimits limits = StoreLimits.forJob(2, java.time.Duration.ofSeconds(30));
+        final List<Socket> strangers = new ArrayList<>();
         try (StoreServer server = start(KEY, limits))
         {
-            final List<Socket> held = new ArrayList<>();
+            server.serveStatus(() -> "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             try
             {
-                for (int i = 0; i < limits.maxClients(); i++)
+                for (int i = 0; i < limits.maxChallenges() + limits.maxClients(); i++)
                 {
                     final Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port());
-                    held.add(s);
-                    // Served for certain once the store answered its nonce.
-                    hello(s, JobKey.nonce(), new DataInputStream(s.getInputStream()));
+                    s.getOutputStream().write(StoreProtocol.MAGIC >>> 24);
+                    strangers.add(s);
                 }
-                try (Socket extra = new Socket(InetAddress.getLoopbackAddress(), server.port()))
+                // Within the challenge's deadline (3 s), as a rank that must not wait for the strangers to time out.
+                try (StoreClient rank = StoreClient.connect(at(server), 0, inSeconds(2), KEY);
+                    StoreClient status = StoreClient.connect(at(server), -1, inSeconds(2), KEY))
                 {
-                    extra.setSoTimeout(2_000);
-                    assertClosed(new DataInputStream(extra.getInputStream()));
+                    rank.set("k", "v");
+                    assertEquals("v", rank.getString("k", inSeconds(2)));
+                    assertEquals("{}", new String(status.status(), java.nio.charset.StandardCharsets.UTF_8));
                 }
+                // The store made room by closing the strangers' oldest, and says so for the ranks' message.
+                strangers.get(0).setSoTimeout(2_000);
+                assertClosed(new DataInputStream(strangers.get(0).getInputStream()));
+                final String crowded = server.crowdedOut();
+                assertTrue(crowded != null && crowded.endsWith("that had not proven the job token (the last from " +
+                    InetAddress.getLoopbackAddress().getHostAddress() + ")"), crowded);
             }
             finally
             {
-                for (final Socket s : held)
+                for (final Socket s : strangers)
                 {
                     s.close();
                 }
             }
-            sleep(200);
-            try (StoreClient client = StoreClient.connect(at(server), 0, inSeconds(5), KEY))
+        }
+    }
+
+    @Test
+    void clientsThatProvedTheKeyBeyondTheCapAreToldToTryAgain() throws IOException
+    {
+        final StoreLimits limits = new StoreLimits(2, 8, 8, 4096, 5_000, 5_000);
+        try (StoreServer server = start(KEY, limits))
+        {
+            final StoreClient first = StoreClient.connect(at(server), 0, inSeconds(5), KEY);
+            try (StoreClient second = StoreClient.connect(at(server), 1, inSeconds(5), KEY))
             {
-                client.set("k", "v");
+                final HcclException full =
+                    assertThrows(HcclException.class, () -> StoreClient.connect(at(server), 2, inSeconds(1), KEY));
+                assertEquals(dev.hccl.api.ErrorCode.E_TCP_CONNECT, full.errorCode());
+                assertTrue(full.getMessage().contains("turned this rank away") && full.getMessage().contains(
+                    "it serves as many clients that proved the job token as it may"), full.getMessage());
+                first.close();
+                // A seat is free once a client leaves: the next one tries until it gets it.
+                try (StoreClient third = StoreClient.connect(at(server), 2, inSeconds(5), KEY))
+                {
+                    third.set("k", "v");
+                    assertEquals("v", second.getString("k", inSeconds(5)));
+                }
             }
+        }
+    }
+
+    /** A store that closes every connection before it answers: the rank's error says what that means. */
+    @Test
+    void aRankTurnedAwayBeforeTheChallengeSaysTheStoreIsCrowded() throws IOException, InterruptedException
+    {
+        try (ServerSocket crowded = new ServerSocket(0, 50, InetAddress.getLoopbackAddress()))
+        {
+            final Thread closer = new Thread(() ->
+            {
+                while (!crowded.isClosed())
+                {
+                    try
+                    {
+                        crowded.accept().close();
+                    }
+                    catch (final IOException ex)
+                    {
+                        return;
+                    }
+                }
+            });
+            closer.start();
+            final HcclException ex = assertThrows(HcclException.class, () -> StoreClient.connect(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), crowded.getLocalPort()), 3, inSeconds(1), KEY));
+            crowded.close();
+            closer.join();
+            assertEquals(dev.hccl.api.ErrorCode.E_TCP_CONNECT, ex.errorCode());
+            assertTrue(ex.getMessage().contains("rank 0's rendezvous store at ") &&
+                ex.getMessage().contains("it closed each connection before it answered the challenge, as it does " +
+                "when it is full of connections that have not proven the job token"), ex.getMessage());
         }
     }
 
