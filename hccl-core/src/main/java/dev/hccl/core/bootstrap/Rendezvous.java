@@ -244,16 +244,18 @@ public final class Rendezvous implements AutoCloseable
     }
 
     /**
-     * Says, once per job on rank 0, what a job without a token exposes when its ranks are not all on this host's
-     * loopback.
+     * Says, once per job on rank 0, what a job without a token exposes: to anyone who can reach the store, or on this
+     * host's loopback, to every user of the host.
      */
     private static void warnUnauthenticated(final InetSocketAddress store, final int worldSize)
     {
-        if (worldSize > 1 && !store.getAddress().isLoopbackAddress())
+        if (worldSize > 1)
         {
-            LOG.warn("rank 0: no {} is set: anyone who can reach {} while the job starts can read the job's token, " +
-                "claim a rank and answer its collectives with numbers of its own. bin/hcclrun sets one; else set " +
-                "{} to the same secret on every rank", CommConfig.JOB_TOKEN, store, CommConfig.JOB_TOKEN);
+            LOG.warn("rank 0: no {} is set: {} can connect to {} while the job starts, read the job's token, claim a " +
+                "rank and answer its collectives with numbers of its own. bin/hcclrun sets one; else set {} to the " +
+                "same secret on every rank", CommConfig.JOB_TOKEN, store.getAddress().isLoopbackAddress() ?
+                "any user of this host" : "anyone who can reach it", store.getAddress().getHostAddress() + ":" + store.getPort(),
+                CommConfig.JOB_TOKEN);
         }
     }
 

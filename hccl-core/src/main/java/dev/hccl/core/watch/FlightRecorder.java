@@ -52,7 +52,7 @@ public final class FlightRecorder implements OpListener
     private static final Logger LOG = LoggerFactory.getLogger(FlightRecorder.class);
     private static final long BASE_NANOS = System.nanoTime();
     private static final long BASE_MICROS = System.currentTimeMillis() * 1000;
-    /** Default directories refused so far: each is warned about once per process, then only thrown. */
+    /** Directories refused so far: each is warned about once per process, then only thrown. */
     private static final Set<Path> REFUSED_WARNED = ConcurrentHashMap.newKeySet();
 
     private final OpRecord[] ring;
@@ -160,22 +160,20 @@ public final class FlightRecorder implements OpListener
      * @param configured {@code HCCL_DUMP_DIR}, or null.
      * @param tmp        the temporary directory.
      * @param who        the rank, for the message ({@link #who}).
-     * @return {@code configured}; unset, this user's own {@code hccl-dumps-<user>} in {@code tmp}, made owner-only if
-     *         need be ({@link PrivateDirectory}).
-     * @throws UncheckedIOException when the default directory is not this user's private one (a link, another user's,
-     *                              writable by others) or cannot be made, naming it, its owner and the setting to set;
-     *                              the first refusal of each directory in the process is logged at WARN too.
+     * @return {@code configured}, checked as {@link PrivateDirectory#openNamed} does; unset, this user's own
+     *         {@code hccl-dumps-<user>} in {@code tmp} ({@link PrivateDirectory#open}). Either is made owner-only if
+     *         need be.
+     * @throws UncheckedIOException when the directory is not this user's (another user's link, another user's
+     *                              directory, one writable by others; the default one may not be a link at all) or
+     *                              cannot be made, naming it, its owner and the setting to set; the first refusal of
+     *                              each directory in the process is logged at WARN too.
      */
     static Path directory(final String configured, final Path tmp, final String who)
     {
-        if (configured != null)
-        {
-            return Path.of(configured);
-        }
-        final Path dir = PrivateDirectory.perUser(tmp, DEFAULT_DIR_PREFIX);
+        final Path dir = configured != null ? Path.of(configured) : PrivateDirectory.perUser(tmp, DEFAULT_DIR_PREFIX);
         try
         {
-            return PrivateDirectory.open(dir);
+            return configured != null ? PrivateDirectory.openNamed(dir) : PrivateDirectory.open(dir);
         }
         catch (final IOException ex)
         {

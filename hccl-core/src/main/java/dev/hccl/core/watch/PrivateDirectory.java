@@ -77,6 +77,47 @@ final class PrivateDirectory
         return dir;
     }
 
+    /**
+     * A directory the user named ({@code HCCL_DUMP_DIR}), which may lie in a directory that every user writes, as a
+     * shared {@code /shared/dumps} does: checked as {@link #open} checks, except that a link of this user's own is
+     * followed (to the directory it names, which must then pass the checks). A link of another user's is refused:
+     * it may name where they want us to write. Missing directories are made, owner-only.
+     *
+     * @param dir the directory.
+     * @return {@code dir}.
+     * @throws Refused     when it is another user's link, or not this user's directory, or writable by others.
+     * @throws IOException when it cannot be made or read.
+     */
+    static Path openNamed(final Path dir) throws IOException
+    {
+        if (isPosix(dir) && Files.isSymbolicLink(dir))
+        {
+            final PosixFileAttributes link =
+                Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            final UserPrincipal me = currentUser(dir);
+            if (!link.owner().equals(me))
+            {
+                throw new Refused(dir, link.owner().getName(), "is a symbolic link of another user's (this process " +
+                    "runs as " + me.getName() + ")");
+            }
+            check(dir.toRealPath());
+            return dir;
+        }
+        final Path parent = dir.toAbsolutePath().getParent();
+        if (parent != null && Files.notExists(parent))
+        {
+            if (isPosix(dir))
+            {
+                Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            }
+            else
+            {
+                Files.createDirectories(parent);
+            }
+        }
+        return open(dir);
+    }
+
     /** Whether an entry that exists already may be used; the checks also pass a directory just made here. */
     private static void check(final Path dir) throws IOException
     {

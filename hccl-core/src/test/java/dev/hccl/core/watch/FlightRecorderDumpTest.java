@@ -27,6 +27,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Where {@link Communicator#dumpTrace()} writes: without {@code HCCL_DUMP_DIR}, this user's private
@@ -54,8 +55,9 @@ class FlightRecorderDumpTest
         {
             b.set(CommConfig.DUMP_DIR, dumpDir);
         }
-        comms.addAll(Hccl.initAll(2, b.conclude()));
-        return comms;
+        final List<Communicator> made = Hccl.initAll(2, b.conclude());
+        comms.addAll(made);
+        return made;
     }
 
     @Test
@@ -170,6 +172,53 @@ class FlightRecorderDumpTest
         assertEquals(first, comm.dumpTrace());
         assertEquals("untouched", Files.readString(victim));
         assertTrue(Files.isRegularFile(first, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    /**
+     * HCCL_DUMP_DIR names a path in a directory every user writes (the shared {@code /shared/dumps}), where another
+     * user got first with a link to a directory of theirs: nothing is written through it, and the caller learns why.
+     * A link of the user's own is followed.
+     */
+    @Test
+    void aConfiguredDirectoryThatIsAnotherUsersLinkIsNotFollowed() throws Exception
+    {
+        assumeTrue(PrivateDirectoryTest.isRoot(), "a link of another user's (uid 65534) needs root; CI runs as root");
+        final Path theirs = Files.createDirectory(tmp.resolve("theirs"));
+        final Path planted = Files.createSymbolicLink(tmp.resolve("dumps"), theirs);
+        Files.setAttribute(planted, "unix:uid", 65534, LinkOption.NOFOLLOW_LINKS);
+        final Communicator comm = communicators(planted.toString()).get(0);
+        final UncheckedIOException ex = assertThrows(UncheckedIOException.class, comm::dumpTrace);
+        assertTrue(ex.getMessage().contains(planted + " is a symbolic link of another user's (this process runs as ") &&
+            ex.getMessage().contains("set HCCL_DUMP_DIR to a directory of your own"), ex.getMessage());
+        try (Stream<Path> in = Files.list(theirs))
+        {
+            assertEquals(List.of(), in.toList(), "written through the link");
+        }
+
+        final Path mine = Files.createDirectory(tmp.resolve("mine"));
+        final Path link = Files.createSymbolicLink(tmp.resolve("my-dumps"), mine);
+        final Communicator ours = communicators(link.toString()).get(0);
+        assertEquals(link, ours.dumpTrace().getParent());
+        try (Stream<Path> in = Files.list(mine))
+        {
+            assertEquals(1, in.filter(f -> f.getFileName().toString().startsWith("hccl-trace-")).count());
+        }
+    }
+
+    /** A configured directory that others may write is refused too: they could replace a rank's dump. */
+    @Test
+    void aConfiguredDirectoryThatOthersMayWriteIsRefused() throws Exception
+    {
+        final Path open = Files.createDirectory(tmp.resolve("open"));
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        final Communicator comm = communicators(open.toString()).get(0);
+        final UncheckedIOException ex = assertThrows(UncheckedIOException.class, comm::dumpTrace);
+        assertTrue(ex.getMessage().contains(open + " is writable by others (rwxrwxrwx)"), ex.getMessage());
+        // Made with its parents where missing, owner-only.
+        final Path nested = tmp.resolve("a/b/dumps");
+        communicators(nested.toString()).get(1).dumpTrace();
+        assertEquals("rwx------", PrivateDirectoryTest.mode(nested));
+        assertEquals("rwx------", PrivateDirectoryTest.mode(nested.getParent()));
     }
 
     private <T> T withTmpDir(final Callable<T> body) throws Exception

@@ -104,6 +104,11 @@ final class LocalJob
                 trees = new ProcessTrees();
                 status = startAndWait(restart);
             }
+            if (status != 0 && plan.maxRestarts() > 0 && !launcherStopping)
+            {
+                message("hcclrun: the ranks of this node failed after every restart (" + plan.maxRestarts() + " of "
+                        + plan.maxRestarts() + ", --max-restarts); giving up with status " + status);
+            }
             return status;
         }
         catch (final InterruptedException e)

@@ -306,6 +306,20 @@ class HcclRunTest
 
     @Test
     @Timeout(30)
+    void whenTheRestartsAreSpentTheLastLineSaysSo()
+    {
+        Result r = launch("-np", "2", "--max-restarts", "2", "sh", "-c",
+                "if [ $RANK = 1 ]; then exit 3; fi; exec sleep 20");
+
+        assertEquals(3, r.status(), r.err());
+        final List<String> lines = r.errLines();
+        assertTrue(lines.contains("hcclrun: restarting the ranks of this node (2 of 2 restarts)"), r.err());
+        assertEquals("hcclrun: the ranks of this node failed after every restart (2 of 2, --max-restarts); giving up "
+                + "with status 3", lines.get(lines.size() - 1), r.err());
+    }
+
+    @Test
+    @Timeout(30)
     void aRankIgnoringSigtermAndItsChildrenAreKilledAfterTheGracePeriod() throws Exception
     {
         // Rank 0 ignores SIGTERM, and so does the sleep it starts (ignored signals are inherited).
