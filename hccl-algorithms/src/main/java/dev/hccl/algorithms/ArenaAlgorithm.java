@@ -152,7 +152,15 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             // This rank's slice of the piece, in bytes from the piece's start.
             final int from = ArenaSteps.sliceStart(elements, size, n, me) * size;
             final int to = ArenaSteps.sliceStart(elements, size, n, me + 1) * size;
-            steps.begin();
+            final ArenaReads reads = steps.begin();
+            if (oneRound)
+            {
+                reads.whole(bytes);
+            }
+            else
+            {
+                reads.slices(elements, size, n);
+            }
             if (!(inPlace && steps.postedInPlace(send, at, bytes)))
             {
                 if (oneRound || (root >= 0 && root != me))
@@ -165,7 +173,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                     Copies.copy(memory, steps.data(me), send, at, from);
                     Copies.copy(memory, steps.data(me) + to, send, at + to, bytes - to);
                 }
-                steps.posted();
+                steps.posted(send, at);
             }
             steps.awaitAllPosted();
             if (oneRound)
@@ -195,7 +203,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                     reducer.reduce(memory, steps.data(me) + from, steps.source(m), steps.sourceAt(m) + from,
                         (to - from) / size);
                 }
-                steps.reduced();
+                steps.reduced(memory, steps.data(me));
                 steps.done();
                 continue;
             }
@@ -210,7 +218,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             if (!(inPlace && root < 0 && steps.reducedInPlace(recv, at, bytes)))
             {
                 Copies.copy(memory, steps.data(me) + from, recv, at + from, to - from);
-                steps.reduced();
+                steps.reduced(recv, at);
             }
             steps.awaitAllReduced();
             copyReducedOut(steps, recv, at, elements, size, n, me);
@@ -263,14 +271,14 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             {
                 final int elements = Math.min(pieceElements, recvCount - first);
                 final int bytes = elements * size;
-                steps.begin();
+                steps.begin().blocks(bytes, blockBytes);
                 if (!(inPlace && steps.postedInPlace(send, first * size, (n - 1) * blockBytes + bytes)))
                 {
                     for (int b = 0; b < n; b++)
                     {
                         Copies.copy(memory, steps.data(me) + b * bytes, send, b * blockBytes + first * size, bytes);
                     }
-                    steps.posted();
+                    steps.posted(send, first * size);
                 }
                 steps.awaitAllPosted();
                 // This rank's block of each member's piece: blocks lie a block apart in place, a piece apart in a half.
@@ -314,11 +322,11 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             {
                 final int bytes = Math.min(pieceElements, sendCount - first) * size;
                 final int at = first * size;
-                steps.begin();
+                steps.begin().whole(bytes);
                 if (!(inPlace && steps.postedInPlace(send, at, bytes)))
                 {
                     Copies.copy(memory, steps.data(me), send, at, bytes);
-                    steps.posted();
+                    steps.posted(send, at);
                 }
                 steps.awaitAllPosted();
                 for (int m = 0; m < n; m++)
@@ -356,7 +364,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             {
                 final int bytes = Math.min(pieceElements, count - first) * size;
                 final int at = first * size;
-                steps.begin();
+                steps.begin().root(root, bytes);
                 if (me != root)
                 {
                     steps.arrived();
@@ -364,7 +372,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 else if (!(inPlace && steps.postedInPlace(buf, at, bytes)))
                 {
                     Copies.copy(memory, steps.data(me), buf, at, bytes);
-                    steps.posted();
+                    steps.posted(buf, at);
                 }
                 // Every rank compares every other's operation, the root's included, before it returns: a rank that
                 // names another root posts and reads where no one looks, and nothing else would tell.

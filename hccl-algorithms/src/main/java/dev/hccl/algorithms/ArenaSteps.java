@@ -21,7 +21,9 @@ import java.nio.ByteBuffer;
  * before {@code POSTED}: a member that reads another's {@code POSTED} compares that operation with its own, so that
  * ranks that issued different operations fail ({@link PeerGroup#mismatch}) instead of mixing their data, as the
  * mailbox's fingerprints do for messages. Two data halves follow; step {@code k} uses half {@code k & 1} of every
- * region.
+ * region. Under {@code HCCL_CHECKSUM} the region ends with the CRC32Cs of what the others read ({@link ArenaChecksums}).
+ * A control line that holds what no member writes (a signal more than two steps ahead, codes of no operation) fails
+ * the operation as corruption ({@link ArenaDamage}).
  * <p>
  * <b>In place.</b> A member whose data of a step lies in a registered buffer ({@link RegisteredMemory}) posts where
  * it lies instead of copying it into its half, and likewise its reduced data: each parity's line holds both
@@ -80,6 +82,13 @@ final class ArenaSteps implements AutoCloseable
     private final int[] reducedAt;
     /** Whether this member posted a buffer of the application in place in this operation. */
     private boolean exposed;
+    /** Whether this step read the members' posted data, and their reduced slices: what {@link #done()} checks. */
+    private boolean readPosted;
+    private boolean readReduced;
+    /** What each member reads of the others' data in this step, as the operation says ({@link #begin()}). */
+    private final ArenaReads reads = new ArenaReads();
+    /** The CRC32Cs of what each member reads ({@code HCCL_CHECKSUM}), or null without. */
+    private final ArenaChecksums checksums;
 
     /**
      * Enters the arena for one operation's steps ({@link NodeArena#enter()}); {@link #close()} leaves it.
@@ -124,9 +133,10 @@ final class ArenaSteps implements AutoCloseable
         this.members = arena.members();
         this.me = arena.member();
         this.regionBytes = arena.regionBytes();
-        this.halfBytes = halfBytes(regionBytes);
-        this.step = arena.signal(signal(me, DONE));
         this.operation = group.operation();
+        this.checksums = arena.checksummed() ? new ArenaChecksums(group, arena, operation) : null;
+        this.halfBytes = halfBytes(regionBytes, arena.checksummed() ? ArenaChecksums.bytes(members) : 0);
+        this.step = arena.signal(signal(me, DONE));
         this.operationCodes = null == operation ? 0 : codes(operation);
         this.registered = arena.registeredMemory();
         this.source = new ByteBuffer[members];
@@ -148,9 +158,9 @@ final class ArenaSteps implements AutoCloseable
      * @param regionBytes the region's bytes.
      * @return the half's, a multiple of {@link #LINE}.
      */
-    static int halfBytes(final int regionBytes)
+    static int halfBytes(final int regionBytes, final int checksumBytes)
     {
-        return ((regionBytes - CONTROL_BYTES) / 2) & -LINE;
+        return ((regionBytes - CONTROL_BYTES - checksumBytes) / 2) & -LINE;
     }
 
     /**
@@ -165,11 +175,15 @@ final class ArenaSteps implements AutoCloseable
 
     /**
      * Starts the next step: waits until every member has finished reading the half this step writes.
+     *
+     * @return what each member reads of the others' data in this step (nothing until the caller says), which the
+     * caller says before it posts: under {@code HCCL_CHECKSUM} exactly that is covered and checked.
      */
-    void begin()
+    ArenaReads begin()
     {
         step++;
         awaitAll(DONE, step - 2);
+        return reads.none();
     }
 
     /**
@@ -184,11 +198,14 @@ final class ArenaSteps implements AutoCloseable
     }
 
     /**
-     * Says this member's half holds its data of this step.
+     * Says this member's half holds its data of this step, copied from a buffer of its own.
+     *
+     * @param from  the buffer it was copied from, laid out there as a buffer posted in place would be.
+     * @param index where the step's data starts in it.
      */
-    void posted()
+    void posted(final ByteBuffer from, final int index)
     {
-        post(arena.memory(), data(me), 0, false);
+        post(arena.memory(), data(me), 0, false, from, index);
     }
 
     /**
@@ -197,7 +214,7 @@ final class ArenaSteps implements AutoCloseable
      */
     void arrived()
     {
-        post(arena.memory(), data(me), 0, false);
+        post(arena.memory(), data(me), 0, false, null, 0);
     }
 
     /**
@@ -217,11 +234,17 @@ final class ArenaSteps implements AutoCloseable
             return false;
         }
         exposed = true;
-        post(data, index, encode(where), true);
+        post(data, index, encode(where), true, data, index);
         return true;
     }
 
-    private void post(final ByteBuffer data, final int index, final long location, final boolean registeredData)
+    /**
+     * Publishes this member's data of the step, where it lies; under {@code HCCL_CHECKSUM} covered from where it was
+     * copied from ({@code from}, laid out as in place), which no other process writes, so that a byte changed in the
+     * half even while it is copied there does not go into the CRC.
+     */
+    private void post(final ByteBuffer data, final int index, final long location, final boolean registeredData,
+        final ByteBuffer from, final int fromIndex)
     {
         final ByteBuffer memory = arena.memory();
         final int at = operationAt(me);
@@ -234,15 +257,26 @@ final class ArenaSteps implements AutoCloseable
         source[me] = data;
         sourceAt[me] = index;
         inPlace[me] = registeredData;
+        if (null != checksums)
+        {
+            checksums.signPosted(step, from, fromIndex, reads);
+        }
         arena.signal(signal(me, POSTED), step);
     }
 
     /**
      * Says this member's slice of this step is reduced in its half, at the same place as in the piece.
+     *
+     * @param from  where the reduced piece was copied from (its own output), or its half itself.
+     * @param index where the piece starts in {@code from}.
      */
-    void reduced()
+    void reduced(final ByteBuffer from, final int index)
     {
         arena.memory().putLong(locationAt(me, 1), 0);
+        if (null != checksums)
+        {
+            checksums.signReduced(step, from, index, reads);
+        }
         arena.signal(signal(me, REDUCED), step);
     }
 
@@ -264,6 +298,10 @@ final class ArenaSteps implements AutoCloseable
         }
         exposed = true;
         arena.memory().putLong(locationAt(me, 1), encode(where));
+        if (null != checksums)
+        {
+            checksums.signReduced(step, data, index, reads);
+        }
         arena.signal(signal(me, REDUCED), step);
         return true;
     }
@@ -330,11 +368,40 @@ final class ArenaSteps implements AutoCloseable
     }
 
     /**
-     * Says this member has read what it needed of the others' halves of this step.
+     * Says this member has read what it needed of the others' halves of this step. Under {@code HCCL_CHECKSUM} it
+     * first checks what it read, after reading it: no member writes it again before this signal, so a byte changed
+     * before or while it was read shows, where a check before the reading would miss one changed just after.
+     *
+     * @throws HcclException {@code E_SHM_SEGMENT} when what it read is not what its writers covered.
      */
     void done()
     {
+        if (null != checksums)
+        {
+            checkWhatWasRead();
+        }
+        readPosted = false;
+        readReduced = false;
         arena.signal(signal(me, DONE), step);
+    }
+
+    private void checkWhatWasRead()
+    {
+        for (int m = 0; m < members && readPosted; m++)
+        {
+            // Its own data too where it read it back from its half: another process may change that as well.
+            if (m != me || reads.readsOwn())
+            {
+                checksums.checkPosted(step, m, source[m], sourceAt[m], inPlace[m], reads);
+            }
+        }
+        for (int m = 0; m < members && readReduced; m++)
+        {
+            if (m != me)
+            {
+                checksums.checkReduced(step, m, reducedSource[m], reducedAt[m], reads);
+            }
+        }
     }
 
     /**
@@ -346,7 +413,7 @@ final class ArenaSteps implements AutoCloseable
     {
         if (member != me)
         {
-            group.awaitSignal(signal(member, POSTED), step, member);
+            await(member, POSTED, step);
             checkOperation(member);
             final long location = arena.memory().getLong(locationAt(member, 0));
             inPlace[member] = 0 != location;
@@ -395,6 +462,7 @@ final class ArenaSteps implements AutoCloseable
         {
             awaitPosted(m);
         }
+        readPosted = true;
     }
 
     /** Whether a member that posted this step did so in this operation; fails the operation if not. */
@@ -408,6 +476,14 @@ final class ArenaSteps implements AutoCloseable
         final int at = operationAt(member);
         final long codes = memory.getLong(at);
         final long count = memory.getLong(at + Long.BYTES);
+        final String bad = DescriptorCodec.describeBad((int)(codes >>> 48) & 0xFF, (int)(codes >>> 40) & 0xFF,
+            (int)(codes >>> 32) & 0xFF);
+        if (null != bad || count < 0 || codes >>> 56 != 0)
+        {
+            throw ArenaDamage.corrupted(group, arena, operation, member, "rank " + arena.rankOf(member) + "'s " +
+                "operation line of step " + step + " holds " + (null != bad ? bad : "codes " + Long.toHexString(codes) +
+                " and count " + count) + ", which no rank writes");
+        }
         if (codes != operationCodes || count != operation.count())
         {
             throw group.mismatch(member, new DescriptorCodec().decode((int)(codes >>> 48) & 0xFF,
@@ -426,6 +502,7 @@ final class ArenaSteps implements AutoCloseable
      */
     void awaitAllReduced()
     {
+        readReduced = true;
         awaitAll(REDUCED, step);
         for (int m = 0; m < members; m++)
         {
@@ -448,8 +525,27 @@ final class ArenaSteps implements AutoCloseable
         {
             if (m != me)
             {
-                group.awaitSignal(signal(m, signal), atLeast, m);
+                await(m, signal, atLeast);
             }
+        }
+    }
+
+    /**
+     * Waits until a member's signal reaches a value, and checks that it holds one the member can have written: a
+     * member is at most two steps ahead of another (it waits for every member's {@code DONE} of two steps before),
+     * and signals only grow.
+     */
+    private void await(final int member, final int signal, final long atLeast)
+    {
+        final int index = signal(member, signal);
+        group.awaitSignal(index, atLeast, member);
+        final long value = arena.signal(index);
+        if (value > step + 2)
+        {
+            throw ArenaDamage.corrupted(group, arena, operation, member, "rank " + arena.rankOf(member) + "'s " +
+                (signal == POSTED ? "POSTED" : signal == REDUCED ? "REDUCED" : "DONE") + " signal holds " + value +
+                " while this rank takes step " + step + ": no rank runs more than two steps ahead, so no rank wrote " +
+                "it");
         }
     }
 

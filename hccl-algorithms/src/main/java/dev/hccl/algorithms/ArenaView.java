@@ -93,6 +93,18 @@ final class ArenaView implements NodeArena
     }
 
     @Override
+    public boolean checksummed()
+    {
+        return whole.checksummed();
+    }
+
+    @Override
+    public String corrupted(final String what)
+    {
+        return whole.corrupted(what);
+    }
+
+    @Override
     public long signal(final int index)
     {
         return whole.signal(index);

@@ -60,7 +60,7 @@ final class NodeLevel
             final boolean inPlace = ArenaAlgorithm.inPlaceSized(end);
             for (int first = 0; first < longest(chunks, n); first += per)
             {
-                steps.begin();
+                steps.begin().chunks(chunks, first, per, size);
                 // A registered buffer is read where it lies, from this step's piece of the first chunk on.
                 if (!(inPlace && steps.postedInPlace(work, first * size, end - first * size)))
                 {
@@ -73,7 +73,7 @@ final class NodeLevel
                                 chunks.chunkOffset(c) + first * size, elements * size);
                         }
                     }
-                    steps.posted();
+                    steps.posted(work, first * size);
                 }
                 steps.awaitAllPosted();
                 final int elements = piece(chunks, me, first, per);
@@ -114,7 +114,7 @@ final class NodeLevel
             final boolean inPlace = ArenaAlgorithm.inPlaceSized(end(chunks, n, size));
             for (int first = 0; first < longest(chunks, n); first += per)
             {
-                steps.begin();
+                steps.begin().ownChunks(chunks, first, per, size);
                 final int mine = piece(chunks, me, first, per);
                 final int at = chunks.chunkOffset(me) + first * size;
                 if (!(inPlace && mine > 0 && steps.postedInPlace(work, at, mine * size)))
@@ -123,7 +123,7 @@ final class NodeLevel
                     {
                         Copies.copy(memory, steps.data(me), work, at, mine * size);
                     }
-                    steps.posted();
+                    steps.posted(work, at);
                 }
                 steps.awaitAllPosted();
                 for (int m = 0; m < n; m++)
@@ -188,7 +188,7 @@ final class NodeLevel
     }
 
     /** Elements of chunk {@code c} from {@code first}, at most {@code per}. */
-    private static int piece(final Partition chunks, final int c, final int first, final int per)
+    static int piece(final Partition chunks, final int c, final int first, final int per)
     {
         return Math.max(0, Math.min(per, chunks.chunkElements(c) - first));
     }

@@ -49,10 +49,27 @@ class ArenaAlgorithmTest
     @Test
     void backToBackOperationsOfEveryKindMatchTheReference() throws Exception
     {
+        backToBack(false);
+    }
+
+    /**
+     * Under {@code HCCL_CHECKSUM}, each reader checks exactly the bytes it reads against what their writer covered,
+     * every kind of operation, in halves and in place: a CRC taken over other bytes than are read, or too late, fails
+     * here as corruption where nothing is corrupted.
+     */
+    @Test
+    void backToBackOperationsUnderChecksumsMatchTheReference() throws Exception
+    {
+        backToBack(true);
+    }
+
+    private static void backToBack(final boolean checksummed) throws Exception
+    {
         for (final int n : new int[] { 2, 3, 5 })
         {
             final List<Op> ops = script(n, 7L * n);
-            try (LocalGroups groups = new LocalGroups(n, 4096, null))
+            try (LocalGroups groups = checksummed ? new LocalGroups(n, 4096, null).checksummed() :
+                new LocalGroups(n, 4096, null))
             {
                 final List<String> failures = groups.run(group -> runScript(group, ops, 1000L + group.rank(),
                     null, null));
@@ -70,28 +87,38 @@ class ArenaAlgorithmTest
         // Large operations, most above the size from which registered buffers are read in place; every rank writes
         // over its buffers as soon as an operation returns, so a rank that returned while another still read them
         // would show as a wrong result there. With three ranks, rank 1's buffers are ordinary: the others read its
-        // data in its half, and it theirs where they lie.
-        for (final int n : new int[] { 2, 3 })
+        // data in its half, and it theirs where they lie. Under HCCL_CHECKSUM too, whose CRCs cover the data where
+        // it lies.
+        for (final boolean checksummed : new boolean[] { false, true })
         {
-            final List<Op> ops = script(n, 11L * n, 100, LARGE_COUNT);
-            try (LocalGroups groups = new LocalGroups(n, 4096, null))
+            for (final int n : new int[] { 2, 3 })
             {
-                final int poolBytes = n * LARGE_COUNT * Integer.BYTES;
-                final ByteBuffer[] sends = groups.register(poolBytes);
-                final ByteBuffer[] recvs = groups.register(poolBytes);
-                final List<String> failures = groups.run(group ->
-                {
-                    final boolean registered = n == 2 || group.rank() != 1;
-                    return runScript(group, ops, 2000L + group.rank(),
-                        registered ? sends[group.rank()] : ByteBuffer.allocateDirect(poolBytes)
-                            .order(ByteOrder.nativeOrder()),
-                        registered ? recvs[group.rank()] : ByteBuffer.allocateDirect(poolBytes)
-                            .order(ByteOrder.nativeOrder()));
-                });
-                for (int r = 0; r < n; r++)
-                {
-                    assertNull(failures.get(r), "n=" + n + " rank " + r);
-                }
+                inPlaceScript(n, checksummed);
+            }
+        }
+    }
+
+    private static void inPlaceScript(final int n, final boolean checksummed) throws Exception
+    {
+        final List<Op> ops = script(n, 11L * n, 100, LARGE_COUNT);
+        try (LocalGroups groups = checksummed ? new LocalGroups(n, 4096, null).checksummed() :
+            new LocalGroups(n, 4096, null))
+        {
+            final int poolBytes = n * LARGE_COUNT * Integer.BYTES;
+            final ByteBuffer[] sends = groups.register(poolBytes);
+            final ByteBuffer[] recvs = groups.register(poolBytes);
+            final List<String> failures = groups.run(group ->
+            {
+                final boolean registered = n == 2 || group.rank() != 1;
+                return runScript(group, ops, 2000L + group.rank(),
+                    registered ? sends[group.rank()] : ByteBuffer.allocateDirect(poolBytes)
+                        .order(ByteOrder.nativeOrder()),
+                    registered ? recvs[group.rank()] : ByteBuffer.allocateDirect(poolBytes)
+                        .order(ByteOrder.nativeOrder()));
+            });
+            for (int r = 0; r < n; r++)
+            {
+                assertNull(failures.get(r), "n=" + n + " rank " + r + (checksummed ? ", checksummed" : ""));
             }
         }
     }

@@ -66,6 +66,8 @@ final class LocalGroups implements AutoCloseable
     private final List<List<ByteBuffer[]>> registered = new ArrayList<>();
     private final ExecutorService ranks;
     private final ScheduledExecutorService delayer;
+    /** What the arenas answer to {@link NodeArena#checksummed()}. */
+    private volatile boolean checksummed;
 
     /**
      * Ranks on one node.
@@ -119,6 +121,17 @@ final class LocalGroups implements AutoCloseable
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * Has the arenas' operations cover what they read with CRC32Cs, as {@code HCCL_CHECKSUM} does.
+     *
+     * @return this.
+     */
+    LocalGroups checksummed()
+    {
+        checksummed = true;
+        return this;
     }
 
     /** What each rank runs. */
@@ -475,6 +488,12 @@ final class LocalGroups implements AutoCloseable
             public int failedMember()
             {
                 return -1;
+            }
+
+            @Override
+            public boolean checksummed()
+            {
+                return checksummed;
             }
         };
 

@@ -101,6 +101,29 @@ public interface NodeArena
     }
 
     /**
+     * Whether operations cover what each member reads of the others' data with a CRC32C, and check it before they use
+     * it ({@code HCCL_CHECKSUM}, which every member sets alike).
+     *
+     * @return true to cover it.
+     */
+    default boolean checksummed()
+    {
+        return false;
+    }
+
+    /**
+     * The words of an error for memory of the arena that holds what no member can have written: what is wrong, where
+     * the memory lies, and what to change.
+     *
+     * @param what what is wrong, naming the member.
+     * @return the message.
+     */
+    default String corrupted(final String what)
+    {
+        return "the node arena is corrupted: " + what;
+    }
+
+    /**
      * Which member marked the arena failed ({@link #markFailed()}), with acquire semantics: a wait on a signal looks at
      * this too, so that an operation on a failed arena fails instead of completing.
      *

@@ -40,6 +40,8 @@ final class ArenaHandshake
     private final Bootstrap bootstrap;
     /** The pairs' handshake, whose waits, deletions and figures this one shares. */
     private final ShmHandshake pairs;
+    /** {@code HCCL_CHECKSUM}, as every rank sets it: the arena's operations cover what they read. */
+    private final boolean checksum;
 
     /**
      * @param rank      this rank.
@@ -47,15 +49,17 @@ final class ArenaHandshake
      * @param dir       the directory.
      * @param bootstrap the rendezvous store.
      * @param pairs     the pairs' handshake, done.
+     * @param checksum  {@code HCCL_CHECKSUM}.
      */
     ArenaHandshake(final int rank, final ShmNames names, final Path dir, final Bootstrap bootstrap,
-        final ShmHandshake pairs)
+        final ShmHandshake pairs, final boolean checksum)
     {
         this.rank = rank;
         this.names = names;
         this.dir = dir;
         this.bootstrap = bootstrap;
         this.pairs = pairs;
+        this.checksum = checksum;
     }
 
     /**
@@ -131,7 +135,7 @@ final class ArenaHandshake
                 file.unmap();
                 return null;
             }
-            return new ShmArena(file, view, 0, regionBytes, new ShmRegistrations(view, 0, names, dir));
+            return new ShmArena(file, view, 0, regionBytes, new ShmRegistrations(view, 0, names, dir), checksum);
         }
         catch (final RuntimeException ex)
         {
@@ -185,7 +189,8 @@ final class ArenaHandshake
                 return null;
             }
             final int member = Arrays.binarySearch(view, rank);
-            return new ShmArena(file, view, member, regionBytes, new ShmRegistrations(view, member, names, dir));
+            return new ShmArena(file, view, member, regionBytes, new ShmRegistrations(view, member, names, dir),
+                checksum);
         }
         catch (final RuntimeException ex)
         {

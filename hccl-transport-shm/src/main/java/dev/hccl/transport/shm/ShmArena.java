@@ -38,6 +38,8 @@ final class ShmArena implements NodeArena
     /** The failure line: {@link #TRAILER_BYTES} after the regions. */
     private final ByteBuffer trailer;
     private final ShmRegistrations registrations;
+    /** Whether operations cover what they read with CRC32Cs ({@code HCCL_CHECKSUM}). */
+    private final boolean checksummed;
     /** Threads inside, plus {@link #CLOSING} once closing has begun. */
     private final AtomicInteger inside = new AtomicInteger();
 
@@ -54,9 +56,10 @@ final class ShmArena implements NodeArena
      * @param member      this rank's index in {@code ranks}.
      * @param regionBytes   each member's bytes.
      * @param registrations the members' registered buffers.
+     * @param checksummed   {@code HCCL_CHECKSUM}, as every member sets it.
      */
     ShmArena(final ShmFile file, final int[] ranks, final int member, final int regionBytes,
-        final ShmRegistrations registrations)
+        final ShmRegistrations registrations, final boolean checksummed)
     {
         if (fileBytes(ranks.length, regionBytes) != file.bytes())
         {
@@ -68,6 +71,7 @@ final class ShmArena implements NodeArena
         this.member = member;
         this.regionBytes = regionBytes;
         this.registrations = registrations;
+        this.checksummed = checksummed;
         final int regions = ranks.length * regionBytes;
         this.memory = file.memory().duplicate().limit(regions).slice().order(ByteOrder.nativeOrder());
         this.trailer = file.memory().duplicate().position(regions).slice().order(ByteOrder.nativeOrder());
@@ -158,6 +162,18 @@ final class ShmArena implements NodeArena
         {
             exit();
         }
+    }
+
+    @Override
+    public boolean checksummed()
+    {
+        return checksummed;
+    }
+
+    @Override
+    public String corrupted(final String what)
+    {
+        return ShmDamage.arenaCorrupted(file.path(), what);
     }
 
     @Override

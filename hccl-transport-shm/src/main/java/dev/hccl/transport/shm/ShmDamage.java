@@ -58,6 +58,20 @@ final class ShmDamage
     }
 
     /**
+     * What is wrong with a node arena that holds what no member can have written.
+     *
+     * @param file the arena's file.
+     * @param what what is wrong, naming the member.
+     * @return the words for the user's {@link ErrorCode#E_SHM_SEGMENT}.
+     */
+    static String arenaCorrupted(final Path file, final String what)
+    {
+        return "the node arena's shared memory (" + file + ") is corrupted: " + what + ". Another process wrote " +
+            "into it: stop whatever writes into " + file.getParent() + " (" + ShmTransportProvider.DIR.variable() +
+            ") while jobs run";
+    }
+
+    /**
      * A chunk of a message does not match the CRC32C its sender wrote after it ({@code HCCL_CHECKSUM}).
      *
      * @param rank      this rank, the reader.

@@ -226,7 +226,8 @@ public final class ShmTransport implements Transport
                 watch.start();
             }
             final Set<Integer> ranks = Collections.unmodifiableSet(new TreeSet<>(segments.keySet()));
-            arena = new ArenaHandshake(rank, names, dir, bootstrap, handshake).run(ranks, arenaBytes, deadlineNanos);
+            arena = new ArenaHandshake(rank, names, dir, bootstrap, handshake, checksum)
+                .run(ranks, arenaBytes, deadlineNanos);
             if (!addresses.isEmpty())
             {
                 LOG.debug("rank {}: shared memory with {} of {} peers {} in {} ms ({} KiB rings, {}, in {})",
