@@ -29,6 +29,12 @@ final class JobTokens
     }
 
     /**
+     * The fewest characters a token given to a launch may have: one a stranger who can reach the store cannot guess in
+     * a job's life (the store answers a wrong guess slowly), nor a sniffer offline (the key is stretched).
+     */
+    static final int MIN_TOKEN_CHARS = 16;
+
+    /**
      * The token of this launch.
      *
      * @param env    the launcher's environment.
@@ -41,10 +47,15 @@ final class JobTokens
     {
         if (file != null)
         {
-            return new Token(TokenFile.read(file), file.toAbsolutePath(), false);
+            return new Token(strong(TokenFile.read(file), "the token in --token-file " + file,
+                "openssl rand -hex 16 > " + file), file.toAbsolutePath(), false);
         }
         final String inherited = env.get("HCCL_JOB_TOKEN");
         final boolean made = inherited == null || inherited.isBlank();
+        if (!made)
+        {
+            strong(inherited.strip(), "HCCL_JOB_TOKEN", "export HCCL_JOB_TOKEN=$(openssl rand -hex 16)");
+        }
         if (shared && made)
         {
             throw new IllegalArgumentException("the launchers of a job of several nodes must give their ranks one "
@@ -52,5 +63,16 @@ final class JobTokens
                 + "give --token-file FILE, a file only you can read (chmod 600); never a command-line argument");
         }
         return new Token(RankEnvironment.jobToken(env), null, made);
+    }
+
+    private static String strong(final String token, final String what, final String instead)
+    {
+        if (token.length() < MIN_TOKEN_CHARS)
+        {
+            throw new IllegalArgumentException(what + " has " + token.length() + " character"
+                + (token.length() == 1 ? "" : "s") + ", which whoever can reach the job's ports may guess: use at "
+                + "least " + MIN_TOKEN_CHARS + " random ones (" + instead + ")");
+        }
+        return token;
     }
 }

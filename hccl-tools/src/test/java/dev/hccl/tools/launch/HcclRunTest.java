@@ -134,13 +134,13 @@ class HcclRunTest
     @Timeout(30)
     void aGivenTokenFileIsTheOneTheRanksAreTold() throws Exception
     {
-        Path file = Files.writeString(dir.resolve("token"), "s3cret\n");
+        Path file = Files.writeString(dir.resolve("token"), "s3cret-of-16-chars\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         Result r = launch("-np", "1", "--no-prefix", "--token-file", file.toString(), "sh", "-c",
                 "echo \"$HCCL_JOB_TOKEN_FILE|$HCCL_JOB_TOKEN\"");
 
         assertEquals(0, r.status(), r.err());
-        assertEquals(List.of(file.toAbsolutePath() + "|s3cret"), r.outLines());
+        assertEquals(List.of(file.toAbsolutePath() + "|s3cret-of-16-chars"), r.outLines());
         assertTrue(Files.exists(file));
     }
 

@@ -31,10 +31,11 @@ class JobTokensTest
     @Test
     void aFileOnlyTheUserCanReadGivesTheToken() throws Exception
     {
-        final JobTokens.Token token = JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"),
-            file("s3cret\n", "rw-------"), true);
-        assertEquals(new JobTokens.Token("s3cret", dir.resolve("token").toAbsolutePath(), false), token);
-        assertEquals("s3cret", JobTokens.resolve(Map.of(), file("  s3cret  ", "r--------"), false).value());
+        final JobTokens.Token token = JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-the-environment"),
+            file("s3cret-of-16-chars\n", "rw-------"), true);
+        assertEquals(new JobTokens.Token("s3cret-of-16-chars", dir.resolve("token").toAbsolutePath(), false), token);
+        assertEquals("s3cret-of-16-chars",
+            JobTokens.resolve(Map.of(), file("  s3cret-of-16-chars  ", "r--------"), false).value());
     }
 
     @Test
@@ -47,6 +48,21 @@ class JobTokensTest
                 () -> JobTokens.resolve(Map.of(), f, true));
             assertEquals("--token-file " + f + " is open to others (" + open + "): chmod 600 " + f, e.getMessage());
         }
+    }
+
+    /** A token a stranger may guess is refused, from a file or the environment, saying how to make one. */
+    @Test
+    void aShortTokenIsRefusedWithHowToMakeOne() throws Exception
+    {
+        final Path one = file("x\n", "rw-------");
+        assertEquals("the token in --token-file " + one + " has 1 character, which whoever can reach the job's ports "
+            + "may guess: use at least 16 random ones (openssl rand -hex 16 > " + one + ")",
+            assertThrows(IllegalArgumentException.class, () -> JobTokens.resolve(Map.of(), one, false)).getMessage());
+        assertEquals("HCCL_JOB_TOKEN has 15 characters, which whoever can reach the job's ports may guess: use at "
+            + "least 16 random ones (export HCCL_JOB_TOKEN=$(openssl rand -hex 16))", assertThrows(
+            IllegalArgumentException.class, () -> JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "x".repeat(15)), null,
+            true)).getMessage());
+        assertEquals("x".repeat(16), JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "x".repeat(16)), null, true).value());
     }
 
     @Test
@@ -72,8 +88,8 @@ class JobTokensTest
     @Test
     void severalNodesNeedAGivenTokenOneNodeMakesItsOwn()
     {
-        assertEquals(new JobTokens.Token("from-env", null, false),
-            JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-env"), null, true));
+        assertEquals(new JobTokens.Token("from-the-environment", null, false),
+            JobTokens.resolve(Map.of("HCCL_JOB_TOKEN", "from-the-environment"), null, true));
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> JobTokens.resolve(Map.of(), null, true));
         assertTrue(e.getMessage().startsWith("the launchers of a job of several nodes must give their ranks one "
