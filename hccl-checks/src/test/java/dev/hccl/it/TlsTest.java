@@ -100,15 +100,16 @@ class TlsTest
         });
         outsider.join();
         assertEquals(List.of(6f, 6f, 6f), sums);
-        assertEquals("refused", pokeResult);
+        assertEquals("told TLS is required", pokeResult);
     }
 
     private volatile String pokeResult = "not run";
 
     /**
      * An outsider without TLS speaks the store's protocol in the clear and proves a guessed job key: it is told that
-     * the store requires TLS, refused, and gives up nothing (a rank of the job that proved the key would give the
-     * rendezvous up, which the job's success shows this one did not).
+     * the store requires TLS, as a rank of the job would be, so the answer says nothing of its guess, and it gives up
+     * nothing (a rank of the job that proved the key would give the rendezvous up, which the job's success shows this
+     * one did not).
      */
     private void poke(final int port)
     {
@@ -121,7 +122,8 @@ class TlsTest
                 s.setSoTimeout(5000);
                 final OutputStream out = s.getOutputStream();
                 // StoreProtocol: magic "HCST", version 4, a 16-byte nonce; the store's mode (1: TLS required) and
-                // nonce; a 32-byte proof; the verdict (3: refused), then the close.
+                // nonce; a 32-byte proof; the verdict (5: TLS required, as for a right proof; 3 was "refused", which
+                // told a guesser its guess was wrong), then this side closes.
                 out.write(new byte[]{'H', 'C', 'S', 'T', 4});
                 out.write(new byte[16]);
                 out.flush();
@@ -129,9 +131,9 @@ class TlsTest
                 final byte[] modeAndNonce = in.readNBytes(1 + 16);
                 out.write(new byte[32]);
                 out.flush();
-                final byte[] rest = in.readAllBytes();
-                pokeResult = modeAndNonce.length == 17 && modeAndNonce[0] == 1 && rest.length == 1 && rest[0] == 3 ?
-                    "refused" : "answered " + java.util.Arrays.toString(modeAndNonce) + " then " +
+                final byte[] rest = in.readNBytes(1);
+                pokeResult = modeAndNonce.length == 17 && modeAndNonce[0] == 1 && rest.length == 1 && rest[0] == 5 ?
+                    "told TLS is required" : "answered " + java.util.Arrays.toString(modeAndNonce) + " then " +
                     java.util.Arrays.toString(rest);
                 return;
             }

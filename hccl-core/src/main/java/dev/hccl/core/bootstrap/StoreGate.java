@@ -71,9 +71,12 @@ final class StoreGate
     private final SSLContext tls;
     private final RefusalLog refusals;
     private final GiveUp giveUp;
+    private final GuessPacer guesses;
 
-    StoreGate(final JobKey key, final SSLContext tls, final RefusalLog refusals, final GiveUp giveUp)
+    StoreGate(final JobKey key, final SSLContext tls, final RefusalLog refusals, final GiveUp giveUp,
+        final GuessPacer guesses)
     {
+        this.guesses = guesses;
         this.key = key;
         this.tls = tls;
         this.refusals = refusals;
@@ -197,19 +200,25 @@ final class StoreGate
         out.flush();
         final byte[] proof = new byte[JobKey.PROOF_BYTES];
         in.readFully(proof);
-        if (!key.verify(proof, StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce))
+        final boolean proven = key.verify(proof, StoreProtocol.CLIENT_ROLE, serverNonce, clientNonce);
+        if (clearAtTlsStore)
         {
+            // Every client in the clear hears the same, its proof right or wrong, and as late (each counts as a
+            // guess): what it hears tells a stranger nothing of its guess. Only a rank of the job gives the
+            // rendezvous up, so that every rank hears at once that one of them has no TLS settings.
+            pace(client);
+            refusals.rankLike(client, "it came in the clear, but the store requires mutual TLS");
+            out.writeByte(StoreProtocol.TLS_REQUIRED);
+            out.flush();
+            clearRankLeaves(client, in, out, proven);
+            return false;
+        }
+        if (!proven)
+        {
+            pace(client);
             out.writeByte(StoreProtocol.REFUSED);
             out.flush();
             refusedToken(client, certified);
-            return false;
-        }
-        if (clearAtTlsStore)
-        {
-            refusals.rankLike(client, "it proved the job token without TLS");
-            out.writeByte(StoreProtocol.TLS_REQUIRED);
-            out.flush();
-            giveUpForClearRank(client, in, out);
             return false;
         }
         switch (seat.get())
@@ -227,6 +236,23 @@ final class StoreGate
         out.write(key.prove(StoreProtocol.SERVER_ROLE, clientNonce, serverNonce));
         out.flush();
         return true;
+    }
+
+    /** Waits before a wrong proof's answer, as long as its address's guesses call for ({@link GuessPacer}). */
+    private void pace(final Socket client)
+    {
+        final long millis = guesses.failed(client.getInetAddress(), System.nanoTime());
+        if (millis > 0)
+        {
+            try
+            {
+                Thread.sleep(millis);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**
@@ -253,12 +279,13 @@ final class StoreGate
     }
 
     /**
-     * A rank of this job (it proved the key) came in the clear to a store that requires TLS: it can never join, so the
-     * rendezvous is given up. The rank may say why in one {@link StoreProtocol#ABORT} (its TLS handshake failed: a
-     * certificate was refused); if it closes instead, it has no TLS settings.
+     * A client came in the clear to a store that requires TLS and was told so. When it proved the key, it is a rank of
+     * this job that can never join, so the rendezvous is given up; the rank may say why in one
+     * {@link StoreProtocol#ABORT} (its TLS handshake failed: a certificate was refused); if it closes instead, it has
+     * no TLS settings. A client that did not prove the key is answered alike, and changes nothing.
      */
-    private void giveUpForClearRank(final Socket client, final DataInputStream in, final DataOutputStream out)
-        throws IOException
+    private void clearRankLeaves(final Socket client, final DataInputStream in, final DataOutputStream out,
+        final boolean proven) throws IOException
     {
         try
         {
@@ -267,7 +294,11 @@ final class StoreGate
                 in.readUTF(); // the request's key, unused
                 final ErrorCode error = Verdict.codeOf(in.readInt());
                 final int concerned = in.readInt();
-                giveUp.abort(error, concerned, in.readUTF());
+                final String reason = in.readUTF();
+                if (proven)
+                {
+                    giveUp.abort(error, concerned, reason);
+                }
                 out.writeByte(StoreProtocol.OK);
                 out.flush();
                 return;
@@ -281,9 +312,12 @@ final class StoreGate
         finally
         {
             // The first verdict stands: after the rank's own ABORT, this one changes nothing.
-            giveUp.abort(ErrorCode.E_PARA, HcclException.UNKNOWN_RANK, "a rank at " +
-                client.getInetAddress().getHostAddress() + " connected to rank 0's store without TLS, but the store " +
-                "requires mutual TLS: set HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA on every rank, or on none");
+            if (proven)
+            {
+                giveUp.abort(ErrorCode.E_PARA, HcclException.UNKNOWN_RANK, "a rank at " +
+                    client.getInetAddress().getHostAddress() + " connected to rank 0's store without TLS, but the " +
+                    "store requires mutual TLS: set HCCL_TLS_CERT, HCCL_TLS_KEY and HCCL_TLS_CA on every rank, or on none");
+            }
         }
     }
 }

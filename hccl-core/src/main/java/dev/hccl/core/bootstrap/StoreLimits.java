@@ -15,10 +15,12 @@ import java.time.Duration;
  * @param maxStoredBytes          keys and values held, in all.
  * @param handshakeMillis         how long a new connection may take to pass the whole challenge.
  * @param idleMillis              how long a client may stay silent between requests (a half-open one is closed then).
+ * @param guessDelayMillis        the longest a wrong proof of the key waits for its answer ({@link GuessPacer}); 0
+ *                                answers every one at once.
  */
 public record StoreLimits(
     int maxClients, int maxChallenges, int maxChallengesPerAddress, long maxStoredBytes, int handshakeMillis,
-    long idleMillis)
+    long idleMillis, long guessDelayMillis)
 {
     /** Keys and values a store holds at most: a job's records are a few KiB a rank. */
     static final long MAX_STORED_BYTES = 64L << 20;
@@ -41,15 +43,16 @@ public record StoreLimits(
      * @param maxStoredBytes          at least 1.
      * @param handshakeMillis         at least 1.
      * @param idleMillis              at least 1.
+     * @param guessDelayMillis        at least 0, below {@code handshakeMillis}.
      */
     public StoreLimits
     {
         if (maxClients < 1 || maxChallenges < 1 || maxChallengesPerAddress < 1 || maxStoredBytes < 1 ||
-            handshakeMillis < 1 || idleMillis < 1)
+            handshakeMillis < 1 || idleMillis < 1 || guessDelayMillis < 0 || guessDelayMillis >= handshakeMillis)
         {
             throw new IllegalArgumentException("store limits must be positive: " + maxClients + " clients, " +
                 maxChallenges + " challenges, " + maxChallengesPerAddress + " from one address, " + maxStoredBytes +
-                " bytes, " + handshakeMillis + " ms, " + idleMillis + " ms");
+                " bytes, " + handshakeMillis + " ms, " + idleMillis + " ms, guesses delayed " + guessDelayMillis + " ms");
         }
     }
 
@@ -66,6 +69,6 @@ public record StoreLimits(
         final int clients =
             worldSize <= 0 ? ROOT_INFO_MAX_CLIENTS : (int)Math.min(Integer.MAX_VALUE, 2L * worldSize + 16);
         return new StoreLimits(clients, Math.max(MIN_CHALLENGES, Math.min(clients, 4096)), CHALLENGES_PER_ADDRESS,
-            MAX_STORED_BYTES, HANDSHAKE_MILLIS, connectTimeout.toMillis() + 10_000);
+            MAX_STORED_BYTES, HANDSHAKE_MILLIS, connectTimeout.toMillis() + 10_000, GuessPacer.MAX_DELAY_MILLIS);
     }
 }

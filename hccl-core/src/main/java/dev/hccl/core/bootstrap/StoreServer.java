@@ -72,7 +72,7 @@ public final class StoreServer implements AutoCloseable
     private StoreServer(final ServerSocket server, final JobKey key, final StoreLimits limits, final SSLContext tls)
     {
         this.server = server;
-        gate = new StoreGate(key, tls, refusals, this::abort);
+        gate = new StoreGate(key, tls, refusals, this::abort, new GuessPacer(limits.guessDelayMillis()));
         this.limits = limits;
         acceptor = LibraryThreads.newThread(this::acceptLoop, "hccl-store-accept");
         acceptor.start();

@@ -69,9 +69,9 @@ class StoreFuzzTest
     private static final JobKey KEY = JobKey.of("the job's secret");
     private static final JobKey STRANGER = JobKey.of("another job's secret");
     /** Small enough for the fuzz to fill; deadlines no case of the main fuzz comes near. */
-    private static final StoreLimits LIMITS = new StoreLimits(64, 64, 64, 16 * 1024, 10_000, 10_000);
+    private static final StoreLimits LIMITS = new StoreLimits(64, 64, 64, 16 * 1024, 10_000, 10_000, 0);
     /** Short deadlines, for connections that go silent. */
-    private static final StoreLimits SHORT_DEADLINES = new StoreLimits(64, 64, 64, 16 * 1024, 1_000, 1_000);
+    private static final StoreLimits SHORT_DEADLINES = new StoreLimits(64, 64, 64, 16 * 1024, 1_000, 1_000, 0);
     /** Far beyond any answer or close the store owes: a connection still silent then hangs. */
     private static final int HANG_MILLIS = 20_000;
     /** A GET of a missing key may wait this long; longer waits are cut short. */

@@ -41,7 +41,8 @@ class StoreGateTest
     /** Runs one client's challenge against the gate; the status byte the client read, or -1 at the end of stream. */
     private static int challenge(final boolean inTime) throws Exception
     {
-        final StoreGate gate = new StoreGate(KEY, null, new RefusalLog(), (code, rank, reason) -> { });
+        final StoreGate gate = new StoreGate(KEY, null, new RefusalLog(), (code, rank, reason) -> { },
+            new GuessPacer(0));
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
             Socket client = new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
             Socket accepted = listener.accept())

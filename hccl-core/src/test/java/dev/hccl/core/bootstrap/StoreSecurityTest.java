@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class StoreSecurityTest
 {
     private static final JobKey KEY = JobKey.of("the job's secret");
-    private static final StoreLimits LIMITS = new StoreLimits(4, 4, 4, 4096, 500, 1_000);
+    private static final StoreLimits LIMITS = new StoreLimits(4, 4, 4, 4096, 500, 1_000, 0);
 
     private static StoreServer start(final JobKey key, final StoreLimits limits) throws IOException
     {
@@ -252,7 +252,7 @@ class StoreSecurityTest
     @Test
     void clientsThatProvedTheKeyBeyondTheCapAreToldToTryAgain() throws IOException
     {
-        final StoreLimits limits = new StoreLimits(2, 8, 8, 4096, 5_000, 5_000);
+        final StoreLimits limits = new StoreLimits(2, 8, 8, 4096, 5_000, 5_000, 0);
         try (StoreServer server = start(KEY, limits))
         {
             final StoreClient first = StoreClient.connect(at(server), 0, inSeconds(5), KEY);
@@ -303,6 +303,42 @@ class StoreSecurityTest
             assertTrue(ex.getMessage().contains("rank 0's rendezvous store at ") &&
                 ex.getMessage().contains("it closed each connection before it answered the challenge, as it does " +
                 "when it is full of connections that have not proven the job token"), ex.getMessage());
+        }
+    }
+
+    /**
+     * A stranger guessing tokens hears of each wrong guess later and later: about 2,000 guesses a second from one
+     * address before, a few dozen at most now. The first few are answered at once, as a rank with another token must
+     * hear promptly. Lower bounds only: a busy machine makes the waits longer, never shorter.
+     */
+    @Test
+    void wrongProofsFromOneAddressAreAnsweredLaterAndLater() throws IOException
+    {
+        final JobKey guess = JobKey.of("a guessed token!!");
+        final StoreLimits limits = new StoreLimits(4, 8, 8, 4096, 5_000, 5_000, GuessPacer.MAX_DELAY_MILLIS);
+        try (StoreServer server = start(KEY, limits))
+        {
+            final long[] millis = new long[GuessPacer.FREE_GUESSES + 3];
+            for (int i = 0; i < millis.length; i++)
+            {
+                final long start = System.nanoTime();
+                final HcclException refused = assertThrows(HcclException.class,
+                    () -> StoreClient.connect(at(server), 1, inSeconds(10), guess));
+                millis[i] = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(refused.getMessage().contains("refused this rank's proof of the job token"),
+                    refused.getMessage());
+            }
+            for (int i = GuessPacer.FREE_GUESSES; i < millis.length; i++)
+            {
+                final long due = (i + 1 - GuessPacer.FREE_GUESSES) * GuessPacer.DELAY_STEP_MILLIS;
+                assertTrue(millis[i] >= due - 20, "guess " + (i + 1) + " answered after " + millis[i] + " ms, not " +
+                    due + ": " + Arrays.toString(millis));
+            }
+            // The job's own ranks are not slowed.
+            try (StoreClient rank = StoreClient.connect(at(server), 0, inSeconds(5), KEY))
+            {
+                rank.set("k", "v");
+            }
         }
     }
 
