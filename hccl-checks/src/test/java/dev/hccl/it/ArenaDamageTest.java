@@ -7,6 +7,7 @@ import dev.hccl.api.ErrorCode;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.testing.OpenFiles;
 import dev.hccl.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,12 +19,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -261,25 +260,7 @@ class ArenaDamageTest
     /** The descriptors, in /proc/self/fd, of this process's open deleted files of the directory at a size. */
     private List<Path> openDeletedFilesOfSize(final long bytes) throws IOException
     {
-        final List<Path> found = new ArrayList<>();
-        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd")))
-        {
-            for (final Path fd : fds)
-            {
-                try
-                {
-                    final String target = Files.readSymbolicLink(fd).toString();
-                    if (target.startsWith(dir.toString()) && target.endsWith("(deleted)") && Files.size(fd) == bytes)
-                    {
-                        found.add(fd);
-                    }
-                }
-                catch (final IOException gone)
-                {
-                    // closed meanwhile, or not a file
-                }
-            }
-        }
+        final List<Path> found = OpenFiles.deletedOfSize(dir, bytes);
         assertFalse(found.isEmpty(), "no open deleted file of " + bytes + " bytes in " + dir);
         return found;
     }

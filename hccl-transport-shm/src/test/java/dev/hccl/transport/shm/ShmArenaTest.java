@@ -2,6 +2,7 @@ package dev.hccl.transport.shm;
 
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.RegisteredMemory;
+import dev.hccl.api.testing.OpenFiles;
 import dev.hccl.api.testing.RecordingInbound;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -10,8 +11,6 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -160,7 +159,9 @@ class ShmArenaTest
         final ShmArena arena = t[0].nodeArena();
         assertNull(arena.damage(), "a whole arena");
         final long bytes = ShmArena.fileBytes(2, 64 * 1024);
-        final Path descriptor = openFileOfSize(cluster.dir, bytes);
+        final List<Path> open = OpenFiles.deletedOfSize(cluster.dir, bytes);
+        assertFalse(open.isEmpty(), "no open deleted file of " + bytes + " bytes in " + cluster.dir);
+        final Path descriptor = open.get(0);
         try (FileChannel c = FileChannel.open(descriptor, StandardOpenOption.WRITE))
         {
             c.truncate(0);
@@ -173,31 +174,5 @@ class ShmArenaTest
         arena.markFailed();
         t[1].nodeArena().markFailed();
         assertEquals(damage, t[1].nodeArena().damage(), "every member sees it");
-    }
-
-    /** The descriptor, in /proc/self/fd, of the one deleted file of the directory this process holds open at a size. */
-    private static Path openFileOfSize(final Path dir, final long bytes) throws IOException
-    {
-        final List<Path> found = new ArrayList<>();
-        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd")))
-        {
-            for (final Path fd : fds)
-            {
-                try
-                {
-                    final String target = Files.readSymbolicLink(fd).toString();
-                    if (target.startsWith(dir.toString()) && target.endsWith("(deleted)") && Files.size(fd) == bytes)
-                    {
-                        found.add(fd);
-                    }
-                }
-                catch (final IOException gone)
-                {
-                    // a descriptor closed meanwhile, or not a file
-                }
-            }
-        }
-        assertFalse(found.isEmpty(), "no open deleted file of " + bytes + " bytes in " + dir);
-        return found.get(0);
     }
 }
