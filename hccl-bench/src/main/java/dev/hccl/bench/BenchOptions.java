@@ -20,6 +20,8 @@ import java.util.Locale;
  * @param iters       timed iterations per measurement ({@code -n}).
  * @param warmupIters untimed iterations at the largest and the smallest size before each sweep, and before each
  *                    timed run ({@code -w}).
+ * @param settle      without {@code -w}: before each timed run, untimed operations until their time settles
+ *                    ({@link Settling}), as JMH warms up, rather than {@code warmupIters} of them.
  * @param check       checking runs per measurement, 0 for none ({@code -c}).
  * @param types       the element types ({@code -d}).
  * @param ops         the reductions ({@code -o}); ignored by operations without one.
@@ -44,6 +46,7 @@ public record BenchOptions(
     long stepFactor,
     int iters,
     int warmupIters,
+    boolean settle,
     int check,
     List<DataType> types,
     List<ReduceOp> ops,
@@ -77,6 +80,7 @@ public record BenchOptions(
      * @param stepFactor  multiplicative step, or 1.
      * @param iters       timed iterations.
      * @param warmupIters warm-up iterations.
+     * @param settle      warm up until settled instead.
      * @param check       checking runs.
      * @param types       element types.
      * @param ops         reductions.
@@ -260,6 +264,7 @@ public record BenchOptions(
         private long stepFactor = 1;
         private int iters = 20;
         private int warmupIters = 5;
+        private boolean settle;
         private int check = 1;
         private List<DataType> types = List.of(DataType.FP32);
         private List<ReduceOp> ops = List.of(ReduceOp.SUM);
@@ -320,6 +325,19 @@ public record BenchOptions(
         {
             this.iters = timed;
             this.warmupIters = warmup;
+            return this;
+        }
+
+        /**
+         * Warms each size until its time settles ({@link Settling}) instead of a fixed count: what {@code hccl-bench}
+         * does when {@code -w} is not given.
+         *
+         * @param untilSettled whether to.
+         * @return this.
+         */
+        public Builder settle(final boolean untilSettled)
+        {
+            this.settle = untilSettled;
             return this;
         }
 
@@ -443,8 +461,8 @@ public record BenchOptions(
          */
         public BenchOptions build()
         {
-            return new BenchOptions(op, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, check, types,
-                ops, root, average, blocking, registered, algos, json, csv, plot, plotStyle, minBw);
+            return new BenchOptions(op, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, settle, check,
+                types, ops, root, average, blocking, registered, algos, json, csv, plot, plotStyle, minBw);
         }
     }
 }

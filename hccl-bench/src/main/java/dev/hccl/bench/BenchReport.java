@@ -45,6 +45,7 @@ public record BenchReport(
      * @param stepFactor  {@code -f}.
      * @param iters       {@code -n}.
      * @param warmupIters {@code -w}.
+     * @param settled     whether each size was warmed until its time settled ({@code -w} not given).
      * @param check       {@code -c}.
      * @param average     {@code -a}.
      * @param types       {@code -d}, as nccl-tests names.
@@ -54,7 +55,8 @@ public record BenchReport(
      * @param minBw       {@code --min-bw}, or null.
      */
     public record Settings(
-        long minBytes, long maxBytes, long stepBytes, long stepFactor, int iters, int warmupIters, int check,
+        long minBytes, long maxBytes, long stepBytes, long stepFactor, int iters, int warmupIters, boolean settled,
+        int check,
         int average, List<String> types, List<String> ops, int root, List<String> algos, Double minBw)
     {
         /**
@@ -66,7 +68,7 @@ public record BenchReport(
         public static Settings of(final BenchOptions o)
         {
             return new Settings(o.minBytes(), o.maxBytes(), o.stepBytes(), o.stepFactor(), o.iters(), o.warmupIters(),
-                o.check(), o.average(), o.types().stream().map(BenchTypes::name).toList(),
+                o.settle(), o.check(), o.average(), o.types().stream().map(BenchTypes::name).toList(),
                 o.ops().stream().map(BenchTypes::name).toList(), o.root(), o.algoLabels(), o.minBw());
         }
     }

@@ -127,9 +127,13 @@ public final class BenchRunner
     private Measurement measure(final BenchCase c, final SizeLayout layout, final boolean inPlace)
     {
         final Views views = views(c, layout, inPlace);
+        if (options.settle())
+        {
+            settle(c, views, layout);
+        }
         // Untimed runs before each measurement too, not only before the sweep as nccl-tests has them: the JIT
-        // recompiles a hot path that the bench's own bookkeeping (FP64 and INT64 all-reduces) made polymorphic, and
-        // without this the second measurement of a size pays for it.
+        // recompiles a hot path that the bench's own bookkeeping (FP64 and INT64 all-reduces, the settling's too) made
+        // polymorphic, and without this the second measurement of a size pays for it.
         for (int i = 0; i < Math.max(1, options.warmupIters()); i++)
         {
             issue(c, views, layout);
@@ -163,6 +167,32 @@ public final class BenchRunner
             }
         }
         return new Measurement(seconds * 1e6, algBw, busBw, wrong);
+    }
+
+    /**
+     * Runs batches of untimed operations until their time settles ({@link Settling}); every rank decides from the same
+     * combined times, so all stop together.
+     */
+    private void settle(final BenchCase c, final Views views, final SizeLayout layout)
+    {
+        final Settling settling = new Settling();
+        int batch = 1;
+        while (true)
+        {
+            final long start = System.nanoTime();
+            for (int i = 0; i < batch; i++)
+            {
+                issue(c, views, layout);
+            }
+            joinPending();
+            final double[] perOp = {(System.nanoTime() - start) / 1e9 / batch};
+            comm.allReduce(perOp, ReduceOp.MAX);
+            if (settling.settled(perOp[0], batch))
+            {
+                return;
+            }
+            batch = settling.nextBatch(perOp[0]);
+        }
     }
 
     /**

@@ -188,6 +188,10 @@ final class BenchSession
             options.stepFactor() > 1 ? options.stepFactor() : options.stepBytes(),
             options.stepFactor() > 1 ? "factor" : "bytes", options.warmupIters(), options.iters(), options.check(),
             options.average(), options.registered() ? 1 : 0));
+        if (options.settle())
+        {
+            lines.add("# Warm-up: " + Settling.DESCRIPTION + " before each timed run; -w N runs N instead");
+        }
         lines.add("#");
         lines.add("# Using ranks");
         ranks.forEach(r -> lines.add(r.headerLine()));

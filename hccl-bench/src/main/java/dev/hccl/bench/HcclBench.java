@@ -93,10 +93,11 @@ public final class HcclBench implements Callable<Integer>
         description = "Timed iterations per size (default: ${DEFAULT-VALUE}).")
     private int iters;
 
-    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5",
+    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N",
         description = "Untimed iterations at the largest and the smallest size before the sweep, and before each "
-            + "timed run (default: ${DEFAULT-VALUE}).")
-    private int warmupIters;
+            + "timed run. Not given: 5 before the sweep, and before each timed run operations until their time "
+            + "settles, as JMH warms up (the header says so).")
+    private Integer warmupIters;
 
     @Option(names = {"-c", "--check"}, paramLabel = "N", defaultValue = "1",
         description = "Checked runs per size, counting wrong elements in #wrong; 0 skips checking "
@@ -261,7 +262,7 @@ public final class HcclBench implements Callable<Integer>
     private BenchOptions options()
     {
         return BenchOptions.builder(operation).sizes(minBytes, maxBytes).stepBytes(stepBytes).stepFactor(stepFactor)
-            .iterations(iters, warmupIters).check(check).types(BenchTypes.types(dataType))
+            .iterations(iters, null == warmupIters ? 5 : warmupIters).settle(null == warmupIters).check(check).types(BenchTypes.types(dataType))
             .ops(BenchTypes.ops(reduceOp)).root(parseRoot(root)).average(average).blocking(parseBlocking())
             .registered(parseRegister())
             .algos(algos).outputs(json, csv, plot).plotStyle(PlotStyle.of(plotY, plotYScale)).minBw(minBw).build();

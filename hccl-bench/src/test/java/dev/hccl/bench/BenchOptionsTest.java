@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,6 +36,8 @@ class BenchOptionsTest
         assertEquals(1, o.stepFactor());
         assertEquals(20, o.iters());
         assertEquals(5, o.warmupIters());
+        assertTrue(o.settle(), "without -w each size warms until its time settles");
+        assertFalse(HcclBench.parse("all_reduce", "-w", "5").settle(), "-w fixes the count");
         assertEquals(1, o.check());
         assertEquals(List.of(DataType.FP32), o.types());
         assertEquals(List.of(ReduceOp.SUM), o.ops());
@@ -44,7 +47,7 @@ class BenchOptionsTest
         assertEquals(List.of("default"), o.algoLabels());
         assertNull(o.minBw());
         assertEquals(PlotStyle.DEFAULT, o.plotStyle());
-        assertEquals(BenchOptions.builder(BenchOp.ALL_REDUCE).build(), o);
+        assertEquals(BenchOptions.builder(BenchOp.ALL_REDUCE).settle(true).build(), o);
     }
 
     @Test

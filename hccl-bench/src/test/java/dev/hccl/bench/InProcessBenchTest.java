@@ -196,6 +196,30 @@ class InProcessBenchTest
         assertEquals(Table.header().get(0), lines.get(model + 3), table);
     }
 
+    /**
+     * Without {@code -w} every size warms until its time settles, and the header says so (with {@code -w} it does not,
+     * as {@link #filesAreWrittenOncePerRunAndParse} shows); the JSON report says which.
+     */
+    @Test
+    void withoutWEachSizeWarmsUntilItsTimeSettlesAndTheHeaderSaysSo() throws Exception
+    {
+        final int ranks = 2;
+        final InJvmJob job = new InJvmJob(ranks);
+        final Path json = dir.resolve("settled.json");
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
+            new String[]{"all_reduce", "-b", "8", "-e", "64", "-f", "8", "-n", "2", "--json", json.toString()},
+            job.factory(rank), rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+        final String table = out.toString(StandardCharsets.UTF_8);
+        assertEquals(List.of(0, 0), status, table);
+        assertTrue(table.contains("\n# Warm-up: each size until its time per operation settles (batches of about 10 ms " +
+            "until three in a row are no more than 10 % faster than the best before them, 0.2 to 1 s) before each " +
+            "timed run; -w N runs N instead\n"), table);
+        assertEquals(2, rows(table).size(), table);
+        assertTrue(new ObjectMapper().readTree(json.toFile()).get("settings").get("settled").asBoolean(), table);
+    }
+
     @Test
     void filesAreWrittenOncePerRunAndParse() throws Exception
     {
