@@ -37,6 +37,8 @@ final class ArenaChecksums
     private final int regionBytes;
     private final int parityBytes;
     private final ByteBuffer memory;
+    /** A view of the arena's memory moved to each range, so that a check of a half allocates nothing. */
+    private final ByteBuffer memoryView;
     private final CRC32C crc = new CRC32C();
 
     /**
@@ -54,6 +56,7 @@ final class ArenaChecksums
         this.regionBytes = arena.regionBytes();
         this.parityBytes = parityBytes(members);
         this.memory = arena.memory();
+        this.memoryView = memory.duplicate();
     }
 
     /**
@@ -190,8 +193,11 @@ final class ArenaChecksums
 
     private int crc(final ByteBuffer data, final int index, final int length)
     {
+        // Direct, so the JDK's CRC32C intrinsic reads it in place; another buffer than the arena's gets a view of its
+        // own, as its position is its owner's.
+        final ByteBuffer view = data == memory ? memoryView.clear() : data.duplicate();
         crc.reset();
-        crc.update(data.duplicate().limit(index + length).position(index));
+        crc.update(view.limit(index + length).position(index));
         return (int)crc.getValue();
     }
 }

@@ -135,7 +135,7 @@ final class ArenaSteps implements AutoCloseable
         this.regionBytes = arena.regionBytes();
         this.operation = group.operation();
         this.checksums = arena.checksummed() ? new ArenaChecksums(group, arena, operation) : null;
-        this.halfBytes = halfBytes(regionBytes, arena.checksummed() ? ArenaChecksums.bytes(members) : 0);
+        this.halfBytes = halfBytes(regionBytes, null == checksums ? 0 : ArenaChecksums.bytes(members));
         this.step = arena.signal(signal(me, DONE));
         this.operationCodes = null == operation ? 0 : codes(operation);
         this.registered = arena.registeredMemory();
@@ -476,19 +476,22 @@ final class ArenaSteps implements AutoCloseable
         final int at = operationAt(member);
         final long codes = memory.getLong(at);
         final long count = memory.getLong(at + Long.BYTES);
-        final String bad = DescriptorCodec.describeBad((int)(codes >>> 48) & 0xFF, (int)(codes >>> 40) & 0xFF,
-            (int)(codes >>> 32) & 0xFF);
+        if (codes == operationCodes && count == operation.count())
+        {
+            return;
+        }
+        // Another operation than this rank's, or codes no rank writes: only then are they taken apart.
+        final int op = (int)(codes >>> 48) & 0xFF;
+        final int type = (int)(codes >>> 40) & 0xFF;
+        final int reduction = (int)(codes >>> 32) & 0xFF;
+        final String bad = DescriptorCodec.describeBad(op, type, reduction);
         if (null != bad || count < 0 || codes >>> 56 != 0)
         {
             throw ArenaDamage.corrupted(group, arena, operation, member, "rank " + arena.rankOf(member) + "'s " +
                 "operation line of step " + step + " holds " + (null != bad ? bad : "codes " + Long.toHexString(codes) +
                 " and count " + count) + ", which no rank writes");
         }
-        if (codes != operationCodes || count != operation.count())
-        {
-            throw group.mismatch(member, new DescriptorCodec().decode((int)(codes >>> 48) & 0xFF,
-                (int)(codes >>> 40) & 0xFF, (int)(codes >>> 32) & 0xFF, (int)codes, count));
-        }
+        throw group.mismatch(member, new DescriptorCodec().decode(op, type, reduction, (int)codes, count));
     }
 
     /** Where a member's operation of this step's parity lies. */

@@ -17,7 +17,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -70,7 +69,7 @@ public final class StoreClient implements AutoCloseable
         }
         catch (final EOFException | SocketException ex)
         {
-            throw new TurnedAway(false, ex);
+            throw new StoreConnectAttempts.TurnedAway(false, ex);
         }
         final byte[] serverNonce = new byte[JobKey.NONCE_BYTES];
         in.readFully(serverNonce);
@@ -84,7 +83,7 @@ public final class StoreClient implements AutoCloseable
         }
         if (status == StoreProtocol.FULL)
         {
-            throw new TurnedAway(true, null);
+            throw new StoreConnectAttempts.TurnedAway(true, null);
         }
         if (status != StoreProtocol.OK)
         {
@@ -95,24 +94,6 @@ public final class StoreClient implements AutoCloseable
         if (!key.verify(proof, StoreProtocol.SERVER_ROLE, clientNonce, serverNonce))
         {
             throw notOurStore("does not know this job's token");
-        }
-    }
-
-    /**
-     * The store closed the connection before it answered the challenge, or answered that it serves as many clients as
-     * it may: it is crowded, and the client tries again.
-     */
-    private static final class TurnedAway extends IOException
-    {
-        private static final long serialVersionUID = 1L;
-        /** Full of clients that proved the key, rather than of connections in the challenge. */
-        private final boolean admittedFull;
-
-        TurnedAway(final boolean admittedFull, final Exception cause)
-        {
-            super(admittedFull ? "the store serves as many clients of the job as it may at once" :
-                "the store closed the connection before it answered the challenge", cause);
-            this.admittedFull = admittedFull;
         }
     }
 
@@ -155,16 +136,14 @@ public final class StoreClient implements AutoCloseable
         final SSLContext tls)
     {
         long backoffMillis = 20;
-        IOException last = null;
-        int turnedAway = 0;
-        TurnedAway crowded = null;
+        final StoreConnectAttempts attempts = new StoreConnectAttempts();
         final WaitReport report = new WaitReport(deadlineNanos);
         while (System.nanoTime() < deadlineNanos)
         {
-            if (last != null && report.due())
+            if (attempts.last() != null && report.due())
             {
                 LOG.info("rank {}: rank 0's rendezvous store at {} does not answer yet ({}); {}", rank, address,
-                    last.getMessage(), report.left());
+                    attempts.last().getMessage(), report.left());
             }
             final Socket socket;
             try
@@ -203,23 +182,11 @@ public final class StoreClient implements AutoCloseable
                     throw tlsFailure(address, rank, deadlineNanos, key, ex);
                 }
                 // closed before TLS began (the store made room for newer connections, say): retried
-                crowded = new TurnedAway(false, ex);
-                last = crowded;
-                turnedAway++;
+                attempts.failed(new StoreConnectAttempts.TurnedAway(false, ex));
             }
             catch (final IOException ex)
             {
-                last = ex;
-                if (ex instanceof TurnedAway t)
-                {
-                    crowded = t;
-                    turnedAway++;
-                }
-                else if (ex instanceof ConnectException)
-                {
-                    crowded = null; // no store listens any more
-                    turnedAway = 0;
-                }
+                attempts.failed(ex);
                 try
                 {
                     socket.close();
@@ -240,25 +207,7 @@ public final class StoreClient implements AutoCloseable
             }
             backoffMillis = Math.min(1000, backoffMillis * 2);
         }
-        // Turned away since a store last listened: it is crowded, whatever the last try met (its deadline, say).
-        if (crowded != null)
-        {
-            throw new HcclException(ErrorCode.E_TCP_CONNECT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-                "rank 0's rendezvous store at " + address + " turned this rank away " + turnedAway + " time" +
-                (turnedAway == 1 ? "" : "s") + ": " + (crowded.admittedFull ?
-                "it serves as many clients that proved the job token as it may (two a rank, and 16 more): is a " +
-                "process of another job with this HCCL_JOB_TOKEN, or a loop of hccl-status, holding them?" :
-                "it closed each connection before it answered the challenge, as it does when it is full of " +
-                "connections that have not proven the job token: a process that is not a rank of the job floods " +
-                "its port (rank 0 names the address in a WARN), or rank 0 runs another version of hccl-java, or is " +
-                "too busy to answer within " + StoreLimits.HANDSHAKE_MILLIS / 1000 + " s. Stop that process, or " +
-                "let only the job's hosts reach MASTER_PORT"), last);
-        }
-        throw new HcclException(ErrorCode.E_TCP_CONNECT, rank, 0, Operation.INIT, HcclException.NO_SEQUENCE,
-            "could not reach rank 0's rendezvous store at " + address + " (" + last + "): is rank 0 running, and are " +
-            "MASTER_ADDR/MASTER_PORT (or the root info) right?" + (tls == null ? "" : " Under mutual TLS the store " +
-            "also refuses a rank whose certificate (HCCL_TLS_CERT) its HCCL_TLS_CA did not sign, and one that does " +
-            "not trust the store's (HCCL_TLS_CA): check that every rank uses certificates of the same CA."), last);
+        throw attempts.gaveUp(address, rank, tls != null);
     }
 
     /**
