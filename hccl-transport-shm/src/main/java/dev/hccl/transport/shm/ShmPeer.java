@@ -5,6 +5,8 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.function.Supplier;
+
 /**
  * Everything this rank holds for one connected peer: the shared segment, the link that writes to the peer, the
  * receiver that reads from it, and what identifies the peer's process for the liveness watch.
@@ -39,10 +41,11 @@ final class ShmPeer
      * @param inbound  where its messages go.
      * @param checksum whether each DATA record carries a CRC32C of its payload ({@code HCCL_CHECKSUM}), as both ranks
      *                 agree.
+     * @param arenaDamage what is wrong with the node arena's memory, or null ({@link ShmReceiver}).
      */
     ShmPeer(
         final int rank, final int peer, final ShmSegment segment, final ShmAddress address, final Inbound inbound,
-        final boolean checksum)
+        final boolean checksum, final Supplier<String> arenaDamage)
     {
         final boolean lo = rank < peer;
         this.rank = rank;
@@ -53,7 +56,7 @@ final class ShmPeer
         this.link = new ShmLink(rank, peer, segment, outbound,
             checksum ? new ShmChecksum(segment.outboundRegion(lo)) : null);
         this.receiver = new ShmReceiver(rank, peer, segment, this.inbound, segment.inboundRegion(lo), link, inbound,
-            checksum);
+            checksum, arenaDamage);
         this.pid = address.pid();
         this.startMillis = address.startMillis();
         this.process = visibleProcess(address);

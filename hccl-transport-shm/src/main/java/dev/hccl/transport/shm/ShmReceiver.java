@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 
 /**
  * The receiving side of the connection to one peer: reads the ring the peer writes and hands each message to the
@@ -45,6 +46,8 @@ final class ShmReceiver implements ControlledMessageHandler
     private final Inbound inbound;
     /** The one view of the ring's memory handed to sinks, moved to each chunk. */
     private final ByteBuffer view;
+    /** What is wrong with the node arena's memory, or null. */
+    private final Supplier<String> arenaDamage;
     /** The CRC32C that ends each DATA record ({@code HCCL_CHECKSUM}), or null for none. */
     private final ShmChecksum checksum;
 
@@ -66,6 +69,8 @@ final class ShmReceiver implements ControlledMessageHandler
      * @param link     the link to the same peer, whose state this follows.
      * @param inbound  where messages go.
      * @param checksum whether each DATA record ends with a CRC32C of its payload ({@code HCCL_CHECKSUM}).
+     * @param arenaDamage what is wrong with the node arena's memory, or null ({@link ShmArena#damage()}): a fault
+     *                    in the arena surfaces late from compiled code, in whatever this thread does next, here too.
      */
     ShmReceiver(
         final int rank,
@@ -75,8 +80,10 @@ final class ShmReceiver implements ControlledMessageHandler
         final ByteBuffer region,
         final ShmLink link,
         final Inbound inbound,
-        final boolean checksum)
+        final boolean checksum,
+        final Supplier<String> arenaDamage)
     {
+        this.arenaDamage = arenaDamage;
         this.rank = rank;
         this.peer = peer;
         this.segment = segment;
@@ -109,13 +116,12 @@ final class ShmReceiver implements ControlledMessageHandler
         catch (final InternalError fault)
         {
             // The ring's own reads of headers and positions faulted (the handler catches its own).
-            final HcclException truncated =
-                ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, fault);
-            if (null == truncated)
+            final HcclException damaged = damaged(fault);
+            if (null == damaged)
             {
                 throw fault;
             }
-            stop(truncated);
+            stop(damaged);
             return 0;
         }
         emptyPolls = 0 == read ? emptyPolls + 1 : 0;
@@ -168,10 +174,10 @@ final class ShmReceiver implements ControlledMessageHandler
         }
         catch (final Throwable t)
         {
-            final HcclException truncated = ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, t);
-            if (null != truncated)
+            final HcclException damaged = damaged(t);
+            if (null != damaged)
             {
-                stop(truncated);
+                stop(damaged);
                 return Action.BREAK;
             }
             // Only a bug gets here: every callback into the communicator is guarded on its own.
@@ -179,6 +185,22 @@ final class ShmReceiver implements ControlledMessageHandler
             stop(new IllegalStateException("internal error receiving from rank " + peer + ": " + t, t));
         }
         return DONE == state ? Action.BREAK : Action.CONTINUE;
+    }
+
+    /**
+     * Damaged shared memory behind a fault: this pair's segment truncated, or else, for a memory fault (which the JVM
+     * may throw a little after the access, from compiled code), the node arena's; null when neither is.
+     */
+    private HcclException damaged(final Throwable fault)
+    {
+        final HcclException truncated = ShmDamage.truncated(rank, peer, segment, "reading from rank " + peer, fault);
+        if (null != truncated || !(fault instanceof InternalError))
+        {
+            return truncated;
+        }
+        final String arena = arenaDamage.get();
+        return null == arena ? null : new HcclException(ErrorCode.E_SHM_SEGMENT, rank, HcclException.UNKNOWN_RANK,
+            null, HcclException.NO_SEQUENCE, arena, fault);
     }
 
     private void onMessageHeader(final MutableDirectBuffer b, final int index, final int length)

@@ -215,7 +215,8 @@ public final class ShmTransport implements Transport
             for (final Map.Entry<Integer, ShmSegment> e : segments.entrySet())
             {
                 final int peer = e.getKey();
-                ps[i++] = table[peer] = new ShmPeer(rank, peer, e.getValue(), addresses.get(peer), inbound, checksum);
+                ps[i++] = table[peer] = new ShmPeer(rank, peer, e.getValue(), addresses.get(peer), inbound, checksum,
+                    this::arenaDamage);
             }
             connected = ps;
             progress.peers(ps);
@@ -264,6 +265,13 @@ public final class ShmTransport implements Transport
             throw new IllegalStateException("rank " + rank + " has no shared-memory link to rank " + peer);
         }
         return p.link;
+    }
+
+    /** What is wrong with the node arena's memory, or null when it is sound or there is none. */
+    private String arenaDamage()
+    {
+        final ShmArena a = arena;
+        return null == a ? null : a.damage();
     }
 
     /**

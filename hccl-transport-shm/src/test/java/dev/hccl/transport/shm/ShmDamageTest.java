@@ -125,8 +125,8 @@ class ShmDamageTest
         segments.add(hi);
         final ShmAddress self = ShmAddress.ofThisProcess(cluster.dir);
         final ShmPeer[] pair = {
-            new ShmPeer(0, 1, lo, self, in[0] = new RecordingInbound(), false),
-            new ShmPeer(1, 0, hi, self, in[1] = new RecordingInbound(), false)};
+            new ShmPeer(0, 1, lo, self, in[0] = new RecordingInbound(), false, () -> null),
+            new ShmPeer(1, 0, hi, self, in[1] = new RecordingInbound(), false, () -> null)};
         try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE))
         {
             c.truncate(0);
