@@ -132,7 +132,20 @@ public final class Setting<T>
      */
     public static Setting<Boolean> flag(final String variable, final String description)
     {
-        return of(variable, false, text ->
+        return flag(variable, false, description);
+    }
+
+    /**
+     * A switch with a default: {@code 1} or {@code true} turns it on, {@code 0} or {@code false} off.
+     *
+     * @param variable     the environment variable.
+     * @param defaultValue whether it is on when unset.
+     * @param description  what it does.
+     * @return the setting.
+     */
+    public static Setting<Boolean> flag(final String variable, final boolean defaultValue, final String description)
+    {
+        return of(variable, defaultValue, text ->
         {
             if ("1".equals(text) || "true".equalsIgnoreCase(text))
             {

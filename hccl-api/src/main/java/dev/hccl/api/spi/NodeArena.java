@@ -81,6 +81,18 @@ public interface NodeArena
     RegisteredMemory registeredMemory();
 
     /**
+     * The other members' ordinary memory, read across processes ({@code HCCL_CMA}), so that an algorithm may post
+     * where an ordinary direct buffer lies instead of copying it into its region.
+     *
+     * @return it, or null when some member cannot read another's (a JDK before 22, the kernel refusing, the setting
+     *         off): every member sees the same.
+     */
+    default PeerMemory peerMemory()
+    {
+        return null;
+    }
+
+    /**
      * Marks the arena failed, before this member's peers are told why over their links: a member that goes on to
      * read this one's data would otherwise complete an operation that failed here, with what it had posted. The
      * first member to mark it stands (when two mark it at once, either may); a mark is never taken back. Nothing
