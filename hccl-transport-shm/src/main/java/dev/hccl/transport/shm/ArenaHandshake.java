@@ -1,5 +1,6 @@
 package dev.hccl.transport.shm;
 
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.spi.Bootstrap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +26,7 @@ import java.util.Set;
  *     {@code fail}) and every member reads them all: the arena exists when every one mapped it. The lowest then
  *     unlinks the file, so that nothing stays in the directory however the processes end.</li>
  * </ol>
+ * Then the members agree whether they read each other's ordinary memory across processes ({@link CmaHandshake}).
  * A member that does not answer by the deadline fails the rank, as in the pairs' handshake ({@link ShmHandshake}).
  */
 final class ArenaHandshake
@@ -42,6 +44,8 @@ final class ArenaHandshake
     private final ShmHandshake pairs;
     /** {@code HCCL_CHECKSUM}, as every rank sets it: the arena's operations cover what they read. */
     private final boolean checksum;
+    /** {@code HCCL_CMA}. */
+    private final boolean cma;
 
     /**
      * @param rank      this rank.
@@ -50,10 +54,12 @@ final class ArenaHandshake
      * @param bootstrap the rendezvous store.
      * @param pairs     the pairs' handshake, done.
      * @param checksum  {@code HCCL_CHECKSUM}.
+     * @param cma       {@code HCCL_CMA}.
      */
     ArenaHandshake(final int rank, final ShmNames names, final Path dir, final Bootstrap bootstrap,
-        final ShmHandshake pairs, final boolean checksum)
+        final ShmHandshake pairs, final boolean checksum, final boolean cma)
     {
+        this.cma = cma;
         this.rank = rank;
         this.names = names;
         this.dir = dir;
@@ -97,7 +103,23 @@ final class ArenaHandshake
         {
             return null;
         }
-        return view[0] == rank ? create(view, regionBytes, deadlineNanos) : map(view, deadlineNanos);
+        final ShmArena arena = view[0] == rank ? create(view, regionBytes, deadlineNanos) : map(view, deadlineNanos);
+        if (null != arena)
+        {
+            try
+            {
+                arena.offer(new CmaHandshake(rank, view, bootstrap, pairs).run(
+                    !cma ? ShmTransportProvider.CMA.variable() + "=0" :
+                    checksum ? CommConfig.CHECKSUM.variable() + "=1 covers what is read in the arena only" : null,
+                    deadlineNanos));
+            }
+            catch (final RuntimeException ex)
+            {
+                arena.close(0);
+                throw ex;
+            }
+        }
+        return arena;
     }
 
     private ShmArena create(final int[] view, final int regionBytes, final long deadlineNanos)

@@ -1,6 +1,7 @@
 package dev.hccl.transport.shm;
 
 import dev.hccl.api.spi.NodeArena;
+import dev.hccl.api.spi.PeerMemory;
 import dev.hccl.api.spi.RegisteredMemory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,8 @@ final class ShmArena implements NodeArena
     private final ShmRegistrations registrations;
     /** Whether operations cover what they read with CRC32Cs ({@code HCCL_CHECKSUM}). */
     private final boolean checksummed;
+    /** The members' ordinary memory, when every member can read every other's ({@link CmaHandshake}); else null. */
+    private volatile ShmPeerMemory peerMemory;
     /** Threads inside, plus {@link #CLOSING} once closing has begun. */
     private final AtomicInteger inside = new AtomicInteger();
 
@@ -132,6 +135,22 @@ final class ShmArena implements NodeArena
      * faults; a compare-and-set is not so guarded, and a fault there (a file truncated under the mapping) would crash
      * the JVM. Two members that mark it at once may both write: either's mark is one that failed.
      */
+    /**
+     * Offers the members' ordinary memory, once the members agreed on it, before any operation uses the arena.
+     *
+     * @param memory it, or null when they cannot read each other's.
+     */
+    void offer(final ShmPeerMemory memory)
+    {
+        this.peerMemory = memory;
+    }
+
+    @Override
+    public PeerMemory peerMemory()
+    {
+        return peerMemory;
+    }
+
     @Override
     public void markFailed()
     {
@@ -221,6 +240,12 @@ final class ShmArena implements NodeArena
             {
                 return true;
             }
+            final ShmPeerMemory peers = peerMemory;
+            if (null != peers && LOG.isDebugEnabled())
+            {
+                LOG.debug("rank {}: read {} bytes of peers' ordinary buffers in {} reads with process_vm_readv",
+                    ranks[member], peers.bytesRead(), peers.reads());
+            }
             if (inside.get() < CLOSING)
             {
                 inside.addAndGet(CLOSING);
@@ -266,6 +291,7 @@ final class ShmArena implements NodeArena
     @Override
     public String toString()
     {
-        return "node arena of ranks " + java.util.Arrays.toString(ranks) + ", " + regionBytes / 1024 + " KiB each";
+        return "node arena of ranks " + java.util.Arrays.toString(ranks) + ", " + regionBytes / 1024 + " KiB each" +
+            (null == peerMemory ? "" : ", ordinary buffers read with process_vm_readv");
     }
 }

@@ -68,6 +68,8 @@ public final class ShmTransport implements Transport
     private final long heartbeatTimeoutMillis;
     /** Whether DATA records carry a CRC32C of their payload ({@code HCCL_CHECKSUM}), as every rank agrees. */
     private final boolean checksum;
+    /** {@code HCCL_CMA}: the arena's members may read each other's ordinary buffers across processes. */
+    private final boolean cma;
     private final ShmProgress progress;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean closing;
@@ -122,6 +124,7 @@ public final class ShmTransport implements Transport
         this.arenaBytes = context.config().get(ShmTransportProvider.ARENA_SIZE);
         this.heartbeatTimeoutMillis = heartbeatTimeoutMillis;
         this.checksum = context.config().get(CommConfig.CHECKSUM);
+        this.cma = context.config().get(ShmTransportProvider.CMA);
         this.progress = new ShmProgress(inbound);
     }
 
@@ -227,7 +230,7 @@ public final class ShmTransport implements Transport
                 watch.start();
             }
             final Set<Integer> ranks = Collections.unmodifiableSet(new TreeSet<>(segments.keySet()));
-            arena = new ArenaHandshake(rank, names, dir, bootstrap, handshake, checksum)
+            arena = new ArenaHandshake(rank, names, dir, bootstrap, handshake, checksum, cma)
                 .run(ranks, arenaBytes, deadlineNanos);
             if (!addresses.isEmpty())
             {

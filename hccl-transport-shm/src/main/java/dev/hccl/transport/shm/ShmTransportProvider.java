@@ -44,6 +44,14 @@ public final class ShmTransportProvider implements TransportProvider
         Setting::parseInteger, v -> v == 0 || validArenaSize(v), "0, or a multiple of 4096 in [64 KiB, 256 MiB]",
         "bytes of each rank's region in the node arena that collectives within a node share; 0 turns it off");
 
+    /**
+     * On (the default): the members of a node arena read each other's ordinary direct buffers with one copy across
+     * processes ({@code process_vm_readv}, JDK 22 on), as Open MPI's CMA does, where every member can; off: those
+     * buffers are copied into the arena first.
+     */
+    public static final Setting<Boolean> CMA = Setting.flag("HCCL_CMA", true,
+        "ranks of a node read each other's ordinary buffers across processes (process_vm_readv, JDK 22 on)");
+
     private static final int ARENA_SIZE_MIN = 64 * 1024;
     private static final int ARENA_SIZE_MAX = 256 * 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(ShmTransportProvider.class);
@@ -93,12 +101,12 @@ public final class ShmTransportProvider implements TransportProvider
     /**
      * {@inheritDoc}
      *
-     * @return {@link #DIR}, {@link #DISABLE} and {@link #ARENA_SIZE}.
+     * @return {@link #DIR}, {@link #DISABLE}, {@link #ARENA_SIZE} and {@link #CMA}.
      */
     @Override
     public List<Setting<?>> settings()
     {
-        return List.of(DIR, DISABLE, ARENA_SIZE);
+        return List.of(DIR, DISABLE, ARENA_SIZE, CMA);
     }
 
     /**
