@@ -45,6 +45,12 @@ import java.nio.ByteBuffer;
  * all-reduce's reduced slice likewise: the others read them there ({@link ArenaSteps#postedInPlace}), and the rank
  * waits for them before it returns. Each rank decides for itself; the others read wherever its data lies.
  * <p>
+ * <b>Ordinary buffers across processes.</b> Where the arena's members can read each other's memory
+ * ({@link NodeArena#peerMemory()}: {@code process_vm_readv}, as Open MPI's CMA), an ordinary direct buffer is posted
+ * where it lies too, from the same size: the others copy it into their own process with one copy, reducing it piece by
+ * piece through a buffer that stays in the core's cache, so the copy into the region and the reduced slice's copy
+ * there are saved, as with a registered buffer.
+ * <p>
  * Without an arena that spans the group (a group across nodes, a view of some ranks) every operation runs the message-passing algorithm it
  * falls back to ({@link RingAlgorithm}, {@link BinomialTreeAlgorithm}, {@link DisseminationBarrierAlgorithm}); every
  * rank of a group sees the same arena or none, so all take the same path.
@@ -161,7 +167,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             {
                 reads.slices(elements, size, n);
             }
-            if (!(inPlace && steps.postedInPlace(send, at, bytes)))
+            if (!(inPlace && steps.postedWhereItLies(send, at, bytes)))
             {
                 if (oneRound || (root >= 0 && root != me))
                 {
@@ -180,10 +186,10 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             {
                 if (root < 0 || root == me)
                 {
-                    Copies.copy(recv, at, steps.source(0), steps.sourceAt(0), bytes);
+                    steps.copy(0, 0, recv, at, bytes);
                     for (int m = 1; m < n; m++)
                     {
-                        reducer.reduce(recv, at, steps.source(m), steps.sourceAt(m), elements);
+                        steps.reduce(m, 0, reducer, recv, at, elements, size);
                     }
                 }
                 steps.done();
@@ -200,8 +206,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 for (int k = 1; k < n && to > from; k++)
                 {
                     final int m = (me + k) % n;
-                    reducer.reduce(memory, steps.data(me) + from, steps.source(m), steps.sourceAt(m) + from,
-                        (to - from) / size);
+                    steps.reduce(m, from, reducer, memory, steps.data(me) + from, (to - from) / size, size);
                 }
                 steps.reduced(memory, steps.data(me));
                 steps.done();
@@ -213,7 +218,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             for (int k = 1; k < n && to > from; k++)
             {
                 final int m = (me + k) % n;
-                reducer.reduce(recv, at + from, steps.source(m), steps.sourceAt(m) + from, (to - from) / size);
+                steps.reduce(m, from, reducer, recv, at + from, (to - from) / size, size);
             }
             if (!(inPlace && root < 0 && steps.reducedInPlace(recv, at, bytes)))
             {
@@ -237,7 +242,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             {
                 final int start = ArenaSteps.sliceStart(elements, size, n, m) * size;
                 final int end = ArenaSteps.sliceStart(elements, size, n, m + 1) * size;
-                Copies.copy(recv, at + start, steps.reducedSource(m), steps.reducedAt(m) + start, end - start);
+                steps.copyReduced(m, start, recv, at + start, end - start);
             }
         }
     }
@@ -272,7 +277,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 final int elements = Math.min(pieceElements, recvCount - first);
                 final int bytes = elements * size;
                 steps.begin().blocks(bytes, blockBytes);
-                if (!(inPlace && steps.postedInPlace(send, first * size, (n - 1) * blockBytes + bytes)))
+                if (!(inPlace && steps.postedWhereItLies(send, first * size, (n - 1) * blockBytes + bytes)))
                 {
                     for (int b = 0; b < n; b++)
                     {
@@ -282,12 +287,11 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 }
                 steps.awaitAllPosted();
                 // This rank's block of each member's piece: blocks lie a block apart in place, a piece apart in a half.
-                Copies.copy(recv, first * size, steps.source(0),
-                    steps.sourceAt(0) + me * (steps.inPlace(0) ? blockBytes : bytes), bytes);
+                steps.copy(0, me * (steps.inPlace(0) ? blockBytes : bytes), recv, first * size, bytes);
                 for (int m = 1; m < n; m++)
                 {
-                    reducer.reduce(recv, first * size, steps.source(m),
-                        steps.sourceAt(m) + me * (steps.inPlace(m) ? blockBytes : bytes), elements);
+                    steps.reduce(m, me * (steps.inPlace(m) ? blockBytes : bytes), reducer, recv, first * size,
+                        elements, size);
                 }
                 steps.done();
             }
@@ -323,7 +327,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 final int bytes = Math.min(pieceElements, sendCount - first) * size;
                 final int at = first * size;
                 steps.begin().whole(bytes);
-                if (!(inPlace && steps.postedInPlace(send, at, bytes)))
+                if (!(inPlace && steps.postedWhereItLies(send, at, bytes)))
                 {
                     Copies.copy(memory, steps.data(me), send, at, bytes);
                     steps.posted(send, at);
@@ -331,7 +335,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 steps.awaitAllPosted();
                 for (int m = 0; m < n; m++)
                 {
-                    Copies.copy(recv, m * blockBytes + at, steps.source(m), steps.sourceAt(m), bytes);
+                    steps.copy(m, 0, recv, m * blockBytes + at, bytes);
                 }
                 steps.done();
             }
@@ -369,7 +373,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 {
                     steps.arrived();
                 }
-                else if (!(inPlace && steps.postedInPlace(buf, at, bytes)))
+                else if (!(inPlace && steps.postedWhereItLies(buf, at, bytes)))
                 {
                     Copies.copy(memory, steps.data(me), buf, at, bytes);
                     steps.posted(buf, at);
@@ -379,7 +383,7 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
                 steps.awaitAllPosted();
                 if (me != root)
                 {
-                    Copies.copy(buf, at, steps.source(root), steps.sourceAt(root), bytes);
+                    steps.copy(root, 0, buf, at, bytes);
                 }
                 steps.done();
             }

@@ -7,6 +7,7 @@ import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
+import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.RegisteredMemory;
 
 import java.nio.ByteBuffer;
@@ -25,12 +26,13 @@ import java.nio.ByteBuffer;
  * A control line that holds what no member writes (a signal more than two steps ahead, codes of no operation) fails
  * the operation as corruption ({@link ArenaDamage}).
  * <p>
- * <b>In place.</b> A member whose data of a step lies in a registered buffer ({@link RegisteredMemory}) posts where
+ * <b>In place.</b> A member whose data of a step lies in a registered buffer ({@link RegisteredMemory}), or in an
+ * ordinary direct buffer that the others can read across processes ({@link dev.hccl.api.spi.PeerMemory}), posts where
  * it lies instead of copying it into its half, and likewise its reduced data: each parity's line holds both
- * locations, 0 for "in my half", written before the signal that publishes them. Readers find every member's data
- * through {@link #source}/{@link #reducedSource}, wherever it lies. The others then read the application's buffer
- * itself, so before the operation returns, the member waits until every member is done with the step
- * ({@link #finish()}); a half needs no such wait, as the next step that writes it waits already.
+ * locations, 0 for "in my half" ({@link ArenaSources}), written before the signal that publishes them. Readers read
+ * every member's data through {@link #copy}, {@link #reduce} and {@link #copyReduced}, wherever it lies. The others
+ * then read the application's buffer itself, so before the operation returns, the member waits until every member is
+ * done with the step ({@link #finish()}); a half needs no such wait, as the next step that writes it waits already.
  * <p>
  * <b>Steps.</b> Every member takes the same steps, numbered from 1 for the arena's life: a collective takes as many
  * as its size needs, the same on every member, and a member keeps its count in its own {@code DONE} signal, so that
@@ -71,15 +73,11 @@ final class ArenaSteps implements AutoCloseable
     /** This operation, as {@link #OPERATION} holds it: codes and root, count; null when not known. */
     private final OpDescriptor operation;
     private final long operationCodes;
-    /** The members' registered buffers, or null. */
-    private final RegisteredMemory registered;
-    /** Where each member's data of this step lies, as {@link #awaitPosted} found it (this member's: as it posted). */
-    private final ByteBuffer[] source;
-    private final int[] sourceAt;
-    private final boolean[] inPlace;
-    /** Where each member's reduced data of this step lies, as {@link #awaitAllReduced} found it. */
-    private final ByteBuffer[] reducedSource;
-    private final int[] reducedAt;
+    /**
+     * Where each member's data and reduced data of this step lies, as {@link #awaitPosted} and
+     * {@link #awaitAllReduced} found it (this member's: as it posted).
+     */
+    private final ArenaSources sources;
     /** Whether this member posted a buffer of the application in place in this operation. */
     private boolean exposed;
     /** Whether this step read the members' posted data, and their reduced slices: what {@link #done()} checks. */
@@ -138,12 +136,7 @@ final class ArenaSteps implements AutoCloseable
         this.halfBytes = halfBytes(regionBytes, null == checksums ? 0 : ArenaChecksums.bytes(members));
         this.step = arena.signal(signal(me, DONE));
         this.operationCodes = null == operation ? 0 : codes(operation);
-        this.registered = arena.registeredMemory();
-        this.source = new ByteBuffer[members];
-        this.sourceAt = new int[members];
-        this.inPlace = new boolean[members];
-        this.reducedSource = new ByteBuffer[members];
-        this.reducedAt = new int[members];
+        this.sources = new ArenaSources(group, arena, operation, null != checksums);
     }
 
     private static long codes(final OpDescriptor desc)
@@ -228,13 +221,35 @@ final class ArenaSteps implements AutoCloseable
      */
     boolean postedInPlace(final ByteBuffer data, final int index, final int length)
     {
-        final long where = null == registered ? -1 : registered.locate(data, index, length);
-        if (where < 0)
+        return postedWhereItLies(data, index, length, false);
+    }
+
+    /**
+     * Says this member's data of this step lies in a registered buffer, or in an ordinary direct buffer that the
+     * others can read across processes ({@link dev.hccl.api.spi.PeerMemory}), instead of copying it into its half.
+     * Only for steps whose every read of the others' data goes through {@link #copy}, {@link #reduce} and
+     * {@link #copyReduced}.
+     *
+     * @param data   the buffer.
+     * @param index  where the step's data starts in it.
+     * @param length the bytes the others may read from {@code index}.
+     * @return true when posted so; false when it must be copied into the half (nothing is posted).
+     */
+    boolean postedWhereItLies(final ByteBuffer data, final int index, final int length)
+    {
+        return postedWhereItLies(data, index, length, true);
+    }
+
+    private boolean postedWhereItLies(final ByteBuffer data, final int index, final int length,
+        final boolean acrossProcesses)
+    {
+        final long location = sources.locate(data, index, length, acrossProcesses);
+        if (0 == location)
         {
             return false;
         }
         exposed = true;
-        post(data, index, encode(where), true, data, index);
+        post(data, index, location, true, data, index);
         return true;
     }
 
@@ -254,9 +269,7 @@ final class ArenaSteps implements AutoCloseable
             memory.putLong(at + Long.BYTES, operation.count());
         }
         memory.putLong(locationAt(me, 0), location);
-        source[me] = data;
-        sourceAt[me] = index;
-        inPlace[me] = registeredData;
+        sources.own(me, data, index, registeredData);
         if (null != checksums)
         {
             checksums.signPosted(step, from, fromIndex, reads);
@@ -281,23 +294,23 @@ final class ArenaSteps implements AutoCloseable
     }
 
     /**
-     * Says this member's slice of this step is reduced in a registered buffer, when it is, instead of copying it
-     * into its half.
+     * Says this member's slice of this step is reduced in a registered buffer, or an ordinary direct buffer the
+     * others can read across processes, when it is, instead of copying it into its half.
      *
      * @param data   the buffer, holding the slice at the same place as in the piece.
      * @param index  where the step's piece starts in it.
      * @param length the piece's bytes.
-     * @return true when said so; false when the piece lies in no registered buffer (nothing is said).
+     * @return true when said so; false when it must be copied into the half (nothing is said).
      */
     boolean reducedInPlace(final ByteBuffer data, final int index, final int length)
     {
-        final long where = null == registered ? -1 : registered.locate(data, index, length);
-        if (where < 0)
+        final long location = sources.locate(data, index, length, true);
+        if (0 == location)
         {
             return false;
         }
         exposed = true;
-        arena.memory().putLong(locationAt(me, 1), encode(where));
+        arena.memory().putLong(locationAt(me, 1), location);
         if (null != checksums)
         {
             checksums.signReduced(step, data, index, reads);
@@ -307,23 +320,49 @@ final class ArenaSteps implements AutoCloseable
     }
 
     /**
-     * Where a member's data of this step lies, once posted ({@link #awaitPosted}; this member's once it posted).
+     * Copies bytes of a member's data of this step, once posted ({@link #awaitPosted}; this member's once it posted),
+     * wherever it lies.
      *
      * @param member the member.
-     * @return the buffer: the arena's memory, or a registered buffer.
+     * @param offset bytes from where its data of the step starts.
+     * @param into   where to.
+     * @param index  where in {@code into}.
+     * @param length how many.
      */
-    ByteBuffer source(final int member)
+    void copy(final int member, final int offset, final ByteBuffer into, final int index, final int length)
     {
-        return source[member];
+        sources.copy(member, offset, into, index, length);
     }
 
     /**
-     * @param member the member.
-     * @return the index in {@link #source} where its data of this step starts.
+     * Reduces elements of a member's data of this step into a buffer, once posted, wherever it lies.
+     *
+     * @param member   the member.
+     * @param offset   bytes from where its data of the step starts.
+     * @param reducer  the reduction.
+     * @param into     the accumulator.
+     * @param index    where in {@code into}.
+     * @param elements how many.
+     * @param size     bytes per element.
      */
-    int sourceAt(final int member)
+    void reduce(final int member, final int offset, final Reducer reducer, final ByteBuffer into, final int index,
+        final int elements, final int size)
     {
-        return sourceAt[member];
+        sources.reduce(member, offset, reducer, into, index, elements, size);
+    }
+
+    /**
+     * Copies bytes of another member's reduced piece of this step, once reduced ({@link #awaitAllReduced}).
+     *
+     * @param member another member.
+     * @param offset bytes from where its piece starts.
+     * @param into   where to.
+     * @param index  where in {@code into}.
+     * @param length how many.
+     */
+    void copyReduced(final int member, final int offset, final ByteBuffer into, final int index, final int length)
+    {
+        sources.copyReduced(member, offset, into, index, length);
     }
 
     /**
@@ -332,27 +371,7 @@ final class ArenaSteps implements AutoCloseable
      */
     boolean inPlace(final int member)
     {
-        return inPlace[member];
-    }
-
-    /**
-     * Where a member's reduced piece of this step starts, once reduced ({@link #awaitAllReduced}).
-     *
-     * @param member another member.
-     * @return the buffer: the arena's memory, or a registered buffer.
-     */
-    ByteBuffer reducedSource(final int member)
-    {
-        return reducedSource[member];
-    }
-
-    /**
-     * @param member another member.
-     * @return the index in {@link #reducedSource} where its piece starts.
-     */
-    int reducedAt(final int member)
-    {
-        return reducedAt[member];
+        return sources.inPlace(member);
     }
 
     /**
@@ -392,14 +411,14 @@ final class ArenaSteps implements AutoCloseable
             // Its own data too where it read it back from its half: another process may change that as well.
             if (m != me || reads.readsOwn())
             {
-                checksums.checkPosted(step, m, source[m], sourceAt[m], inPlace[m], reads);
+                checksums.checkPosted(step, m, sources.source(m), sources.sourceAt(m), sources.inPlace(m), reads);
             }
         }
         for (int m = 0; m < members && readReduced; m++)
         {
             if (m != me)
             {
-                checksums.checkReduced(step, m, reducedSource[m], reducedAt[m], reads);
+                checksums.checkReduced(step, m, sources.reducedSource(m), sources.reducedAt(m), reads);
             }
         }
     }
@@ -415,36 +434,8 @@ final class ArenaSteps implements AutoCloseable
         {
             await(member, POSTED, step);
             checkOperation(member);
-            final long location = arena.memory().getLong(locationAt(member, 0));
-            inPlace[member] = 0 != location;
-            source[member] = resolve(member, location);
-            sourceAt[member] = 0 == location ? data(member) : (int)location;
+            sources.posted(member, arena.memory().getLong(locationAt(member, 0)), data(member));
         }
-    }
-
-    /** The buffer a location names: the arena's memory for 0, else a member's registered buffer. */
-    private ByteBuffer resolve(final int member, final long location)
-    {
-        if (0 == location)
-        {
-            return arena.memory();
-        }
-        final int id = (int)(location >>> 32) - 1;
-        final ByteBuffer memory = null == registered ? null : registered.memory(member, id);
-        if (null == memory)
-        {
-            throw new HcclException(ErrorCode.E_INTERNAL, group.rank(), arena.rankOf(member),
-                null == operation ? null : operation.operation(), HcclException.NO_SEQUENCE, "rank " +
-                arena.rankOf(member) + " posted data in its registered buffer " + id + ", which this rank has not " +
-                "mapped", null);
-        }
-        return memory;
-    }
-
-    /** A location as the operation line holds it: the registration plus one, and the offset. */
-    private static long encode(final long where)
-    {
-        return where + (1L << 32);
     }
 
     /** Where a member's location of this step's parity lies: 0 its data, 1 its reduced data. */
@@ -511,9 +502,7 @@ final class ArenaSteps implements AutoCloseable
         {
             if (m != me)
             {
-                final long location = arena.memory().getLong(locationAt(m, 1));
-                reducedSource[m] = resolve(m, location);
-                reducedAt[m] = 0 == location ? data(m) : (int)location;
+                sources.reduced(m, arena.memory().getLong(locationAt(m, 1)), data(m));
             }
         }
     }

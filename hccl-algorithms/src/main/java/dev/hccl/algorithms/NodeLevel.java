@@ -80,8 +80,8 @@ final class NodeLevel
                 for (int k = 1; k < n && elements > 0; k++)
                 {
                     final int m = (me + k) % n;
-                    reducer.reduce(work, chunks.chunkOffset(me) + first * size, steps.source(m),
-                        steps.sourceAt(m) + (steps.inPlace(m) ? chunks.chunkOffset(me) : me * per * size), elements);
+                    steps.reduce(m, steps.inPlace(m) ? chunks.chunkOffset(me) : me * per * size, reducer, work,
+                        chunks.chunkOffset(me) + first * size, elements, size);
                 }
                 steps.done();
             }
@@ -131,8 +131,7 @@ final class NodeLevel
                     final int elements = piece(chunks, m, first, per);
                     if (m != me && elements > 0)
                     {
-                        Copies.copy(work, chunks.chunkOffset(m) + first * size, steps.source(m), steps.sourceAt(m),
-                            elements * size);
+                        steps.copy(m, 0, work, chunks.chunkOffset(m) + first * size, elements * size);
                     }
                 }
                 steps.done();
