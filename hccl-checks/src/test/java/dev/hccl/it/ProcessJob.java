@@ -78,7 +78,29 @@ final class ProcessJob implements AutoCloseable
         final String... args)
         throws IOException
     {
-        final List<String> command = new ArrayList<>(List.of(JAVA, OPENS, "-Xmx" + heap,
+        startRank(rank, worldSize, List.of(JAVA), mainClass, heap, env, args);
+    }
+
+    /**
+     * Starts one rank with another java command: another JDK's, with flags of its own, or behind a command such as
+     * {@code unshare}.
+     *
+     * @param rank      its RANK.
+     * @param worldSize its WORLD_SIZE.
+     * @param java      the command up to and including java's flags of this rank; the flags every rank gets follow.
+     * @param mainClass its main class, on this test's class path.
+     * @param heap      the -Xmx value, such as {@code 256m}.
+     * @param env       variables it gets besides RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT.
+     * @param args      arguments of the main class.
+     * @throws IOException when the process cannot start.
+     */
+    void startRank(
+        final int rank, final int worldSize, final List<String> java, final Class<?> mainClass, final String heap,
+        final Map<String, String> env, final String... args)
+        throws IOException
+    {
+        final List<String> command = new ArrayList<>(java);
+        command.addAll(List.of(OPENS, "-Xmx" + heap,
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, mainClass.getName()));
         command.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);

@@ -45,11 +45,12 @@ public final class ShmTransportProvider implements TransportProvider
         "bytes of each rank's region in the node arena that collectives within a node share; 0 turns it off");
 
     /**
-     * On (the default): the members of a node arena read each other's ordinary direct buffers with one copy across
-     * processes ({@code process_vm_readv}, JDK 22 on), as Open MPI's CMA does, where every member can; off: those
-     * buffers are copied into the arena first.
+     * On: the members of a node arena read each other's ordinary direct buffers with one copy across processes
+     * ({@code process_vm_readv}, JDK 22 on), as Open MPI's CMA does, where every member can. Off by default: where it
+     * was measured (docs/PERFORMANCE.md, "Ordinary buffers read across processes") the kernel's copy was slower than
+     * copying into the arena, so it is for machines where a measurement says otherwise.
      */
-    public static final Setting<Boolean> CMA = Setting.flag("HCCL_CMA", true,
+    public static final Setting<Boolean> CMA = Setting.flag("HCCL_CMA",
         "ranks of a node read each other's ordinary buffers across processes (process_vm_readv, JDK 22 on)");
 
     private static final int ARENA_SIZE_MIN = 64 * 1024;
