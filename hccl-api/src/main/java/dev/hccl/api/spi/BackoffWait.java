@@ -21,8 +21,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class BackoffWait implements WaitPolicy
 {
-    /** How long a thread with a core to itself spins: a few loopback round trips. */
-    public static final long SPIN_NANOS = 50_000;
+    /**
+     * How long a thread with a core to itself spins: a few round trips between cores over shared memory. Not longer:
+     * "a core to itself" counts ranks, not the JIT's threads, which take cores in a JVM's first seconds, nor other
+     * processes; a spinning rank then keeps its core from the peer whose signal it awaits for the whole spin, which
+     * made a blocking 8-byte all-reduce wait out the spin on almost every call. A yield afterwards returns at once
+     * when nothing else wants the core, so waits longer than this poll nearly as often as a spin.
+     */
+    public static final long SPIN_NANOS = 5_000;
     /** Until when it yields between polls. */
     public static final long YIELD_NANOS = 1_000_000;
     /** The longest sleep in an engine that wakes on arrival, so that the waiter checks its deadline. */
