@@ -46,10 +46,10 @@ import java.nio.ByteBuffer;
  * waits for them before it returns. Each rank decides for itself; the others read wherever its data lies.
  * <p>
  * <b>Ordinary buffers across processes.</b> Where the arena's members can read each other's memory
- * ({@link NodeArena#peerMemory()}: {@code process_vm_readv}, as Open MPI's CMA), an ordinary direct buffer is posted
- * where it lies too, from the same size: the others copy it into their own process with one copy, reducing it piece by
- * piece through a buffer that stays in the core's cache, so the copy into the region and the reduced slice's copy
- * there are saved, as with a registered buffer.
+ * ({@link NodeArena#peerMemory()}: {@code process_vm_readv}, as Open MPI's CMA; {@code HCCL_CMA=1}), an ordinary
+ * direct buffer is posted where it lies too, from the same size: the others copy it into their own process with one
+ * copy, reducing it piece by piece through a buffer that stays in the core's cache, so the copy into the region and
+ * the reduced slice's copy there are saved, as with a registered buffer.
  * <p>
  * Without an arena that spans the group (a group across nodes, a view of some ranks) every operation runs the message-passing algorithm it
  * falls back to ({@link RingAlgorithm}, {@link BinomialTreeAlgorithm}, {@link DisseminationBarrierAlgorithm}); every
