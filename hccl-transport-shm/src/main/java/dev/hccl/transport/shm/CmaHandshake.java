@@ -86,11 +86,20 @@ final class CmaHandshake
                 why = ex.getMessage();
             }
         }
-        final ByteBuffer word = ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.nativeOrder());
-        final long value = new SecureRandom().nextLong() | 1;
-        word.putLong(0, value);
         final long pid = ProcessHandle.current().pid();
-        publish("cma-" + rank, null == why ? pid + " " + BufferUtil.address(word) + " " + value : OFF + " " + why);
+        // The word the others read, only when this member offers to be read.
+        final ByteBuffer word = null == why ? ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.nativeOrder()) :
+            null;
+        if (null == word)
+        {
+            publish("cma-" + rank, OFF + " " + why);
+        }
+        else
+        {
+            final long value = new SecureRandom().nextLong() | 1;
+            word.putLong(0, value);
+            publish("cma-" + rank, pid + " " + BufferUtil.address(word) + " " + value);
+        }
 
         final String[] offers = new String[view.length];
         for (int m = 0; m < view.length; m++)
@@ -103,6 +112,10 @@ final class CmaHandshake
         }
         if (null != why)
         {
+            if (null != word)
+            {
+                BufferUtil.free(word);
+            }
             LOG.debug("rank {}: ordinary buffers are copied into the node arena, not read across processes: {}",
                 rank, why);
             return null;
