@@ -110,9 +110,9 @@ final class ArenaSources
     void posted(final int member, final long location, final int half)
     {
         inPlace[member] = 0 != location;
-        sourceAddress[member] = location < 0 ? location & ~ACROSS_PROCESSES : 0;
-        source[member] = location < 0 ? null : resolve(member, location);
-        sourceAt[member] = 0 == location ? half : location < 0 ? 0 : (int)location;
+        sourceAddress[member] = address(location);
+        source[member] = resolve(member, location);
+        sourceAt[member] = index(location, half);
     }
 
     /**
@@ -124,14 +124,33 @@ final class ArenaSources
      */
     void reduced(final int member, final long location, final int half)
     {
-        reducedAddress[member] = location < 0 ? location & ~ACROSS_PROCESSES : 0;
-        reducedSource[member] = location < 0 ? null : resolve(member, location);
-        reducedAt[member] = 0 == location ? half : location < 0 ? 0 : (int)location;
+        reducedAddress[member] = address(location);
+        reducedSource[member] = resolve(member, location);
+        reducedAt[member] = index(location, half);
     }
 
-    /** The buffer a location names: the arena's memory for 0, else a member's registered buffer. */
+    /** The address in its member's process that a location names, or 0 for memory this process maps. */
+    private static long address(final long location)
+    {
+        return location < 0 ? location & ~ACROSS_PROCESSES : 0;
+    }
+
+    /** Where the data starts in {@link #resolve}'s buffer: its half, the offset in a registration, or 0. */
+    private static int index(final long location, final int half)
+    {
+        return 0 == location ? half : location < 0 ? 0 : (int)location;
+    }
+
+    /**
+     * The buffer a location names: the arena's memory for 0, a member's registered buffer, or null for an address in
+     * the member's process.
+     */
     private ByteBuffer resolve(final int member, final long location)
     {
+        if (location < 0)
+        {
+            return null;
+        }
         if (0 == location)
         {
             return arena.memory();
