@@ -129,6 +129,62 @@ class CrossProcessReadTest
     }
 
     @Test
+    void aRankWhoseSettingIsOffMakesEveryRankCopyAndSayWhichRank() throws Exception
+    {
+        try (ProcessJob job = ProcessJob.onPort(TcpConformanceTest.freePort()))
+        {
+            for (int r = 0; r < RANKS; r++)
+            {
+                final Map<String, String> env = new java.util.HashMap<>(TOKEN);
+                if (r == 2)
+                {
+                    env.put("HCCL_CMA", "0");
+                }
+                job.startRank(r, RANKS, java22(), OrdinaryBuffersWorker.class, "256m", env);
+            }
+            for (int r = 0; r < RANKS; r++)
+            {
+                assertEquals(0, job.awaitExit(r, 240), job.outputs());
+            }
+            for (int r = 0; r < RANKS; r++)
+            {
+                final String out = job.output(r);
+                assertTrue(out.contains("CHECKED "), out);
+                assertFalse(out.contains("ordinary buffers read with process_vm_readv"), out);
+                assertEquals(1, count(out, "ordinary buffers are copied into the node arena, not read across " +
+                    "processes"), out);
+                assertTrue(out.contains(r == 2 ? "HCCL_CMA=0" : "rank 2 cannot: HCCL_CMA=0"), out);
+            }
+        }
+    }
+
+    @Test
+    void aRankThatDiesWhileTheOthersReadItsMemoryFailsTheirOperationNamingIt() throws Exception
+    {
+        try (ProcessJob job = ProcessJob.onPort(TcpConformanceTest.freePort()))
+        {
+            for (int r = 0; r < RANKS; r++)
+            {
+                job.startRank(r, RANKS, java22(), AllReduceLoopWorker.class, "256m", TOKEN);
+            }
+            for (int r = 0; r < RANKS; r++)
+            {
+                assertTrue(job.awaitLine(r, "READY", 120), job.outputs());
+                assertTrue(job.output(r).contains("ordinary buffers read with process_vm_readv"), job.outputs());
+            }
+            job.process(2).destroyForcibly();
+            for (int r = 0; r < 2; r++)
+            {
+                // The worker's own exit for a failed operation: not a hang, not a crash of the JVM.
+                assertEquals(3, job.awaitExit(r, 90), job.outputs());
+                final String out = job.output(r);
+                assertTrue(out.contains("FAILED") && out.contains("rank 2"), out);
+                assertFalse(out.contains("hs_err"), out);
+            }
+        }
+    }
+
+    @Test
     void onTheJdkMavenRunsBeforeJdk22TheRanksCopyAndSayWhyAtDebug() throws Exception
     {
         Assumptions.assumeTrue(Runtime.version().feature() < 22, "Maven runs on JDK 22 or later: covered above");
