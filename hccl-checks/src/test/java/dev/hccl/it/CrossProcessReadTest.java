@@ -185,6 +185,34 @@ class CrossProcessReadTest
     }
 
     @Test
+    void aRankStoppedWhileTheOthersReadItsMemoryIsNamedByThemWithinTheHeartbeatTimeout() throws Exception
+    {
+        final Map<String, String> env = new java.util.HashMap<>(TOKEN);
+        env.put("HCCL_HEARTBEAT_TIMEOUT", "3");
+        try (ProcessJob job = ProcessJob.onPort(TcpConformanceTest.freePort()))
+        {
+            for (int r = 0; r < RANKS; r++)
+            {
+                job.startRank(r, RANKS, java22(), AllReduceLoopWorker.class, "256m", env);
+            }
+            for (int r = 0; r < RANKS; r++)
+            {
+                assertTrue(job.awaitLine(r, "READY", 120), job.outputs());
+            }
+            assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(job.process(1).pid())).start()
+                .waitFor(), "kill -STOP");
+            for (final int r : new int[] {0, 2})
+            {
+                // The heartbeat's failure, well before the 30-minute operation timeout: not a silent hang.
+                assertEquals(3, job.awaitExit(r, 90), job.outputs());
+                final String out = job.output(r);
+                assertTrue(out.contains("FAILED") && out.contains("rank 1"), out);
+            }
+            new ProcessBuilder("kill", "-CONT", Long.toString(job.process(1).pid())).start().waitFor();
+        }
+    }
+
+    @Test
     void onTheJdkMavenRunsBeforeJdk22TheRanksCopyAndSayWhyAtDebug() throws Exception
     {
         Assumptions.assumeTrue(Runtime.version().feature() < 22, "Maven runs on JDK 22 or later: covered above");
