@@ -20,6 +20,8 @@ final class HeldMessages
     private final ArrayList<Unexpected>[] bySender;
     /** Requests to send from each peer that no receive has taken yet. */
     private final int[] requestsToSend;
+    /** Messages held, over every sender: most operations begin and end with none, and then look at no list. */
+    private int count;
 
     @SuppressWarnings("unchecked")
     HeldMessages(final int rootWorldSize)
@@ -48,6 +50,7 @@ final class HeldMessages
             if (waiting.get(i).matches(seq, tag))
             {
                 final Unexpected u = waiting.remove(i);
+                count--;
                 if (u.rendezvous)
                 {
                     requestsToSend[from]--;
@@ -72,6 +75,7 @@ final class HeldMessages
         }
         requestsToSend[u.from]++;
         bySender[u.from].add(u);
+        count++;
         return true;
     }
 
@@ -83,6 +87,15 @@ final class HeldMessages
     void holdMessage(final Unexpected u)
     {
         bySender[u.from].add(u);
+        count++;
+    }
+
+    /**
+     * @return whether no message is held.
+     */
+    boolean isEmpty()
+    {
+        return 0 == count;
     }
 
     /**
@@ -94,6 +107,10 @@ final class HeldMessages
      */
     Problem firstProblem(final long seq, final OpDescriptor desc)
     {
+        if (0 == count)
+        {
+            return null;
+        }
         for (final ArrayList<Unexpected> list : bySender)
         {
             for (final Unexpected u : list)
@@ -127,6 +144,7 @@ final class HeldMessages
                 if (u.seq == seq && Tags.phase(u.tag) != Tags.P2P_PHASE)
                 {
                     it.remove();
+                    count--;
                     forget(u, dropped);
                     left.append(left.length() == 0 ? "" : "; ").append("rank ").append(u.from).append(" sent ")
                         .append(u.length).append(" bytes with tag ").append(Tags.describe(u.tag))
@@ -152,6 +170,7 @@ final class HeldMessages
             }
             list.clear();
         }
+        count = 0;
     }
 
     /**

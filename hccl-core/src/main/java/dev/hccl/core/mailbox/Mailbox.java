@@ -165,6 +165,10 @@ public final class Mailbox
         final String left;
         synchronized (this)
         {
+            if (held.isEmpty())
+            {
+                return null;
+            }
             left = held.dropLeftovers(seq, dropped);
         }
         releaseAll(dropped);

@@ -18,7 +18,15 @@ final class IssueGuard
     /** The collectives' lane. */
     static final int COLLECTIVES = 0;
 
-    private final AtomicReferenceArray<Holder> lanes;
+    /** The thread in each lane, or null; taken with a compare-and-set, given back with an ordered store. */
+    private final AtomicReferenceArray<Thread> holders;
+    /**
+     * What each holder issues, written after it took the lane: only a message reads it, and may find it a moment
+     * late (null, or the holder's previous operation).
+     */
+    private final AtomicReferenceArray<OpDescriptor> issuing;
+    /** Entries of each lane's holder beyond the first; only the holding thread reads or writes its lane's. */
+    private final int[] depth;
 
     /**
      * A guard for a communicator.
@@ -27,7 +35,9 @@ final class IssueGuard
      */
     IssueGuard(final int worldSize)
     {
-        lanes = new AtomicReferenceArray<>(1 + 2 * worldSize);
+        holders = new AtomicReferenceArray<>(1 + 2 * worldSize);
+        issuing = new AtomicReferenceArray<>(1 + 2 * worldSize);
+        depth = new int[1 + 2 * worldSize];
     }
 
     /**
@@ -43,7 +53,7 @@ final class IssueGuard
     }
 
     /**
-     * Takes a lane for the calling thread.
+     * Takes a lane for the calling thread; allocates nothing unless another thread holds it.
      *
      * @param lane the lane.
      * @param desc the operation the thread issues.
@@ -52,17 +62,18 @@ final class IssueGuard
     Holder enter(final int lane, final OpDescriptor desc)
     {
         final Thread me = Thread.currentThread();
-        final Holder held = lanes.compareAndExchange(lane, null, new Holder(me, desc));
+        final Thread held = holders.compareAndExchange(lane, null, me);
         if (held == null)
         {
+            issuing.lazySet(lane, desc);
             return null;
         }
-        if (held.thread == me)
+        if (held == me)
         {
-            held.depth++;
+            depth[lane]++;
             return null;
         }
-        return held;
+        return new Holder(held, issuing.get(lane));
     }
 
     /**
@@ -72,24 +83,21 @@ final class IssueGuard
      */
     void exit(final int lane)
     {
-        final Holder held = lanes.get(lane);
-        if (held.depth > 0)
+        if (depth[lane] > 0)
         {
-            held.depth--;
+            depth[lane]--;
         }
         else
         {
-            lanes.set(lane, null);
+            holders.lazySet(lane, null);
         }
     }
 
-    /** A thread in a lane, and the operation it issues. */
+    /** A thread in a lane, and the operation it issues (null when not known yet), as a message names them. */
     static final class Holder
     {
         final Thread thread;
         final OpDescriptor desc;
-        /** Entries beyond the first; only the holding thread reads or writes it. */
-        int depth;
 
         Holder(final Thread thread, final OpDescriptor desc)
         {

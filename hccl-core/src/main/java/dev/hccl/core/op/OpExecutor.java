@@ -10,6 +10,9 @@ import dev.hccl.core.mailbox.Mailbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * Runs a communicator's numbered operations, one at a time, on whichever thread runs its stream (the stream's own, or
  * a caller that claimed it): a collective after the point-to-point operations posted before it, checked against its
@@ -40,7 +43,24 @@ public final class OpExecutor
     private final Mailbox mailbox;
     /** Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time. */
     private final PostedPointToPoint postedPointToPoint = new PostedPointToPoint();
-    private volatile OpRecord running;
+    /** Told of each posted send or receive found failed when a collective waits for them: made once, not per call. */
+    private final PostedPointToPoint.FailureSink pointToPointFailed;
+    /** Written by whoever runs the stream with ordered stores, read by transport threads with getAcquire. */
+    @SuppressWarnings("unused")
+    private OpRecord running;
+    private static final VarHandle RUNNING;
+
+    static
+    {
+        try
+        {
+            RUNNING = MethodHandles.lookup().findVarHandle(OpExecutor.class, "running", OpRecord.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     /**
      * @param scope   the communicator as its operations see it.
@@ -50,6 +70,7 @@ public final class OpExecutor
     {
         this.scope = scope;
         this.mailbox = mailbox;
+        this.pointToPointFailed = (op, ex) -> LOG.debug("rank {}: {} failed: {}", scope.rank(), op, ex.getMessage());
     }
 
     /**
@@ -59,7 +80,7 @@ public final class OpExecutor
      */
     public OpRecord running()
     {
-        return running;
+        return (OpRecord)RUNNING.getAcquire(this);
     }
 
     /** Runs a collective, after the point-to-point operations issued before it. */
@@ -106,7 +127,7 @@ public final class OpExecutor
         }
         finally
         {
-            running = null;
+            RUNNING.setRelease(this, null);
         }
     }
 
@@ -143,15 +164,14 @@ public final class OpExecutor
         }
         finally
         {
-            running = null;
+            RUNNING.setRelease(this, null);
         }
     }
 
     /** Waits for the point-to-point operations posted so far, as a stream would before its next operation. */
     public void completePointToPoint()
     {
-        postedPointToPoint.completeAll((op, ex) ->
-            LOG.debug("rank {}: {} failed: {}", scope.rank(), op, ex.getMessage()));
+        postedPointToPoint.completeAll(pointToPointFailed);
     }
 
     /**
@@ -169,7 +189,7 @@ public final class OpExecutor
             ended(op, null, failure);
             return failure;
         }
-        running = op;
+        RUNNING.setRelease(this, op);
         op.started();
         scope.listener().started(op);
         return null;

@@ -97,7 +97,8 @@ public final class OpIssuer
         {
             throw failures.failInOperation(new HcclException(ErrorCode.E_CONCURRENT, rank, HcclException.UNKNOWN_RANK,
                 desc.operation(), HcclException.NO_SEQUENCE, IssueGuard.Holder.name(Thread.currentThread()) +
-                " issued " + desc + " while " + IssueGuard.Holder.name(other.thread) + " was issuing " + other.desc +
+                " issued " + desc + " while " + IssueGuard.Holder.name(other.thread) + " was issuing " +
+                (null == other.desc ? "an operation" : other.desc) +
                 " on the same communicator: the order of two threads' operations is decided by a race, differently " +
                 "on each rank, which would mix their data. Issue from one thread, or let a thread issue only after " +
                 "the other's call has returned (a blocking call issues until it returns)", null));

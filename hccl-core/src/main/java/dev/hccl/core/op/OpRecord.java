@@ -4,6 +4,9 @@ import dev.hccl.api.CommFuture;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.spi.OpDescriptor;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * One operation as its observers see it ({@link OpListener}): its lane, peer and sequence number, what it moves, when
  * it was issued, started and ended ({@link System#nanoTime()}), the algorithm that ran it, how long it waited for its
@@ -32,12 +35,39 @@ public final class OpRecord
     private final OpDescriptor desc;
     private final CommFuture future;
     private final long issuedNanos = System.nanoTime();
-    private volatile long startedNanos = NOT_YET;
-    private volatile long endedNanos = NOT_YET;
-    private volatile String algorithm;
-    private volatile long peerWaitNanos;
-    private volatile HcclException failure;
-    private volatile Object attachment;
+    // Written with ordered stores (setRelease) and read with getAcquire: one writer at a time, and an observer needs
+    // to see each field whole and after what was written before it, not a full fence per field on the hot path.
+    private long startedNanos = NOT_YET;
+    private long endedNanos = NOT_YET;
+    private String algorithm;
+    private long peerWaitNanos;
+    private HcclException failure;
+    private Object attachment;
+
+    private static final VarHandle STARTED;
+    private static final VarHandle ENDED;
+    private static final VarHandle ALGORITHM;
+    private static final VarHandle PEER_WAIT;
+    private static final VarHandle FAILURE;
+    private static final VarHandle ATTACHMENT;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STARTED = lookup.findVarHandle(OpRecord.class, "startedNanos", long.class);
+            ENDED = lookup.findVarHandle(OpRecord.class, "endedNanos", long.class);
+            ALGORITHM = lookup.findVarHandle(OpRecord.class, "algorithm", String.class);
+            PEER_WAIT = lookup.findVarHandle(OpRecord.class, "peerWaitNanos", long.class);
+            FAILURE = lookup.findVarHandle(OpRecord.class, "failure", HcclException.class);
+            ATTACHMENT = lookup.findVarHandle(OpRecord.class, "attachment", Object.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     OpRecord(final Lane lane, final int peer, final long seq, final OpDescriptor desc, final CommFuture future)
     {
@@ -81,37 +111,37 @@ public final class OpRecord
     /** @return when it started running (a send or receive: when its transfers were posted), or {@link #NOT_YET}. */
     public long startedNanos()
     {
-        return startedNanos;
+        return (long)STARTED.getAcquire(this);
     }
 
     /** @return when it ended, or {@link #NOT_YET}. */
     public long endedNanos()
     {
-        return endedNanos;
+        return (long)ENDED.getAcquire(this);
     }
 
     /** @return whether it has completed, or failed; true too once its future has, before the path says so. */
     public boolean isDone()
     {
-        return endedNanos != NOT_YET || future.isDone();
+        return endedNanos() != NOT_YET || future.isDone();
     }
 
     /** @return the algorithm the selector chose for it, or null (not chosen yet, or an operation without a choice). */
     public String algorithm()
     {
-        return algorithm;
+        return (String)ALGORITHM.getAcquire(this);
     }
 
     /** @return how long the thread that ran it waited for its peers' transfers and signals. */
     public long peerWaitNanos()
     {
-        return peerWaitNanos;
+        return (long)PEER_WAIT.getAcquire(this);
     }
 
     /** @return its failure, or null. */
     public HcclException failure()
     {
-        return failure;
+        return (HcclException)FAILURE.getAcquire(this);
     }
 
     /**
@@ -122,7 +152,7 @@ public final class OpRecord
      */
     public Object attachment()
     {
-        return attachment;
+        return ATTACHMENT.getAcquire(this);
     }
 
     /**
@@ -132,24 +162,25 @@ public final class OpRecord
      */
     public void attach(final Object state)
     {
-        attachment = state;
+        ATTACHMENT.setRelease(this, state);
     }
 
     void started()
     {
-        startedNanos = System.nanoTime();
+        STARTED.setRelease(this, System.nanoTime());
     }
 
     void chose(final String name)
     {
-        algorithm = name;
+        ALGORITHM.setRelease(this, name);
     }
 
     void ended(final long peerWait, final HcclException failed)
     {
-        peerWaitNanos = peerWait;
-        failure = failed;
-        endedNanos = System.nanoTime();
+        PEER_WAIT.setRelease(this, peerWait);
+        FAILURE.setRelease(this, failed);
+        // Last: an observer that reads the end reads the wait and the failure written before it.
+        ENDED.setRelease(this, System.nanoTime());
     }
 
     @Override

@@ -60,6 +60,8 @@ public final class FlightRecorder implements OpListener
     /** {@code HCCL_DUMP_DIR}, or null. */
     private final String dumpDir;
     private long recorded;
+    /** Where the next entry goes in the ring. */
+    private int next;
     private boolean dumpedOnFailure;
 
     /**
@@ -87,7 +89,10 @@ public final class FlightRecorder implements OpListener
     {
         if (ring.length > 0)
         {
-            ring[(int)(recorded++ % ring.length)] = op;
+            // A wrapping index, not the count modulo the size: a 64-bit division costs more than the rest of this.
+            ring[next] = op;
+            next = next + 1 == ring.length ? 0 : next + 1;
+            recorded++;
         }
     }
 
@@ -134,10 +139,12 @@ public final class FlightRecorder implements OpListener
     synchronized List<OpRecord> entries()
     {
         final List<OpRecord> list = new ArrayList<>();
-        final long first = Math.max(0, recorded - ring.length);
-        for (long i = first; i < recorded; i++)
+        // Once the ring has wrapped, the oldest entry is where the next goes.
+        final int kept = (int)Math.min(recorded, ring.length);
+        final int oldest = recorded > ring.length ? next : 0;
+        for (int i = 0; i < kept; i++)
         {
-            list.add(ring[(int)(i % ring.length)]);
+            list.add(ring[(oldest + i) % ring.length]);
         }
         return list;
     }

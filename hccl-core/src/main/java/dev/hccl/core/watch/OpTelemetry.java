@@ -21,6 +21,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class OpTelemetry implements OpListener
 {
+    /** Asked whether a recording takes each kind of event (state of the event's class, not of the instance). */
+    private static final CollectiveEvent COLLECTIVES_RECORDED = new CollectiveEvent();
+    private static final PointToPointEvent POINT_TO_POINT_RECORDED = new PointToPointEvent();
+
     private final String commId;
     private final int rank;
     private final int worldSize;
@@ -53,12 +57,16 @@ public final class OpTelemetry implements OpListener
     @Override
     public void started(final OpRecord op)
     {
-        if (!muted)
+        if (muted)
         {
-            // One event an operation, begun here and finished at its end (with no recording, begin does nothing and
-            // the end does not commit): a recording that starts meanwhile still gets the operation whole.
-            final OperationEvent event = op.lane() == OpRecord.Lane.COLLECTIVE ? new CollectiveEvent() :
-                new PointToPointEvent();
+            return;
+        }
+        // One event an operation, begun here and finished at its end, made only while a recording takes it: an
+        // operation under way when a recording starts gets an event of its end alone.
+        final boolean collective = op.lane() == OpRecord.Lane.COLLECTIVE;
+        if (collective ? COLLECTIVES_RECORDED.isEnabled() : POINT_TO_POINT_RECORDED.isEnabled())
+        {
+            final OperationEvent event = collective ? new CollectiveEvent() : new PointToPointEvent();
             event.begin();
             op.attach(event);
         }
@@ -77,7 +85,10 @@ public final class OpTelemetry implements OpListener
         // One that failed before it started took no time.
         final long took = op.startedNanos() == OpRecord.NOT_YET ? 0 : op.endedNanos() - op.startedNanos();
         final Object begun = op.attachment();
-        op.attach(null);
+        if (null != begun)
+        {
+            op.attach(null);
+        }
         if (op.lane() == OpRecord.Lane.COLLECTIVE)
         {
             metrics.collective(desc.operation(), bytes, took, op.peerWaitNanos(), failed);

@@ -31,12 +31,14 @@ final class ShmProgress implements ProgressEngine
     static final long ENTER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private static final VarHandle OWNER;
+    private static final VarHandle CALLER_EXITS;
 
     static
     {
         try
         {
             OWNER = MethodHandles.lookup().findVarHandle(ShmProgress.class, "owner", Thread.class);
+            CALLER_EXITS = MethodHandles.lookup().findVarHandle(ShmProgress.class, "callerExits", long.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -54,7 +56,15 @@ final class ShmProgress implements ProgressEngine
     private boolean polling;
     /** Whether the owner is reading or writing the rings: close waits for it to leave. */
     private volatile boolean inPoll;
-    private volatile long lastCallerExitNanos = System.nanoTime() - IDLE_TAKEOVER_NANOS;
+    /**
+     * How many times a caller has stopped driving: written by the owner alone with ordered stores, so that an exit
+     * reads no clock; the watch tells idleness from this count standing still ({@link #enterIfIdle()}).
+     */
+    @SuppressWarnings("unused")
+    private long callerExits;
+    /** The watch's: the count it last saw, and since when by its clock (as if idle since long before it started). */
+    private long watchSawExits;
+    private long watchSawSinceNanos = System.nanoTime() - IDLE_TAKEOVER_NANOS;
     private volatile Thread idleDriver;
     private volatile ShmPeer[] peers = new ShmPeer[0];
     private volatile boolean closing;
@@ -148,7 +158,7 @@ final class ShmProgress implements ProgressEngine
         {
             if (me != idleDriver)
             {
-                lastCallerExitNanos = System.nanoTime();
+                CALLER_EXITS.setRelease(this, (long)CALLER_EXITS.get(this) + 1);
             }
             owner = null;
         }
@@ -232,14 +242,23 @@ final class ShmProgress implements ProgressEngine
     }
 
     /**
-     * For the watch: enters when no caller has driven for {@link #IDLE_TAKEOVER_NANOS} and none waits to.
+     * For the watch: enters when no caller has driven for {@link #IDLE_TAKEOVER_NANOS} and none waits to: no caller
+     * has stopped driving since the watch looked that long ago (so it takes over one look later than a clock read at
+     * every exit would allow, a few milliseconds).
      *
      * @return true when the calling thread now drives and must {@link #exit()}.
      */
     boolean enterIfIdle()
     {
-        if (closing || null != owner || callersWaiting.get() > 0 ||
-            System.nanoTime() - lastCallerExitNanos < IDLE_TAKEOVER_NANOS)
+        final long exits = (long)CALLER_EXITS.getAcquire(this);
+        final long now = System.nanoTime();
+        if (exits != watchSawExits)
+        {
+            watchSawExits = exits;
+            watchSawSinceNanos = now;
+            return false;
+        }
+        if (closing || null != owner || callersWaiting.get() > 0 || now - watchSawSinceNanos < IDLE_TAKEOVER_NANOS)
         {
             return false;
         }
