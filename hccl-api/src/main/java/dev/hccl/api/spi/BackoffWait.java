@@ -29,6 +29,11 @@ public final class BackoffWait implements WaitPolicy
      * when nothing else wants the core, so waits longer than this poll nearly as often as a spin.
      */
     public static final long SPIN_NANOS = 5_000;
+    /**
+     * Looks at a signal before the spin proper, when it spins ({@link #quickLooks()}): each a read and a pause of the
+     * core, a few tens of nanoseconds where a pause is longest, so all of them stay under {@link #SPIN_NANOS}.
+     */
+    public static final int QUICK_LOOKS = 32;
     /** Until when it yields between polls. */
     public static final long YIELD_NANOS = 1_000_000;
     /** The longest sleep in an engine that wakes on arrival, so that the waiter checks its deadline. */
@@ -127,6 +132,15 @@ public final class BackoffWait implements WaitPolicy
     public long spinNanos()
     {
         return spinNanos;
+    }
+
+    /**
+     * {@inheritDoc} {@link #QUICK_LOOKS} when it spins, else 0.
+     */
+    @Override
+    public int quickLooks()
+    {
+        return spinNanos > 0 ? QUICK_LOOKS : 0;
     }
 
     @Override

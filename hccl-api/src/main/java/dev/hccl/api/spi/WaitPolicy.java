@@ -18,4 +18,17 @@ public interface WaitPolicy
      * @param leftNanos how long until the waiter's deadline; positive.
      */
     void idle(ProgressEngine engine, long idleNanos, long leftNanos);
+
+    /**
+     * How many times a waiter for a signal in shared memory may look at it again, pausing between looks
+     * ({@link Thread#onSpinWait()}), before it waits as {@link #idle} says: looks read no clock and poll no transport,
+     * so they see a signal that lands within a few of them sooner. Their time is bounded by this count, so none of them
+     * checks a deadline; it must stay well under a spin's length. 0 where spinning would take a core from the peer.
+     *
+     * @return the looks; 0 by default.
+     */
+    default int quickLooks()
+    {
+        return 0;
+    }
 }

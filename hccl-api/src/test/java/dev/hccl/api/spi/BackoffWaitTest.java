@@ -19,6 +19,8 @@ class BackoffWaitTest
     {
         assertEquals(BackoffWait.SPIN_NANOS, BackoffWait.forNode(2, 2).spinNanos());
         assertEquals(0, BackoffWait.forNode(4, 2).spinNanos(), "spinning would take the sender's core");
+        assertEquals(BackoffWait.QUICK_LOOKS, BackoffWait.forNode(2, 2).quickLooks());
+        assertEquals(0, BackoffWait.forNode(4, 2).quickLooks(), "nor may a look before the spin");
         assertSame(BackoffWait.forNode(1, 8), BackoffWait.forNode(2, 8));
     }
 

@@ -161,11 +161,34 @@ final class OpContext implements PeerGroup
         {
             throw new IllegalStateException("rank " + scope.rank() + " has no node arena in " + this);
         }
-        // The failure mark after the signal: a member that posted and then failed must not see its data used.
-        if (arena.signal(index) < atLeast || arena.failedMember() >= 0)
+        if (!signalled(arena, index, atLeast) && !signalledSoon(arena, index, atLeast))
         {
             awaitSignalWaiting(arena, index, atLeast, writer);
         }
+    }
+
+    /** The failure mark after the signal: a member that posted and then failed must not see its data used. */
+    private static boolean signalled(final NodeArena arena, final int index, final long atLeast)
+    {
+        return arena.signal(index) >= atLeast && arena.failedMember() < 0;
+    }
+
+    /**
+     * Looks at a signal again a few times, as the wait policy allows ({@link WaitPolicy#quickLooks()}), before the
+     * slow path: a peer's signal usually lands within them when every rank has a core. Their time, under a few
+     * microseconds, is not counted as waiting for peers.
+     */
+    private boolean signalledSoon(final NodeArena arena, final int index, final long atLeast)
+    {
+        for (int looks = scope.waitPolicy().quickLooks(); looks > 0; looks--)
+        {
+            Thread.onSpinWait();
+            if (signalled(arena, index, atLeast))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
