@@ -39,7 +39,11 @@ import java.nio.ByteBuffer;
  * nothing but the memory carries it from one operation to the next. Before writing its half in step {@code k} a member
  * waits until every member's {@code DONE} reached {@code k - 2}, the last step that read that half: consecutive steps,
  * and so consecutive operations, need no barrier, and a member runs at most one step ahead of the slowest (double
- * buffering). Signals only grow, and a member waits for a value, never for a change, so a wait cannot miss one.
+ * buffering). Signals only grow, and a member waits for a value, never for a change, so a wait cannot miss one. A
+ * member signals {@code POSTED} or {@code REDUCED} of step {@code k} only after its {@code DONE} of {@code k - 1}, so
+ * whatever signal of a member was read last says how far it has come ({@link NodeArena#finishedSteps()}): a wait for
+ * a {@code DONE} that it covers reads nothing (in the steady state of back-to-back operations, every one), where the
+ * read would fetch a line the member's core has just written.
  * <p>
  * Not thread-safe: one per operation, on the operation's thread, made by {@link #enter} and closed when the
  * operation is done with the arena.
@@ -87,6 +91,8 @@ final class ArenaSteps implements AutoCloseable
     private final ArenaReads reads = new ArenaReads();
     /** The CRC32Cs of what each member reads ({@code HCCL_CHECKSUM}), or null without. */
     private final ArenaChecksums checksums;
+    /** {@link NodeArena#finishedSteps()}: how far each member is known to have come, or null. */
+    private final long[] finished;
 
     /**
      * Enters the arena for one operation's steps ({@link NodeArena#enter()}); {@link #close()} leaves it.
@@ -137,6 +143,7 @@ final class ArenaSteps implements AutoCloseable
         this.step = arena.signal(signal(me, DONE));
         this.operationCodes = null == operation ? 0 : codes(operation);
         this.sources = new ArenaSources(group, arena, operation, null != checksums);
+        this.finished = arena.finishedSteps();
     }
 
     private static long codes(final OpDescriptor desc)
@@ -515,7 +522,8 @@ final class ArenaSteps implements AutoCloseable
         }
         for (int m = 0; m < members; m++)
         {
-            if (m != me)
+            // A DONE that an earlier signal of the member implies needs no look at its line.
+            if (m != me && !(signal == DONE && null != finished && finished[m] >= atLeast))
             {
                 await(m, signal, atLeast);
             }
@@ -538,6 +546,12 @@ final class ArenaSteps implements AutoCloseable
                 (signal == POSTED ? "POSTED" : signal == REDUCED ? "REDUCED" : "DONE") + " signal holds " + value +
                 " while this rank takes step " + step + ": no rank runs more than two steps ahead, so no rank wrote " +
                 "it");
+        }
+        // A member signals POSTED or REDUCED of a step only after its DONE of the step before.
+        final long done = signal == DONE ? value : value - 1;
+        if (null != finished && done > finished[member])
+        {
+            finished[member] = done;
         }
     }
 

@@ -75,6 +75,12 @@ final class ArenaView implements NodeArena
     }
 
     @Override
+    public long[] finishedSteps()
+    {
+        return whole.finishedSteps();
+    }
+
+    @Override
     public void markFailed()
     {
         whole.markFailed();

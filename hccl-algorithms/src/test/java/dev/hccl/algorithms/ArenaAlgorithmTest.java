@@ -22,7 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * The arena's protocol under operations issued back to back with no barrier between them, every rank pausing at
- * random: double buffering must keep a rank that runs ahead from overwriting a half that a slower one still reads,
+ * random, between operations and (without checksums) after signals it awaited, before reading what they published:
+ * double buffering, and the notes of how far each rank has come that spare a look at its DONE signal, must keep a
+ * rank that runs ahead from overwriting a half that a slower one still reads,
  * across operations of every kind and of one, several and many steps. {@link AlgorithmMatrixTest} checks each
  * operation against the reference one case at a time.
  */
@@ -69,7 +71,7 @@ class ArenaAlgorithmTest
         {
             final List<Op> ops = script(n, 7L * n);
             try (LocalGroups groups = checksummed ? new LocalGroups(n, 4096, null).checksummed() :
-                new LocalGroups(n, 4096, null))
+                new LocalGroups(n, 4096, null).pausingAfterSignals())
             {
                 final List<String> failures = groups.run(group -> runScript(group, ops, 1000L + group.rank(),
                     null, null));
@@ -102,7 +104,7 @@ class ArenaAlgorithmTest
     {
         final List<Op> ops = script(n, 11L * n, 100, LARGE_COUNT);
         try (LocalGroups groups = checksummed ? new LocalGroups(n, 4096, null).checksummed() :
-            new LocalGroups(n, 4096, null))
+            new LocalGroups(n, 4096, null).pausingAfterSignals())
         {
             final int poolBytes = n * LARGE_COUNT * Integer.BYTES;
             final ByteBuffer[] sends = groups.register(poolBytes);

@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,6 +69,7 @@ final class LocalGroups implements AutoCloseable
     private final ScheduledExecutorService delayer;
     /** What the arenas answer to {@link NodeArena#checksummed()}. */
     private volatile boolean checksummed;
+    private volatile boolean pausesAfterSignals;
 
     /**
      * Ranks on one node.
@@ -131,6 +133,18 @@ final class LocalGroups implements AutoCloseable
     LocalGroups checksummed()
     {
         checksummed = true;
+        return this;
+    }
+
+    /**
+     * Makes a rank now and then pause after a signal it awaited arrived, before it goes on (to read what the signal
+     * published): a reader slow after another's signal, which an arena rank that runs ahead must not overtake.
+     *
+     * @return this.
+     */
+    LocalGroups pausingAfterSignals()
+    {
+        pausesAfterSignals = true;
         return this;
     }
 
@@ -372,6 +386,10 @@ final class LocalGroups implements AutoCloseable
                     LockSupport.parkNanos(SIGNAL_NAP_NANOS);
                 }
             }
+            if (pausesAfterSignals && ThreadLocalRandom.current().nextInt(16) == 0)
+            {
+                LockSupport.parkNanos(ThreadLocalRandom.current().nextInt(200_000));
+            }
         }
 
         /** This rank's view of its node's registered buffers ({@link #register}). */
@@ -431,6 +449,19 @@ final class LocalGroups implements AutoCloseable
         /** This rank's view of its node's arena: the node's ranks, in ascending order. */
         private final NodeArena arena = new NodeArena()
         {
+            /** Made on the first operation: {@code rank} is set after this arena is. */
+            private long[] finishedSteps;
+
+            @Override
+            public long[] finishedSteps()
+            {
+                if (null == finishedSteps)
+                {
+                    finishedSteps = new long[members()];
+                }
+                return finishedSteps;
+            }
+
             @Override
             public int members()
             {

@@ -93,6 +93,21 @@ public interface NodeArena
     }
 
     /**
+     * This process's notes of how far each member has come: per member, a step it is known to have finished reading
+     * in (its {@code DONE} signal at least), learnt from a signal read earlier, as a member that posted step {@code k}
+     * had finished step {@code k - 1}. An algorithm skips a wait that a note covers, which would read a line the
+     * member's core has just written, as Agrona's ring buffers cache the consumer's position instead of reading it
+     * each time. In this process's memory, not the arena's, so that no other process can change them; 0 at first;
+     * touched only by the operation inside the arena ({@link #enter()}), one at a time.
+     *
+     * @return the notes, one per member; or null when this arena keeps none (every wait reads the signal).
+     */
+    default long[] finishedSteps()
+    {
+        return null;
+    }
+
+    /**
      * Marks the arena failed, before this member's peers are told why over their links: a member that goes on to
      * read this one's data would otherwise complete an operation that failed here, with what it had posted. The
      * first member to mark it stands (when two mark it at once, either may); a mark is never taken back. Nothing

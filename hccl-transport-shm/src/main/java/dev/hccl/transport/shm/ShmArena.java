@@ -45,6 +45,8 @@ final class ShmArena implements NodeArena
     private volatile ShmPeerMemory peerMemory;
     /** Threads inside, plus {@link #CLOSING} once closing has begun. */
     private final AtomicInteger inside = new AtomicInteger();
+    /** {@link #finishedSteps()}: this process's, per member. */
+    private final long[] finishedSteps;
 
     /** Added to {@link #inside} by {@link #close}: no thread enters afterwards. */
     private static final int CLOSING = 1 << 30;
@@ -75,6 +77,7 @@ final class ShmArena implements NodeArena
         this.regionBytes = regionBytes;
         this.registrations = registrations;
         this.checksummed = checksummed;
+        this.finishedSteps = new long[ranks.length];
         final int regions = ranks.length * regionBytes;
         this.memory = file.memory().duplicate().limit(regions).slice().order(ByteOrder.nativeOrder());
         this.trailer = file.memory().duplicate().position(regions).slice().order(ByteOrder.nativeOrder());
@@ -149,6 +152,12 @@ final class ShmArena implements NodeArena
     public PeerMemory peerMemory()
     {
         return peerMemory;
+    }
+
+    @Override
+    public long[] finishedSteps()
+    {
+        return finishedSteps;
     }
 
     @Override
