@@ -54,6 +54,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.concurrent.FutureTask;
 import java.util.function.IntFunction;
 
 import javax.net.ssl.SSLContext;
@@ -106,6 +107,7 @@ public final class HcclProvider implements CommunicatorProvider
         }
         // Before anything goes on the wire too: a bad HCCL_SOCKET_IFNAME or HCCL_IF_IP fails every rank alike.
         final InterfaceSelector interfaces = interfaces(config, rank);
+        final FutureTask<Integer> kernels = WarmUp.startKernels(config.worldSize(), config.get(CommConfig.WARMUP_MS));
         final long deadline = System.nanoTime() + config.connectTimeout().toNanos();
         final Rendezvous rendezvous = Rendezvous.join(config, algorithms.canonical(), deadline);
         final Dispatcher dispatcher = new Dispatcher(config.worldSize(), config.eagerBudgetBytes());
@@ -146,9 +148,11 @@ public final class HcclProvider implements CommunicatorProvider
             {
                 comm.probeLinks();
                 final long warmUpStart = System.nanoTime();
+                // The reductions' warm-up first, so that it does not share the cores with the collective one.
+                final int reductions = WarmUp.awaitKernels(kernels, config.get(CommConfig.WARMUP_MS));
                 final int warmUps = WarmUp.run(comm.worldSize(), comm::warmUpTwin, config.get(CommConfig.WARMUP_MS));
-                LOG.debug("rank {}: warmed up in {} ms, {} all-reduces", rank,
-                    (System.nanoTime() - warmUpStart) / 1_000_000, warmUps);
+                LOG.debug("rank {}: warmed up in {} ms, {} all-reduces; {} local reductions", rank,
+                    (System.nanoTime() - warmUpStart) / 1_000_000, warmUps, reductions);
             }
             catch (final RuntimeException ex)
             {

@@ -1,5 +1,6 @@
 package dev.hccl.core;
 
+import dev.hccl.algorithms.kernel.KernelWarmUp;
 import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
@@ -9,11 +10,16 @@ import dev.hccl.api.ReduceOp;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
- * The warm-up of a new communicator ({@link CommConfig#WARMUP_MS}): small SUM all-reduces on a twin of it (below;
+ * The warm-up of a new communicator ({@link CommConfig#WARMUP_MS}): the reductions' loops run locally while init waits
+ * for its peers ({@link #startKernels}), then small SUM all-reduces on a twin of it (below;
  * one to three elements of FP32, FP64, INT64 and INT32 in turn, 4 KiB one time in 16, at varying offsets; a barrier
  * after every eighth), alternately out of place and in place, before {@code Hccl.init} returns. The JVM then
  * interprets and compiles an operation's path (the issue, the algorithm's choice, the algorithm's steps, the
@@ -37,6 +43,8 @@ final class WarmUp
 {
     /** Whether a communicator of this JVM has warmed up: the JIT's work is the process's, done once. */
     private static final AtomicBoolean WARMED = new AtomicBoolean();
+    /** Whether this JVM has started warming the reductions up ({@link #startKernels}), once. */
+    private static final AtomicBoolean KERNELS_STARTED = new AtomicBoolean();
 
     /** Mixed into a root communicator's id to give its twin's ("WARMUP"). */
     private static final long TWIN_SALT = 0x5741524D5550L;
@@ -52,6 +60,58 @@ final class WarmUp
 
     private WarmUp()
     {
+    }
+
+    /**
+     * Starts warming the reductions up ({@link KernelWarmUp}) on a daemon thread of its own, once per JVM, at the start
+     * of init: it runs while init waits for its peers, within the same budget as the collective warm-up, whose
+     * operations are too small to make the JIT compile a reduction's vector loop.
+     *
+     * @param worldSize the job's ranks; a job of one warms nothing up.
+     * @param budgetMs  {@link CommConfig#WARMUP_MS}; 0 warms nothing up.
+     * @return the warm-up, for {@link #awaitKernels}; null when none was started.
+     */
+    static FutureTask<Integer> startKernels(final int worldSize, final int budgetMs)
+    {
+        if (budgetMs == 0 || worldSize == 1 || !KERNELS_STARTED.compareAndSet(false, true))
+        {
+            return null;
+        }
+        final long deadline = System.nanoTime() + budgetMs * 1_000_000L;
+        final FutureTask<Integer> kernels = new FutureTask<>(() -> KernelWarmUp.run(deadline));
+        final Thread thread = new Thread(kernels, "hccl-kernel-warmup");
+        thread.setDaemon(true);
+        thread.start();
+        return kernels;
+    }
+
+    /**
+     * Waits for the reductions' warm-up to end, which it does by its deadline, so that no thread of the warm-up takes
+     * a core from the caller's first operations.
+     *
+     * @param kernels  what {@link #startKernels} returned.
+     * @param budgetMs the budget it was given: the longest wait.
+     * @return the reductions it ran, or -1 when none was started or it did not end in time.
+     */
+    static int awaitKernels(final FutureTask<Integer> kernels, final int budgetMs)
+    {
+        if (null == kernels)
+        {
+            return -1;
+        }
+        try
+        {
+            return kernels.get(Math.max(1, budgetMs), TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+        catch (final ExecutionException | TimeoutException ex)
+        {
+            return -1;
+        }
     }
 
     /**

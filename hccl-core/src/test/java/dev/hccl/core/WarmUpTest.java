@@ -10,12 +10,14 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.FutureTask;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,6 +35,23 @@ class WarmUpTest
     /** What one rank's warm-up did. */
     private record Outcome(int allReduces, long startNanos, long endNanos, long[] firstCall)
     {
+    }
+
+    /** The reductions' warm-up: none for a budget of 0 or a job of one, and once per JVM. */
+    @Test
+    void theReductionsWarmUpOncePerJvmWhenThereIsABudgetAndAPeer()
+    {
+        assertNull(WarmUp.startKernels(2, 0));
+        assertNull(WarmUp.startKernels(1, 300));
+        final FutureTask<Integer> first = WarmUp.startKernels(2, 50);
+        final FutureTask<Integer> second = WarmUp.startKernels(2, 50);
+        // Another test of this JVM may have started it before: then neither call starts it again.
+        assertNull(second, "started twice in one JVM");
+        if (null != first)
+        {
+            assertTrue(WarmUp.awaitKernels(first, 10_000) >= 0, "did not end within its budget");
+        }
+        assertEquals(-1, WarmUp.awaitKernels(null, 50));
     }
 
     @Test

@@ -1,0 +1,33 @@
+package dev.hccl.algorithms.kernel;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The reductions' warm-up runs whole rounds of small calls and a probe per type, at most {@link KernelWarmUp#ROUNDS}
+ * of them, and nothing past its deadline.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class KernelWarmUpTest
+{
+    @Test
+    void aDeadlinePassedRunsNothing()
+    {
+        assertEquals(0, KernelWarmUp.run(System.nanoTime() - 1));
+    }
+
+    @Test
+    void itRunsWholeRoundsOfSmallCallsAndAProbeAndNoMoreThanItsRounds()
+    {
+        final int calls = KernelWarmUp.run(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+        final int round = KernelWarmUp.CALLS_PER_PROBE + 1;
+        assertTrue(calls > 0, "ran " + calls);
+        assertEquals(0, calls % round, calls + " calls");
+        assertTrue(calls <= 4 * KernelWarmUp.ROUNDS * round, calls + " calls: more rounds than four types have");
+    }
+}
