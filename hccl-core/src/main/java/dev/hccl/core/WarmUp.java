@@ -43,6 +43,8 @@ final class WarmUp
 {
     /** Whether a communicator of this JVM has warmed up: the JIT's work is the process's, done once. */
     private static final AtomicBoolean WARMED = new AtomicBoolean();
+    /** The longest wait for the reductions' warm-up, in budgets. */
+    static final int KERNELS_WAIT_FACTOR = 10;
     /** Whether this JVM has started warming the reductions up ({@link #startKernels}), once. */
     private static final AtomicBoolean KERNELS_STARTED = new AtomicBoolean();
 
@@ -64,7 +66,7 @@ final class WarmUp
 
     /**
      * Starts warming the reductions up ({@link KernelWarmUp}) on a daemon thread of its own, once per JVM, at the start
-     * of init: it runs while init waits for its peers, within the same budget as the collective warm-up, whose
+     * of init: it runs while init waits for its peers, with as much CPU time as the collective warm-up has time, whose
      * operations are too small to make the JIT compile a reduction's vector loop.
      *
      * @param worldSize the job's ranks; a job of one warms nothing up.
@@ -77,8 +79,7 @@ final class WarmUp
         {
             return null;
         }
-        final long deadline = System.nanoTime() + budgetMs * 1_000_000L;
-        final FutureTask<Integer> kernels = new FutureTask<>(() -> KernelWarmUp.run(deadline));
+        final FutureTask<Integer> kernels = new FutureTask<>(() -> KernelWarmUp.run(budgetMs * 1_000_000L));
         final Thread thread = new Thread(kernels, "hccl-kernel-warmup");
         thread.setDaemon(true);
         thread.start();
@@ -86,11 +87,12 @@ final class WarmUp
     }
 
     /**
-     * Waits for the reductions' warm-up to end, which it does by its deadline, so that no thread of the warm-up takes
-     * a core from the caller's first operations.
+     * Waits for the reductions' warm-up to end, which it does once it has spent its CPU time, so that no thread of the
+     * warm-up takes a core from the caller's first operations; on a node with more ranks than cores that takes longer
+     * than the budget, so the wait is bounded by {@link #KERNELS_WAIT_FACTOR} budgets (the thread is a daemon).
      *
      * @param kernels  what {@link #startKernels} returned.
-     * @param budgetMs the budget it was given: the longest wait.
+     * @param budgetMs the budget it was given.
      * @return the reductions it ran, or -1 when none was started or it did not end in time.
      */
     static int awaitKernels(final FutureTask<Integer> kernels, final int budgetMs)
@@ -101,7 +103,7 @@ final class WarmUp
         }
         try
         {
-            return kernels.get(Math.max(1, budgetMs), TimeUnit.MILLISECONDS);
+            return kernels.get(Math.max(1, (long)budgetMs * KERNELS_WAIT_FACTOR), TimeUnit.MILLISECONDS);
         }
         catch (final InterruptedException ex)
         {

@@ -4,6 +4,8 @@ import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.api.spi.Reducer;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -17,8 +19,9 @@ import java.nio.ByteOrder;
  * reduction, and a call of {@link #PROBE_BYTES} after every {@link #CALLS_PER_PROBE} of them the loop's iterations:
  * {@link #ROUNDS} such rounds per type pass the JIT's thresholds for its optimizing compiler, which then compiles in
  * the background while init goes on. A type whose probe already takes under {@link #SETTLED_FRACTION} of its first
- * one runs compiled code and needs no more rounds. The types take turns, so that a short budget warms each a little;
- * it stops at the deadline.
+ * one runs compiled code and needs no more rounds. The types take turns, so that a short budget warms each a little.
+ * The budget is the calling thread's CPU time, not the clock's: where many JVMs start on few cores (eight ranks on
+ * two) a budget of wall time was spent before the thread got a core.
  * <p>
  * Local: it touches no peer and no shared memory, so each rank may run it whenever it likes, on any thread.
  */
@@ -42,13 +45,17 @@ public final class KernelWarmUp
     }
 
     /**
-     * Warms the reductions and the copy up.
+     * Warms the reductions and the copy up, on the calling thread.
      *
-     * @param deadlineNanos when to stop at the latest, as {@link System#nanoTime()}.
-     * @return the calls made, over every type; 0 when the deadline had passed.
+     * @param budgetNanos the calling thread's CPU time to spend at most (its wall time where the JVM cannot tell
+     *                    a thread's CPU time).
+     * @return the calls made, over every type; 0 for a budget of 0.
      */
-    public static int run(final long deadlineNanos)
+    public static int run(final long budgetNanos)
     {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        final boolean cpu = threads.isCurrentThreadCpuTimeSupported();
+        final long deadlineNanos = (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) + budgetNanos;
         final ByteBuffer into = ByteBuffer.allocateDirect(PROBE_BYTES).order(ByteOrder.nativeOrder());
         final ByteBuffer from = ByteBuffer.allocateDirect(PROBE_BYTES).order(ByteOrder.nativeOrder());
         final Reducer[] reducers = new Reducer[TYPES.length];
@@ -60,10 +67,14 @@ public final class KernelWarmUp
         }
         int calls = 0;
         int unsettled = TYPES.length;
-        for (int round = 0; round < ROUNDS && unsettled > 0 && System.nanoTime() - deadlineNanos < 0; round++)
+        for (int round = 0; round < ROUNDS && unsettled > 0; round++)
         {
-            for (int t = 0; t < TYPES.length && System.nanoTime() - deadlineNanos < 0; t++)
+            for (int t = 0; t < TYPES.length; t++)
             {
+                if ((cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - deadlineNanos >= 0)
+                {
+                    return calls;
+                }
                 if (settled[t])
                 {
                     continue;

@@ -10,21 +10,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The reductions' warm-up runs whole rounds of small calls and a probe per type, at most {@link KernelWarmUp#ROUNDS}
- * of them, and nothing past its deadline.
+ * of them, and nothing past its budget.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class KernelWarmUpTest
 {
     @Test
-    void aDeadlinePassedRunsNothing()
+    void aBudgetOfNothingRunsNothing()
     {
-        assertEquals(0, KernelWarmUp.run(System.nanoTime() - 1));
+        assertEquals(0, KernelWarmUp.run(0));
     }
 
     @Test
     void itRunsWholeRoundsOfSmallCallsAndAProbeAndNoMoreThanItsRounds()
     {
-        final int calls = KernelWarmUp.run(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+        final int calls = KernelWarmUp.run(TimeUnit.SECONDS.toNanos(60));
         final int round = KernelWarmUp.CALLS_PER_PROBE + 1;
         assertTrue(calls > 0, "ran " + calls);
         assertEquals(0, calls % round, calls + " calls");
