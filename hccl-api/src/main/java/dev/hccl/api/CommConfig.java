@@ -119,9 +119,8 @@ public final class CommConfig
     public static final Setting<Boolean> JMX = Setting.flag("HCCL_JMX",
         "publish each communicator's metrics as a JMX MBean (jconsole, JDK Mission Control)");
     /**
-     * Milliseconds {@code Hccl.init} spends warming a new communicator up (small all-reduces that compile an
-     * operation's path before the user's first call, after up to as long running the reductions locally, mostly while
-     * init waits for its peers); all ranks stop together; {@code 0} turns it off on every rank.
+     * Milliseconds {@code Hccl.init} warms up (the reductions locally as it waits for its peers, then small all-reduces
+     * that compile an operation's path before the first call); all ranks stop together; {@code 0}: off on every rank.
      */
     public static final Setting<Integer> WARMUP_MS = Setting.integer("HCCL_WARMUP_MS", 300, 0, 60_000,
         "milliseconds of small all-reduces at init that compile an operation's path before the first call");

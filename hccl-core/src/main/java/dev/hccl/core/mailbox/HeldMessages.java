@@ -135,6 +135,10 @@ final class HeldMessages
      */
     String dropLeftovers(final long seq, final List<Unexpected> dropped)
     {
+        if (0 == count)
+        {
+            return null;
+        }
         final StringBuilder left = new StringBuilder();
         for (final ArrayList<Unexpected> list : bySender)
         {

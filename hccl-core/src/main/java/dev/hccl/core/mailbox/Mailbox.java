@@ -165,10 +165,6 @@ public final class Mailbox
         final String left;
         synchronized (this)
         {
-            if (held.isEmpty())
-            {
-                return null;
-            }
             left = held.dropLeftovers(seq, dropped);
         }
         releaseAll(dropped);
