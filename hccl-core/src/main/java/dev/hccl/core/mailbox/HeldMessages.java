@@ -91,14 +91,6 @@ final class HeldMessages
     }
 
     /**
-     * @return whether no message is held.
-     */
-    boolean isEmpty()
-    {
-        return 0 == count;
-    }
-
-    /**
      * The first collective message held that cannot be for this rank's operations now that {@code seq} begins.
      *
      * @param seq  the collective that begins.

@@ -92,9 +92,10 @@ public final class OpTelemetry implements OpListener
         if (op.lane() == OpRecord.Lane.COLLECTIVE)
         {
             metrics.collective(desc.operation(), bytes, took, op.peerWaitNanos(), failed);
-            // Failed before it started: no event was begun.
-            final CollectiveEvent event = begun instanceof CollectiveEvent e ? e : new CollectiveEvent();
-            if (event.shouldCommit())
+            // Begun only while recorded; none for one that failed before it started, or began before the recording.
+            final CollectiveEvent event = begun instanceof CollectiveEvent e ? e :
+                COLLECTIVES_RECORDED.isEnabled() ? new CollectiveEvent() : null;
+            if (null != event && event.shouldCommit())
             {
                 fill(event, op, failed);
                 event.dataType = desc.dataType() == null ? "" : desc.dataType().name();
@@ -109,8 +110,9 @@ public final class OpTelemetry implements OpListener
         else
         {
             metrics.pointToPoint(desc.operation(), bytes, took, op.peerWaitNanos(), failed);
-            final PointToPointEvent event = begun instanceof PointToPointEvent e ? e : new PointToPointEvent();
-            if (event.shouldCommit())
+            final PointToPointEvent event = begun instanceof PointToPointEvent e ? e :
+                POINT_TO_POINT_RECORDED.isEnabled() ? new PointToPointEvent() : null;
+            if (null != event && event.shouldCommit())
             {
                 fill(event, op, failed);
                 event.peer = desc.root();
