@@ -74,14 +74,10 @@ class CrossProcessReadTest
             {
                 job.startRank(r, RANKS, java22(), OrdinaryBuffersWorker.class, "256m", TOKEN);
             }
+            final List<String> outputs = checkedOutputs(job, RANKS);
             for (int r = 0; r < RANKS; r++)
             {
-                assertEquals(0, job.awaitExit(r, 240), job.outputs());
-            }
-            for (int r = 0; r < RANKS; r++)
-            {
-                final String out = job.output(r);
-                assertTrue(out.contains("CHECKED "), out);
+                final String out = outputs.get(r);
                 assertTrue(out.contains("ordinary buffers read with process_vm_readv"), out);
                 // Each of the 3 rounds reads at least the others' shares of its large all-reduce across processes.
                 final Matcher read = BYTES_READ.matcher(out);
@@ -110,18 +106,12 @@ class CrossProcessReadTest
                 command.addAll(java22());
                 job.startRank(r, RANKS, command, OrdinaryBuffersWorker.class, "256m", TOKEN);
             }
+            final List<String> outputs = checkedOutputs(job, RANKS);
             for (int r = 0; r < RANKS; r++)
             {
-                assertEquals(0, job.awaitExit(r, 240), job.outputs());
-            }
-            for (int r = 0; r < RANKS; r++)
-            {
-                final String out = job.output(r);
-                assertTrue(out.contains("CHECKED "), out);
-                assertFalse(out.contains("ordinary buffers read with process_vm_readv"), out);
+                final String out = outputs.get(r);
                 // One DEBUG line says why, naming what failed; nothing at WARN.
-                assertEquals(1, count(out, "ordinary buffers are copied into the node arena, not read across " +
-                    "processes"), out);
+                assertCopiedSayingWhyOnce(out);
                 assertTrue(out.contains("rank 1") || r == 1, out);
                 assertFalse(out.contains("WARN"), out);
             }
@@ -142,17 +132,11 @@ class CrossProcessReadTest
                 }
                 job.startRank(r, RANKS, java22(), OrdinaryBuffersWorker.class, "256m", env);
             }
+            final List<String> outputs = checkedOutputs(job, RANKS);
             for (int r = 0; r < RANKS; r++)
             {
-                assertEquals(0, job.awaitExit(r, 240), job.outputs());
-            }
-            for (int r = 0; r < RANKS; r++)
-            {
-                final String out = job.output(r);
-                assertTrue(out.contains("CHECKED "), out);
-                assertFalse(out.contains("ordinary buffers read with process_vm_readv"), out);
-                assertEquals(1, count(out, "ordinary buffers are copied into the node arena, not read across " +
-                    "processes"), out);
+                final String out = outputs.get(r);
+                assertCopiedSayingWhyOnce(out);
                 assertTrue(out.contains(r == 2 ? "HCCL_CMA=0" : "rank 2 cannot: HCCL_CMA=0"), out);
             }
         }
@@ -223,14 +207,36 @@ class CrossProcessReadTest
                 job.startRank(r, 2, List.of(ProcessJob.JAVA, SHM_DEBUG), OrdinaryBuffersWorker.class, "256m",
                     TOKEN);
             }
-            for (int r = 0; r < 2; r++)
+            for (final String out : checkedOutputs(job, 2))
             {
-                assertEquals(0, job.awaitExit(r, 240), job.outputs());
-                final String out = job.output(r);
-                assertTrue(out.contains("CHECKED "), out);
                 assertTrue(out.contains("the JDK's foreign function API is final from JDK 22"), out);
             }
         }
+    }
+
+    /** Every rank of the job exits 0, having checked its results against the reference: their outputs. */
+    private static List<String> checkedOutputs(final ProcessJob job, final int ranks) throws Exception
+    {
+        final List<String> outputs = new ArrayList<>();
+        for (int r = 0; r < ranks; r++)
+        {
+            assertEquals(0, job.awaitExit(r, 240), job.outputs());
+        }
+        for (int r = 0; r < ranks; r++)
+        {
+            final String out = job.output(r);
+            assertTrue(out.contains("CHECKED "), out);
+            outputs.add(out);
+        }
+        return outputs;
+    }
+
+    /** A rank that copied its ordinary buffers into the arena, read none across processes, and said why once. */
+    private static void assertCopiedSayingWhyOnce(final String out)
+    {
+        assertFalse(out.contains("ordinary buffers read with process_vm_readv"), out);
+        assertEquals(1, count(out, "ordinary buffers are copied into the node arena, not read across processes"),
+            out);
     }
 
     private static int count(final String text, final String part)
