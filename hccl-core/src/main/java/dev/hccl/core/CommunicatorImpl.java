@@ -37,6 +37,7 @@ import dev.hccl.core.op.OpRecord;
 import dev.hccl.core.op.OpScope;
 import dev.hccl.core.op.Operations;
 import dev.hccl.core.op.PositionSurvey;
+import dev.hccl.core.op.RankNumbering;
 import dev.hccl.core.op.Whereabouts;
 import dev.hccl.core.op.Wire;
 import dev.hccl.core.topology.LinkProbe;
@@ -52,6 +53,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * The communicator: assembles the operation path ({@link OpScope}, {@link OpIssuer}, {@link OpExecutor},
@@ -71,7 +73,10 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     private final long commId;
     private final int rank;
     private final int[] globalRanks;
-    private final int[] localOfGlobal;
+    /** The ranks here and in the root communicator, both ways. */
+    private final RankNumbering numbering;
+    /** The link to each rank, by its rank here. */
+    private final IntFunction<Link> links;
     private final StaticTopology topology;
     private final int localRank;
     private final int localSize;
@@ -128,17 +133,8 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         final RankLayout root = fabric.topology().layout();
         final int processesHere = root.sizeOf(root.nodeOf(globalRanks[rank]));
         final WaitPolicy waitPolicy = BackoffWait.forNode(processesHere, Runtime.getRuntime().availableProcessors());
-        int maxGlobal = 0;
-        for (final int g : globalRanks)
-        {
-            maxGlobal = Math.max(maxGlobal, g);
-        }
-        localOfGlobal = new int[maxGlobal + 1];
-        Arrays.fill(localOfGlobal, -1);
-        for (int i = 0; i < globalRanks.length; i++)
-        {
-            localOfGlobal[globalRanks[i]] = i;
-        }
+        this.numbering = new RankNumbering(globalRanks);
+        this.links = fabric.links(numbering);
         this.mailbox = fabric.dispatcher().mailbox(commId);
         // The observers, which the operation path tells through one listener.
         this.recorder = new FlightRecorder(config.traceBufferSize(), this, config.dumpDir());
@@ -146,10 +142,10 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         final OpListener listener = OpListener.all(List.of(recorder, telemetry));
         // The operation path.
         final Whereabouts whereabouts = new Whereabouts(history::lastIssued);
-        this.failure = new CommFailure(rank, globalRanks.length, commId, this::link, mailbox, nodeArena, whereabouts,
-            this::rankOfGlobal, this::globalRank, this::runningOp, listener);
-        final PositionSurvey survey = new PositionSurvey(rank, globalRanks.length, whereabouts,
-            fabric.progressEngine(), waitPolicy, this::globalRank, this::rankOfGlobal, mailbox.positions());
+        this.failure = new CommFailure(rank, commId, numbering, links, mailbox, nodeArena,
+            whereabouts, listener);
+        final PositionSurvey survey = new PositionSurvey(rank, whereabouts, fabric.progressEngine(), waitPolicy,
+            numbering, mailbox.positions());
         this.scope = new OpScope(rank, globalRanks.length, layout, new Wire(mailbox, this.globalRanks), whereabouts,
             failure, config.execTimeout().toNanos(), fabric.progressEngine(), waitPolicy, nodeArena,
             new ScratchBuffers(OpScope.SCRATCH_SLOTS), config.segmentBytes(), survey, listener);
@@ -169,17 +165,6 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     public OpScope scope()
     {
         return scope;
-    }
-
-    /**
-     * This communicator's rank of a rank of the root communicator.
-     *
-     * @param global a rank of the root communicator.
-     * @return its rank here, or -1 when it is not a member.
-     */
-    int rankOfGlobal(final int global)
-    {
-        return global >= 0 && global < localOfGlobal.length ? localOfGlobal[global] : -1;
     }
 
     /**
@@ -343,7 +328,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     @Override
     public long silentMillis(final int peer)
     {
-        return link(peer).silentMillis();
+        return links.apply(peer).silentMillis();
     }
 
     /** The flow control of this communicator's links, and the traffic on them. */
@@ -356,16 +341,6 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     public int[] jobRanks()
     {
         return globalRanks.clone();
-    }
-
-    int globalRank(final int peer)
-    {
-        return globalRanks[peer];
-    }
-
-    Link link(final int peer)
-    {
-        return fabric.link(globalRanks[peer]);
     }
 
     /** How long close() waits for the peers to close too: as long as they may take to arrive. */
@@ -392,7 +367,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     @Override
     public int[] lostRanks()
     {
-        return Arrays.stream(fabric.dispatcher().lostPeers()).map(this::rankOfGlobal).filter(r -> r >= 0).sorted()
+        return Arrays.stream(fabric.dispatcher().lostPeers()).map(numbering::rankOf).filter(r -> r >= 0).sorted()
             .toArray();
     }
 
@@ -471,11 +446,6 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
             fabric.release();
             throw ex;
         }
-    }
-
-    private OpRecord runningOp()
-    {
-        return executor.running();
     }
 
     @Override

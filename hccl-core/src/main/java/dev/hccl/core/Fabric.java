@@ -6,6 +6,7 @@ import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.ProgressEngine;
 import dev.hccl.api.spi.TransportKind;
 import dev.hccl.core.mailbox.Dispatcher;
+import dev.hccl.core.op.RankNumbering;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.transport.TransportRouting;
 
@@ -15,6 +16,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * What the communicators of one process share with the root communicator they were split from: the transports (one
@@ -49,9 +51,13 @@ final class Fabric
         dispatcher.flow().useLinks(transports::link);
     }
 
-    Link link(final int globalPeer)
+    /**
+     * @param numbering a communicator's ranks in the root communicator.
+     * @return the link to each rank of that communicator, by its rank there.
+     */
+    IntFunction<Link> links(final RankNumbering numbering)
     {
-        return transports.link(globalPeer);
+        return peer -> transports.link(numbering.global(peer));
     }
 
     /**

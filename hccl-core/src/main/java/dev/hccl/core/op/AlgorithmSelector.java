@@ -71,7 +71,7 @@ public final class AlgorithmSelector
     /**
      * The latest choices, {@link #MEMO_SLOTS} per operation, by size: a call of a size seen before (a training step's
      * buckets, a benchmark's loop) takes its algorithm without pricing every candidate again. An entry is immutable,
-     * so a racing reader sees a whole one or another; a stale one is told by its sizes, protocol and link figures.
+     * so a racing reader sees a whole one or another; a stale one is told by its size, type and link figures.
      */
     private final Choice[] memo = new Choice[Operation.values().length * MEMO_SLOTS];
 
@@ -194,7 +194,7 @@ public final class AlgorithmSelector
 
     AllReduceAlgorithm allReduce(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.ALL_REDUCE, AllReduceAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.ALL_REDUCE, AllReduceAlgorithm.class, bytes, null);
     }
 
     AllReduceAlgorithm allReduce(final OpContext ctx, final long bytes, final DataType type)
@@ -204,12 +204,12 @@ public final class AlgorithmSelector
 
     AllGatherAlgorithm allGather(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.ALL_GATHER, AllGatherAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.ALL_GATHER, AllGatherAlgorithm.class, bytes, null);
     }
 
     ReduceScatterAlgorithm reduceScatter(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.REDUCE_SCATTER, ReduceScatterAlgorithm.class, bytes, null);
     }
 
     ReduceScatterAlgorithm reduceScatter(final OpContext ctx, final long bytes, final DataType type)
@@ -219,12 +219,12 @@ public final class AlgorithmSelector
 
     BroadcastAlgorithm broadcast(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.BROADCAST, BroadcastAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.BROADCAST, BroadcastAlgorithm.class, bytes, null);
     }
 
     ReduceAlgorithm reduce(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.REDUCE, ReduceAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.REDUCE, ReduceAlgorithm.class, bytes, null);
     }
 
     ReduceAlgorithm reduce(final OpContext ctx, final long bytes, final DataType type)
@@ -234,17 +234,17 @@ public final class AlgorithmSelector
 
     AllToAllAlgorithm allToAll(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.ALL_TO_ALL, AllToAllAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.ALL_TO_ALL, AllToAllAlgorithm.class, bytes, null);
     }
 
     BarrierAlgorithm barrier(final OpContext ctx)
     {
-        return select(ctx, Operation.BARRIER, BarrierAlgorithm.class, 0, WireProtocol.PLAIN, 0);
+        return select(ctx, Operation.BARRIER, BarrierAlgorithm.class, 0, null);
     }
 
     AllGatherVAlgorithm allGatherV(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.ALL_GATHER_V, AllGatherVAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.ALL_GATHER_V, AllGatherVAlgorithm.class, bytes, null);
     }
 
     ReduceScatterVAlgorithm reduceScatterV(final OpContext ctx, final long bytes, final DataType type)
@@ -254,17 +254,17 @@ public final class AlgorithmSelector
 
     AllToAllVAlgorithm allToAllV(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.ALL_TO_ALL_V, AllToAllVAlgorithm.class, bytes, null);
     }
 
     ScatterAlgorithm scatter(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.SCATTER, ScatterAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.SCATTER, ScatterAlgorithm.class, bytes, null);
     }
 
     GatherAlgorithm gather(final OpContext ctx, final long bytes)
     {
-        return select(ctx, Operation.GATHER, GatherAlgorithm.class, bytes, WireProtocol.PLAIN, bytes);
+        return select(ctx, Operation.GATHER, GatherAlgorithm.class, bytes, null);
     }
 
     /**
@@ -330,17 +330,13 @@ public final class AlgorithmSelector
             (deterministic ? ", deterministic" : "");
     }
 
+    /**
+     * Chooses, and tells the operation's record which algorithm runs it ({@code ctx} null: nobody).
+     *
+     * @param type the elements, which decide the protocol ({@link WireProtocol#of}); null for plain bytes.
+     */
     private <T> T select(
         final OpContext ctx, final Operation op, final Class<T> role, final long bytes, final DataType type)
-    {
-        final WireProtocol protocol = WireProtocol.of(op, type);
-        return select(ctx, op, role, bytes, protocol, protocol.logicalBytes(bytes, type));
-    }
-
-    /** Chooses, and tells the operation's record which algorithm runs it ({@code ctx} null: nobody). */
-    private <T> T select(
-        final OpContext ctx, final Operation op, final Class<T> role, final long bytes, final WireProtocol protocol,
-        final long logicalBytes)
     {
         if (forcedName(op, bytes) != null)
         {
@@ -350,15 +346,17 @@ public final class AlgorithmSelector
         final LinkCosts costs = links;
         final int slot = op.ordinal() * MEMO_SLOTS + (int)((bytes * 0x9E3779B97F4A7C15L) >>> 61);
         final Choice memoized = memo[slot];
-        if (memoized != null && memoized.bytes == bytes && memoized.logicalBytes == logicalBytes &&
-            memoized.protocol == protocol && memoized.links == costs)
+        // The protocol and its sizes follow from the operation and the type, so these make the key.
+        if (memoized != null && memoized.bytes == bytes && memoized.type == type && memoized.links == costs)
         {
-            chose(ctx, memoized.best.name());
-            return role.cast(memoized.best.algorithm());
+            chose(ctx, memoized.name);
+            return role.cast(memoized.algorithm);
         }
+        final WireProtocol protocol = null == type ? WireProtocol.PLAIN : WireProtocol.of(op, type);
+        final long logicalBytes = null == type ? bytes : protocol.logicalBytes(bytes, type);
         final CostModel.Candidate best = models.get(op).cheapest(bytes, protocol.wireBytes(logicalBytes), costs,
             protocol);
-        memo[slot] = new Choice(bytes, logicalBytes, protocol, costs, best);
+        memo[slot] = new Choice(bytes, type, costs, best.name(), best.algorithm());
         chose(ctx, best.name());
         // Once per operation, protocol and power-of-two size, so that DEBUG tells why without a line per call.
         final long sizeClass = (op.ordinal() * (long)WireProtocol.values().length + protocol.ordinal()) * 64L +
@@ -375,8 +373,7 @@ public final class AlgorithmSelector
     private static final int MEMO_SLOTS = 8;
 
     /** A choice the cost model made, with what it was made for. */
-    private record Choice(long bytes, long logicalBytes, WireProtocol protocol, LinkCosts links,
-        CostModel.Candidate best)
+    private record Choice(long bytes, DataType type, LinkCosts links, String name, CollectiveAlgorithm algorithm)
     {
     }
 

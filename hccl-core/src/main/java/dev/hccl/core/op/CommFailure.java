@@ -14,8 +14,6 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
-import java.util.function.IntUnaryOperator;
-import java.util.function.Supplier;
 
 /**
  * A communicator's failure state: set once, marked in the node arena and told to every peer before anything here
@@ -28,15 +26,12 @@ public final class CommFailure implements FaultListener
     private static final Logger LOG = LoggerFactory.getLogger(CommFailure.class);
 
     private final int rank;
-    private final int size;
     private final long commId;
+    private final RankNumbering numbering;
     private final IntFunction<Link> links;
     private final Mailbox mailbox;
     private final NodeArena arena;
     private final Whereabouts whereabouts;
-    private final IntUnaryOperator rankOfGlobal;
-    private final IntUnaryOperator globalOfRank;
-    private final Supplier<OpRecord> running;
     private final OpListener listener;
     private volatile HcclException failure;
     /** Whether the failure passes a peer's own on; set with it. */
@@ -47,33 +42,26 @@ public final class CommFailure implements FaultListener
     private final CountDownLatch peersTold = new CountDownLatch(1);
 
     /**
-     * @param rank         this rank.
-     * @param size         the communicator's size.
-     * @param commId       the communicator's id, which the ABORT names.
-     * @param links        the link to each rank of the communicator.
-     * @param mailbox      the communicator's receives.
-     * @param arena        the communicator's node arena, or null.
-     * @param whereabouts  the waits in progress, failed with the communicator.
-     * @param rankOfGlobal this communicator's rank of a rank of the root communicator, or -1.
-     * @param globalOfRank the root communicator's rank of a rank of this communicator.
-     * @param running      the operation running now, or null.
-     * @param listener     told of the failure, once the peers and the waits have been.
+     * @param rank        this rank.
+     * @param commId      the communicator's id, which the ABORT names.
+     * @param numbering   the communicator's ranks in the root communicator and back.
+     * @param links       the link to each rank of the communicator.
+     * @param mailbox     the communicator's receives.
+     * @param arena       the communicator's node arena, or null.
+     * @param whereabouts the operation running and the waits in progress, which fail with the communicator.
+     * @param listener    told of the failure, once the peers and the waits have been.
      */
     public CommFailure(
-        final int rank, final int size, final long commId, final IntFunction<Link> links, final Mailbox mailbox,
-        final NodeArena arena, final Whereabouts whereabouts, final IntUnaryOperator rankOfGlobal,
-        final IntUnaryOperator globalOfRank, final Supplier<OpRecord> running, final OpListener listener)
+        final int rank, final long commId, final RankNumbering numbering, final IntFunction<Link> links,
+        final Mailbox mailbox, final NodeArena arena, final Whereabouts whereabouts, final OpListener listener)
     {
         this.rank = rank;
-        this.size = size;
         this.commId = commId;
+        this.numbering = numbering;
         this.links = links;
         this.mailbox = mailbox;
         this.arena = arena;
         this.whereabouts = whereabouts;
-        this.rankOfGlobal = rankOfGlobal;
-        this.globalOfRank = globalOfRank;
-        this.running = running;
         this.listener = listener;
     }
 
@@ -126,7 +114,7 @@ public final class CommFailure implements FaultListener
     @Override
     public HcclException onFault(final Fault fault)
     {
-        return fail(inUsersTerms(fault, running.get()), fault.relayed(), false);
+        return fail(inUsersTerms(fault, whereabouts.running()), fault.relayed(), false);
     }
 
     /**
@@ -149,7 +137,7 @@ public final class CommFailure implements FaultListener
         final String transfer = (request.isSend() ? "send to {peer}" : "recv from {peer}") + " tag " +
             Tags.describe(request.tag());
         return failInOperation(
-            inUsersTerms(Fault.ofTransfer(globalOfRank.applyAsInt(request.peer()), transfer, thrown), op));
+            inUsersTerms(Fault.ofTransfer(numbering.global(request.peer()), transfer, thrown), op));
     }
 
     /**
@@ -160,7 +148,7 @@ public final class CommFailure implements FaultListener
     private HcclException inUsersTerms(final Fault fault, final OpRecord op)
     {
         final int globalPeer = fault.globalPeer();
-        final int peer = globalPeer >= 0 ? rankOfGlobal.applyAsInt(globalPeer) : -1;
+        final int peer = numbering.rankOf(globalPeer);
         final String text = fault.message().replace("{peer}", peer >= 0 ? "rank " + peer :
             globalPeer >= 0 ? "global rank " + globalPeer : "a peer");
         return new HcclException(fault.code(), rank, peer >= 0 ? peer : HcclException.UNKNOWN_RANK,
@@ -211,7 +199,7 @@ public final class CommFailure implements FaultListener
             {
                 arena.markFailed();
             }
-            for (int peer = 0; peer < size; peer++)
+            for (int peer = 0; peer < numbering.size(); peer++)
             {
                 if (peer != rank)
                 {

@@ -10,9 +10,6 @@ import dev.hccl.core.mailbox.Mailbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 /**
  * Runs a communicator's numbered operations, one at a time, on whichever thread runs its stream (the stream's own, or
  * a caller that claimed it): a collective after the point-to-point operations posted before it, checked against its
@@ -43,24 +40,15 @@ public final class OpExecutor
     private final Mailbox mailbox;
     /** Touched only by whoever runs the stream's operations (its thread or a claimant), one at a time. */
     private final PostedPointToPoint postedPointToPoint = new PostedPointToPoint();
+    /** Whether a send or receive was posted since the last wait for them all; touched as postedPointToPoint is. */
+    private boolean pointToPointPosted;
     /** Told of each posted send or receive found failed when a collective waits for them: made once, not per call. */
     private final PostedPointToPoint.FailureSink pointToPointFailed;
-    /** Written by whoever runs the stream with ordered stores, read by transport threads with getAcquire. */
-    @SuppressWarnings("unused")
-    private OpRecord running;
-    private static final VarHandle RUNNING;
-
-    static
-    {
-        try
-        {
-            RUNNING = MethodHandles.lookup().findVarHandle(OpExecutor.class, "running", OpRecord.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
+    /** The operation path's state and observers, from the scope: read on every operation, so kept here. */
+    private final CommFailure failures;
+    private final OpListener listener;
+    private final Whereabouts whereabouts;
+    private final ProgressEngine engine;
 
     /**
      * @param scope   the communicator as its operations see it.
@@ -70,17 +58,11 @@ public final class OpExecutor
     {
         this.scope = scope;
         this.mailbox = mailbox;
+        this.failures = scope.failures();
+        this.listener = scope.listener();
+        this.whereabouts = scope.whereabouts();
+        this.engine = scope.progressEngine();
         this.pointToPointFailed = (op, ex) -> LOG.debug("rank {}: {} failed: {}", scope.rank(), op, ex.getMessage());
-    }
-
-    /**
-     * The operation under way, for naming it in faults that come from transport threads.
-     *
-     * @return it, or null when none is.
-     */
-    public OpRecord running()
-    {
-        return (OpRecord)RUNNING.getAcquire(this);
     }
 
     /** Runs a collective, after the point-to-point operations issued before it. */
@@ -115,7 +97,7 @@ public final class OpExecutor
                 throw new HcclException(ErrorCode.E_MISMATCH, scope.rank(), HcclException.UNKNOWN_RANK,
                     desc.operation(), seq, "the ranks disagree on how much " + desc + " moves: " + leftover, null);
             }
-            scope.whereabouts().completed(seq);
+            whereabouts.completed(seq);
             ended(op, ctx, null);
             future.complete();
         }
@@ -127,7 +109,7 @@ public final class OpExecutor
         }
         finally
         {
-            RUNNING.setRelease(this, null);
+            whereabouts.running(null);
         }
     }
 
@@ -155,6 +137,7 @@ public final class OpExecutor
             }
             future.posted(ctx, transfers);
             postedPointToPoint.add(future);
+            pointToPointPosted = true;
         }
         catch (final RuntimeException | Error ex)
         {
@@ -164,14 +147,18 @@ public final class OpExecutor
         }
         finally
         {
-            RUNNING.setRelease(this, null);
+            whereabouts.running(null);
         }
     }
 
     /** Waits for the point-to-point operations posted so far, as a stream would before its next operation. */
     public void completePointToPoint()
     {
-        postedPointToPoint.completeAll(pointToPointFailed);
+        if (pointToPointPosted)
+        {
+            postedPointToPoint.completeAll(pointToPointFailed);
+            pointToPointPosted = false;
+        }
     }
 
     /**
@@ -182,16 +169,16 @@ public final class OpExecutor
      */
     private HcclException start(final OpRecord op)
     {
-        final HcclException failed = scope.failures().get();
+        final HcclException failed = failures.get();
         if (failed != null)
         {
             final HcclException failure = failedEarlier(op.desc(), op.seq(), failed);
             ended(op, null, failure);
             return failure;
         }
-        RUNNING.setRelease(this, op);
+        whereabouts.running(op);
         op.started();
-        scope.listener().started(op);
+        listener.started(op);
         return null;
     }
 
@@ -199,12 +186,11 @@ public final class OpExecutor
     private void ended(final OpRecord op, final OpContext ctx, final HcclException failure)
     {
         op.ended(null == ctx ? 0 : ctx.peerWaitNanos(), failure);
-        scope.listener().ended(op);
+        listener.ended(op);
     }
 
     private boolean enterEngine()
     {
-        final ProgressEngine engine = scope.progressEngine();
         return null != engine && engine.enter();
     }
 
@@ -212,13 +198,13 @@ public final class OpExecutor
     {
         if (driving)
         {
-            scope.progressEngine().exit();
+            engine.exit();
         }
     }
 
     private HcclException failedEarlier(final OpDescriptor desc, final long seq, final HcclException failed)
     {
-        scope.failures().failInOperation(failed); // carried to this operation's caller
+        failures.failInOperation(failed); // carried to this operation's caller
         return new HcclException(failed.errorCode(), scope.rank(), failed.peer(), desc.operation(), seq,
             "the communicator failed earlier: " + failed.getMessage(), failed);
     }
@@ -228,13 +214,13 @@ public final class OpExecutor
     {
         if (thrown instanceof HcclException h)
         {
-            return scope.failures().failInOperation(h);
+            return failures.failInOperation(h);
         }
         // A fault in the node arena's memory (the JVM's InternalError for SIGBUS) is the arena's damage, if it has
         // any; else an error of ours.
         final NodeArena arena = scope.nodeArena();
         final String damage = null == arena ? null : arena.damage();
-        return scope.failures().failInOperation(null != damage ?
+        return failures.failInOperation(null != damage ?
             new HcclException(ErrorCode.E_SHM_SEGMENT, scope.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,
                 damage, thrown) :
             new HcclException(ErrorCode.E_INTERNAL, scope.rank(), HcclException.UNKNOWN_RANK, desc.operation(), seq,

@@ -10,7 +10,6 @@ import dev.hccl.core.mailbox.PositionDesk;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntUnaryOperator;
 
 /**
  * When a wait lasts too long, asks every peer of the communicator where it is (operation, sequence number, whom it
@@ -39,34 +38,29 @@ public final class PositionSurvey
     private final Whereabouts whereabouts;
     private final ProgressEngine engine;
     private final WaitPolicy waitPolicy;
-    private final IntUnaryOperator globalRank;
-    private final IntUnaryOperator rankOfGlobal;
+    private final RankNumbering numbering;
     private final PositionDesk desk;
 
     /**
      * A communicator's survey.
      *
-     * @param rank         this rank.
-     * @param worldSize    the communicator's ranks.
-     * @param whereabouts  where this rank waits; one survey at a time holds it.
-     * @param engine       what drives the transports while the caller waits for the answers, or null.
-     * @param waitPolicy   how the caller waits.
-     * @param globalRank   a rank's rank in the root communicator.
-     * @param rankOfGlobal this communicator's rank of a rank of the root communicator, or -1.
-     * @param desk         where the questions go out and the answers come in.
+     * @param rank        this rank.
+     * @param whereabouts where this rank waits; one survey at a time holds it.
+     * @param engine      what drives the transports while the caller waits for the answers, or null.
+     * @param waitPolicy  how the caller waits.
+     * @param numbering   the communicator's ranks in the root communicator and back.
+     * @param desk        where the questions go out and the answers come in.
      */
     public PositionSurvey(
-        final int rank, final int worldSize, final Whereabouts whereabouts, final ProgressEngine engine,
-        final WaitPolicy waitPolicy, final IntUnaryOperator globalRank, final IntUnaryOperator rankOfGlobal,
-        final PositionDesk desk)
+        final int rank, final Whereabouts whereabouts, final ProgressEngine engine, final WaitPolicy waitPolicy,
+        final RankNumbering numbering, final PositionDesk desk)
     {
         this.rank = rank;
-        this.worldSize = worldSize;
+        this.worldSize = numbering.size();
         this.whereabouts = whereabouts;
         this.engine = engine;
         this.waitPolicy = waitPolicy;
-        this.globalRank = globalRank;
-        this.rankOfGlobal = rankOfGlobal;
+        this.numbering = numbering;
         this.desk = desk;
     }
 
@@ -91,7 +85,7 @@ public final class PositionSurvey
             }
             desk.surveyWith((global, position) ->
             {
-                final int r = rankOfGlobal.applyAsInt(global);
+                final int r = numbering.rankOf(global);
                 if (r >= 0 && got[r] == null)
                 {
                     got[r] = position;
@@ -104,7 +98,7 @@ public final class PositionSurvey
                 {
                     if (r != me)
                     {
-                        desk.ask(globalRank.applyAsInt(r));
+                        desk.ask(numbering.global(r));
                     }
                 }
                 final long deadline = System.nanoTime() + ANSWER_NANOS;

@@ -4,17 +4,37 @@ import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
 import dev.hccl.core.mailbox.Position;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Where this rank is in one communicator: the operation it waits in, for whom and since when, or the last collective
- * it completed. Written by the threads that run and wait (a few volatile writes per wait), read by peers that ask
- * ({@link PositionSurvey}) and by the stall watch. When several threads wait at once, the latest is told.
+ * Where this rank is in one communicator: the operation running, the one it waits in, for whom and since when, or the
+ * last collective it completed. Written by the threads that run and wait (a few volatile writes per wait), read by
+ * peers that ask ({@link PositionSurvey}), by the stall watch and by the failure that names the operation
+ * ({@link CommFailure}). When several threads wait at once, the latest is told.
  */
 public final class Whereabouts
 {
+    private static final VarHandle RUNNING;
+
+    static
+    {
+        try
+        {
+            RUNNING = MethodHandles.lookup().findVarHandle(Whereabouts.class, "running", OpRecord.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** Written by whoever runs the stream with ordered stores, read by transport threads with getAcquire. */
+    @SuppressWarnings("unused")
+    private OpRecord running;
     private volatile OpDescriptor desc;
     private volatile long seq;
     private volatile int waitingFor = -1;
@@ -32,6 +52,26 @@ public final class Whereabouts
     public Whereabouts(final LongSupplier issued)
     {
         this.issued = issued;
+    }
+
+    /**
+     * The operation under way, for naming it in faults that come from transport threads.
+     *
+     * @return it, or null when none is.
+     */
+    public OpRecord running()
+    {
+        return (OpRecord)RUNNING.getAcquire(this);
+    }
+
+    /**
+     * An operation starts running, or (null) none runs any more; by whoever runs the stream.
+     *
+     * @param op the operation, or null.
+     */
+    void running(final OpRecord op)
+    {
+        RUNNING.setRelease(this, op);
     }
 
     /**

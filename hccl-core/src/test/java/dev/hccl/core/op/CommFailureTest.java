@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -116,9 +115,9 @@ class CommFailureTest
 
     private CommFailure failure(final Mailbox mailbox, final OpRecord running)
     {
-        final AtomicReference<OpRecord> now = new AtomicReference<>(running);
-        return new CommFailure(0, GLOBAL.length, 7, this::link, mailbox, null, new Whereabouts(() -> 0),
-            g -> g == 2 ? 0 : g == 5 ? 1 : -1, r -> GLOBAL[r], now::get, new OpListener()
+        final Whereabouts whereabouts = new Whereabouts(() -> 0);
+        whereabouts.running(running);
+        return new CommFailure(0, 7, new RankNumbering(GLOBAL), this::link, mailbox, null, whereabouts, new OpListener()
             {
                 @Override
                 public void failed(final HcclException f, final boolean relayed)
