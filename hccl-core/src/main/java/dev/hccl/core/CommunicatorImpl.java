@@ -33,7 +33,6 @@ import dev.hccl.core.op.OpExecutor;
 import dev.hccl.core.op.OpHistory;
 import dev.hccl.core.op.OpIssuer;
 import dev.hccl.core.op.OpListener;
-import dev.hccl.core.op.OpRecord;
 import dev.hccl.core.op.OpScope;
 import dev.hccl.core.op.Operations;
 import dev.hccl.core.op.PositionSurvey;
@@ -142,8 +141,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         final OpListener listener = OpListener.all(List.of(recorder, telemetry));
         // The operation path.
         final Whereabouts whereabouts = new Whereabouts(history::lastIssued);
-        this.failure = new CommFailure(rank, commId, numbering, links, mailbox, nodeArena,
-            whereabouts, listener);
+        this.failure = new CommFailure(rank, commId, numbering, links, mailbox, nodeArena, whereabouts, listener);
         final PositionSurvey survey = new PositionSurvey(rank, whereabouts, fabric.progressEngine(), waitPolicy,
             numbering, mailbox.positions());
         this.scope = new OpScope(rank, globalRanks.length, layout, new Wire(mailbox, this.globalRanks), whereabouts,
