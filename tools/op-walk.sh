@@ -24,7 +24,7 @@ filter="$(unzip -Z1 "$jar" | grep '^dev/hccl/\(core\|algorithms\|api\|transport\
 flags=(--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED --add-modules=jdk.incubator.vector
   --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 for scenario in ok fail; do
-  "$java_home/bin/java" "${flags[@]}" -Xlog:jfr+startup=warning -Xlog:disable -Xlog:all=error:stderr \
+  "$java_home/bin/java" "${flags[@]}" -Xlog:disable -Xlog:all=error:stderr \
     "-XX:StartFlightRecording:method-trace=$filter,filename=$work/$scenario.jfr" \
     -cp "$jar:$work/classes" OpWalk scenario "$scenario" 2>&1 | grep -v 'incubator\|CommFailure - communicator failed' || true
   "$java_home/bin/java" -cp "$jar:$work/classes" OpWalk report "$work/$scenario.jfr" "$scenario"
