@@ -27,9 +27,10 @@ public interface CommFuture extends Future<Void>
      * Each call returns a new future. Completing or cancelling it does not cancel the operation: that runs on, since
      * every rank must execute the same operations. It is never completed from the communicator's own threads, so
      * dependent actions may issue further operations, even blocking ones, on the same communicator: a collective's is
-     * completed by {@link CompletableFuture#defaultExecutor()} (the common pool, or a thread per task where that has
-     * no parallelism), and a send's or a receive's (which only a waiting thread drives) by a daemon thread that waits
-     * for it, which this default does for any implementation.
+     * completed by daemon threads of the library ({@code hccl-future-<n>}, never the JDK's common pool, where on
+     * newer JDKs two ranks' dependents would wait for each other behind its single worker on two cores), and a send's
+     * or a receive's (which only a waiting thread drives) by a daemon thread that waits for it, which this default
+     * does for any implementation.
      *
      * @return a future that completes with the operation.
      */

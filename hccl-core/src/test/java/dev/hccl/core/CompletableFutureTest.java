@@ -21,10 +21,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -127,7 +131,49 @@ class CompletableFutureTest
         for (final String s : out)
         {
             assertTrue(s.startsWith("6.0 on "), s); // (1 + 2) * 2
-            assertFalse(s.contains("hccl-"), "ran on a thread of the communicator: " + s);
+            assertFalse(s.contains("hccl-stream"), "ran on the communicator's execution stream: " + s);
+        }
+    }
+
+    /**
+     * The JDK's default executor for a future's dependents is, on newer JDKs, the common pool even where it has a
+     * single worker (two cores): the two ranks' dependents, each issuing a collective the other's must join, would
+     * wait there for each other, as would any dependent behind an application's tasks. With every worker of the
+     * common pool held, the chain of {@link #completesWithTheOperationAndChainsAnother} must still complete.
+     */
+    @Test
+    void operationsChainWhileTheCommonPoolIsBusy() throws Exception
+    {
+        final int workers = ForkJoinPool.getCommonPoolParallelism();
+        final CountDownLatch held = new CountDownLatch(workers);
+        final AtomicBoolean release = new AtomicBoolean();
+        for (int w = 0; w < workers; w++)
+        {
+            ForkJoinPool.commonPool().execute(() ->
+            {
+                held.countDown();
+                while (!release.get())
+                {
+                    LockSupport.parkNanos(1_000_000); // not a managed block: the pool adds no worker for it
+                }
+            });
+        }
+        try
+        {
+            assertTrue(held.await(30, TimeUnit.SECONDS), "the common pool's workers did not all start");
+            final List<Float> out = onBoth(comm ->
+            {
+                final ByteBuffer b = floats(comm.rank() + 1);
+                comm.allReduceAsync(b, b, 1, DataType.FP32, ReduceOp.SUM).toCompletableFuture()
+                    .thenRun(() -> comm.allReduce(b, b, 1, DataType.FP32, ReduceOp.SUM))
+                    .orTimeout(30, TimeUnit.SECONDS).join();
+                return b.getFloat(0);
+            });
+            assertEquals(List.of(6f, 6f), out); // (1 + 2) * 2
+        }
+        finally
+        {
+            release.set(true);
         }
     }
 

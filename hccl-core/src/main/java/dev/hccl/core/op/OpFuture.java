@@ -7,15 +7,40 @@ import dev.hccl.api.HcclException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The future of one operation: completed by the execution stream.
  */
 final class OpFuture implements CommFuture
 {
+    private static final AtomicInteger COMPLETION_THREADS = new AtomicInteger();
+    /**
+     * Where a future handed out by {@link #toCompletableFuture()} is completed, and so where the user's dependent
+     * actions run: daemon threads of ours, one per completion under way, each kept a minute for the next. Not the
+     * execution stream, since a dependent action may issue a blocking collective on the same communicator; and not the
+     * JDK's default: newer JDKs (25) run it on the common pool even where that has one worker (two cores), and the
+     * dependents of two ranks of one JVM that each issue a collective would then wait there for each other forever, as
+     * would a dependent behind the application's own tasks on a busy common pool. As many threads as dependents wait
+     * at once: they are the application's, which JDK 17's own executor (a thread per task) does not bound either.
+     */
+    private static final Executor COMPLETIONS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), OpFuture::completionThread);
+
     private final CompletableFuture<Void> result = new CompletableFuture<>();
+
+    /** The user's code runs there, so it is not placed as the library's threads are ({@code HCCL_LIBRARY_CPUS}). */
+    private static Thread completionThread(final Runnable task)
+    {
+        final Thread t = new Thread(task, "hccl-future-" + COMPLETION_THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    }
     void complete()
     {
         result.complete(null);
@@ -43,8 +68,7 @@ final class OpFuture implements CommFuture
     public CompletableFuture<Void> toCompletableFuture()
     {
         final CompletableFuture<Void> mirror = new CompletableFuture<>();
-        // The JDK's default asynchronous executor: the common pool, or a thread per task where it has no parallelism.
-        result.whenCompleteAsync((done, failure) -> settle(mirror, failure));
+        result.whenCompleteAsync((done, failure) -> settle(mirror, failure), COMPLETIONS);
         return mirror;
     }
 
