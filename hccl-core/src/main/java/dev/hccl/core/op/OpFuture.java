@@ -41,6 +41,7 @@ final class OpFuture implements CommFuture
         t.setDaemon(true);
         return t;
     }
+
     void complete()
     {
         result.complete(null);
