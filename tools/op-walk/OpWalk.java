@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Predicate;
 
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedMethod;
@@ -196,7 +197,7 @@ public final class OpWalk
         print("failure, both", both);
     }
 
-    private static Call last(final List<Call> calls, final java.util.function.Predicate<Call> which)
+    private static Call last(final List<Call> calls, final Predicate<Call> which)
     {
         Call found = null;
         for (final Call c : calls)
@@ -218,18 +219,16 @@ public final class OpWalk
         printOne(walk, calls);
         // The listener's subscribers run what they run; the path only calls the listener.
         final List<Call> path = new ArrayList<>();
-        final long[] skipUntil = new long[1];
-        final long[] skipThread = {-1};
+        Call subscriber = null;
         for (final Call c : calls)
         {
-            if (c.thread() == skipThread[0] && c.start() <= skipUntil[0])
+            if (null != subscriber && c.within(subscriber))
             {
                 continue;
             }
             if (c.type().startsWith("dev.hccl.core.watch."))
             {
-                skipThread[0] = c.thread();
-                skipUntil[0] = c.end();
+                subscriber = c;
                 continue;
             }
             path.add(c);
