@@ -198,27 +198,25 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             if (root >= 0 && root != me)
             {
                 // This rank's slice, reduced in its own half (where the root copies it from), from its own value on
-                // in rank order.
-                if (steps.inPlace(me))
-                {
-                    Copies.copy(memory, steps.data(me) + from, send, at + from, to - from);
-                }
+                // in rank order; the first step reads its own value where it lies.
+                final int half = steps.data(me) + from;
                 for (int k = 1; k < n && to > from; k++)
                 {
-                    final int m = (me + k) % n;
-                    steps.reduce(m, from, reducer, memory, steps.data(me) + from, (to - from) / size, size);
+                    final boolean fromInput = k == 1 && steps.inPlace(me);
+                    steps.reduce((me + k) % n, from, reducer, memory, half, fromInput ? send : memory,
+                        fromInput ? at + from : half, (to - from) / size, size);
                 }
                 steps.reduced(memory, steps.data(me));
                 steps.done();
                 continue;
             }
-            // This rank's slice, reduced straight into its output in the same order, then put where the others
-            // copy it from, unless they can read it there.
-            Copies.copy(recv, at + from, send, at + from, to - from);
+            // This rank's slice, reduced straight into its output in the same order (the first step from its input,
+            // so that an output apart from the input needs no copy first), then put where the others copy it from,
+            // unless they can read it there.
             for (int k = 1; k < n && to > from; k++)
             {
-                final int m = (me + k) % n;
-                steps.reduce(m, from, reducer, recv, at + from, (to - from) / size, size);
+                steps.reduce((me + k) % n, from, reducer, recv, at + from, k == 1 ? send : recv, at + from,
+                    (to - from) / size, size);
             }
             if (!(inPlace && root < 0 && steps.reducedInPlace(recv, at, bytes)))
             {

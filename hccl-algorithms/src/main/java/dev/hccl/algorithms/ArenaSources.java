@@ -210,23 +210,27 @@ final class ArenaSources
     }
 
     /**
-     * Reduces elements of a member's data of the step into a buffer of this process.
+     * Reduces elements of a member's data of the step into a buffer of this process: {@code into = left op data}, where
+     * {@code left} is the accumulator itself ({@code into} at {@code index}) or a buffer apart from it, so that an
+     * out-of-place first step needs no copy of the left operand first.
      *
-     * @param member   the member.
-     * @param offset   bytes from where its data starts.
-     * @param reducer  the reduction.
-     * @param into     the accumulator, in this process.
-     * @param index    where in {@code into}.
-     * @param elements how many.
-     * @param size     bytes per element.
+     * @param member    the member.
+     * @param offset    bytes from where its data starts.
+     * @param reducer   the reduction.
+     * @param into      the accumulator, in this process.
+     * @param index     where in {@code into}.
+     * @param left      the left operand: {@code into}, or a buffer apart from it.
+     * @param leftIndex where in {@code left}.
+     * @param elements  how many.
+     * @param size      bytes per element.
      */
     void reduce(final int member, final int offset, final Reducer reducer, final ByteBuffer into, final int index,
-        final int elements, final int size)
+        final ByteBuffer left, final int leftIndex, final int elements, final int size)
     {
         final long address = sourceAddress[member];
         if (0 == address)
         {
-            reducer.reduce(into, index, source[member], sourceAt[member] + offset, elements);
+            reduce(reducer, into, index, left, leftIndex, source[member], sourceAt[member] + offset, elements);
             return;
         }
         final ByteBuffer staging = peers.staging();
@@ -235,7 +239,21 @@ final class ArenaSources
         {
             final int count = Math.min(per, elements - done);
             peers.read(member, address + offset + (long)done * size, staging, 0, count * size);
-            reducer.reduce(into, index + done * size, staging, 0, count);
+            reduce(reducer, into, index + done * size, left, leftIndex + done * size, staging, 0, count);
+        }
+    }
+
+    /** {@code into = left op right}, through the two-operand kernel where {@code left} is {@code into}'s range. */
+    private static void reduce(final Reducer reducer, final ByteBuffer into, final int index, final ByteBuffer left,
+        final int leftIndex, final ByteBuffer right, final int rightIndex, final int count)
+    {
+        if (left == into && leftIndex == index)
+        {
+            reducer.reduce(into, index, right, rightIndex, count);
+        }
+        else
+        {
+            reducer.reduce(into, index, left, leftIndex, right, rightIndex, count);
         }
     }
 

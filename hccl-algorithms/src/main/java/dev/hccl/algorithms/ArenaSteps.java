@@ -355,7 +355,27 @@ final class ArenaSteps implements AutoCloseable
     void reduce(final int member, final int offset, final Reducer reducer, final ByteBuffer into, final int index,
         final int elements, final int size)
     {
-        sources.reduce(member, offset, reducer, into, index, elements, size);
+        sources.reduce(member, offset, reducer, into, index, into, index, elements, size);
+    }
+
+    /**
+     * Reduces a buffer of this process and a member's data of this step into a third buffer, {@code into = left op
+     * data}, once posted, wherever it lies.
+     *
+     * @param member    the member.
+     * @param offset    bytes from where its data of the step starts.
+     * @param reducer   the reduction.
+     * @param into      the result.
+     * @param index     where in {@code into}.
+     * @param left      the left operand, {@code into} or apart from it.
+     * @param leftIndex where in {@code left}.
+     * @param elements  how many.
+     * @param size      bytes per element.
+     */
+    void reduce(final int member, final int offset, final Reducer reducer, final ByteBuffer into, final int index,
+        final ByteBuffer left, final int leftIndex, final int elements, final int size)
+    {
+        sources.reduce(member, offset, reducer, into, index, left, leftIndex, elements, size);
     }
 
     /**

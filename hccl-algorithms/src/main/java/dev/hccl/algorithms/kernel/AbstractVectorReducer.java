@@ -44,26 +44,56 @@ abstract class AbstractVectorReducer extends AbstractReducer
             scalar.reduce(dstBase, dstOffset, srcBase, srcOffset, count);
             return;
         }
+        reduceAligned(dst, dstIndex, dst, dstIndex, src, srcIndex, count);
+    }
 
-        // Scalar steps up to the first destination element on a cache line boundary: vector stores that straddle two
-        // lines cost more, and buffers from allocateDirect, for one, start 16 bytes into a line. Sources usually share
-        // the destination's alignment.
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One pass: each vector of the result is stored once, from the two operands' loads.
+     */
+    @Override
+    final void reduceChecked(final ByteBuffer dst, final int dstIndex, final ByteBuffer left, final int leftIndex,
+        final ByteBuffer right, final int rightIndex, final int count)
+    {
+        reduceAligned(dst, dstIndex, left, leftIndex, right, rightIndex, count);
+    }
+
+    /**
+     * {@code dst = left op right} ({@code left} may be {@code dst}): scalar steps up to the first destination element
+     * on a cache line boundary, whole vectors, then the scalar kernel for the tail.
+     */
+    private void reduceAligned(final ByteBuffer dst, final int dstIndex, final ByteBuffer left, final int leftIndex,
+        final ByteBuffer right, final int rightIndex, final int count)
+    {
+        final Object dstBase = BufferAccess.base(dst);
+        final long dstOffset = BufferAccess.offset(dst, dstIndex);
+        final Object leftBase = BufferAccess.base(left);
+        final long leftOffset = BufferAccess.offset(left, leftIndex);
+        final Object rightBase = BufferAccess.base(right);
+        final long rightOffset = BufferAccess.offset(right, rightIndex);
+
+        // Vector stores that straddle two lines cost more, and buffers from allocateDirect, for one, start 16 bytes
+        // into a line. Sources usually share the destination's alignment.
         final int size = elementSize();
         final int misalignment = (int)(dstOffset & (ALIGNMENT - 1));
         final int head = misalignment % size != 0 ? 0 :
             Math.min(count, ((ALIGNMENT - misalignment) & (ALIGNMENT - 1)) / size);
         if (head > 0)
         {
-            scalar.reduce(dstBase, dstOffset, srcBase, srcOffset, head);
+            scalar.reduce(dstBase, dstOffset, leftBase, leftOffset, rightBase, rightOffset, head);
         }
 
         final int headBytes = head * size;
-        final int done = head + reduceVectors(
-            VectorMemory.of(dst), dstIndex + headBytes, VectorMemory.of(src), srcIndex + headBytes, count - head);
+        final Object dstMemory = VectorMemory.of(dst);
+        final Object leftMemory = left == dst ? dstMemory : VectorMemory.of(left);
+        final int done = head + reduceVectors(dstMemory, dstIndex + headBytes, leftMemory, leftIndex + headBytes,
+            VectorMemory.of(right), rightIndex + headBytes, count - head);
         if (done < count)
         {
             final long skipped = (long)done * size;
-            scalar.reduce(dstBase, dstOffset + skipped, srcBase, srcOffset + skipped, count - done);
+            scalar.reduce(dstBase, dstOffset + skipped, leftBase, leftOffset + skipped, rightBase, rightOffset + skipped,
+                count - done);
         }
     }
 
@@ -80,16 +110,33 @@ abstract class AbstractVectorReducer extends AbstractReducer
     }
 
     /**
-     * The vector loop: {@code dst[i] = dst[i] op src[i]} for as many whole vectors as {@code count} elements fill.
+     * {@inheritDoc}
+     * <p>
+     * Likewise the scalar kernel.
+     */
+    @Override
+    final void reduce(final Object dstBase, final long dstOffset, final Object leftBase, final long leftOffset,
+        final Object rightBase, final long rightOffset, final int count)
+    {
+        scalar.reduce(dstBase, dstOffset, leftBase, leftOffset, rightBase, rightOffset, count);
+    }
+
+    /**
+     * The vector loop: {@code dst[i] = left[i] op right[i]} for as many whole vectors as {@code count} elements fill;
+     * {@code left} may be {@code dst} (the two-operand reduction). A vector's loads come before its store, so an
+     * operand that is the destination's very range reads each element before it is overwritten.
      *
-     * @param dst      the destination's memory ({@link VectorMemory#of(ByteBuffer)}), writable and range-checked.
-     * @param dstIndex absolute byte offset of the first destination element.
-     * @param src      the source's memory, range-checked.
-     * @param srcIndex absolute byte offset of the first source element.
-     * @param count    elements in all.
+     * @param dst        the destination's memory ({@link VectorMemory#of(ByteBuffer)}), writable and range-checked.
+     * @param dstIndex   absolute byte offset of the first destination element.
+     * @param left       the left operand's memory, range-checked.
+     * @param leftIndex  absolute byte offset of its first element.
+     * @param right      the right operand's memory, range-checked.
+     * @param rightIndex absolute byte offset of its first element.
+     * @param count      elements in all.
      * @return the elements done, from the first; the caller does the rest with the scalar kernel.
      */
-    abstract int reduceVectors(Object dst, int dstIndex, Object src, int srcIndex, int count);
+    abstract int reduceVectors(Object dst, int dstIndex, Object left, int leftIndex, Object right, int rightIndex,
+        int count);
 
     /**
      * {@inheritDoc}

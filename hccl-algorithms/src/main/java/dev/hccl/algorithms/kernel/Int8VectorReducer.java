@@ -29,73 +29,81 @@ final class Int8VectorReducer extends AbstractVectorReducer
     }
 
     @Override
-    int reduceVectors(final Object dst, final int d, final Object src, final int s, final int count)
+    int reduceVectors(final Object dst, final int d, final Object left, final int l, final Object right, final int r,
+        final int count)
     {
         return switch (op)
         {
-            case SUM -> sum(dst, d, src, s, count);
-            case PROD -> prod(dst, d, src, s, count);
-            case MAX -> unsigned ? maxUnsigned(dst, d, src, s, count) : max(dst, d, src, s, count);
-            case MIN -> unsigned ? minUnsigned(dst, d, src, s, count) : min(dst, d, src, s, count);
+            case SUM -> sum(dst, d, left, l, right, r, count);
+            case PROD -> prod(dst, d, left, l, right, r, count);
+            case MAX -> unsigned ? maxUnsigned(dst, d, left, l, right, r, count)
+                : max(dst, d, left, l, right, r, count);
+            case MIN -> unsigned ? minUnsigned(dst, d, left, l, right, r, count)
+                : min(dst, d, left, l, right, r, count);
             default -> throw unsupported(op);
         };
     }
 
-    static int sum(final Object dst, final int d, final Object src, final int s, final int count)
+    static int sum(final Object dst, final int d, final Object left, final int l, final Object right, final int r,
+        final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
-            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector a = VectorMemory.bytes(SPECIES, left, l + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, right, r + i);
             VectorMemory.store(a.add(b), dst, d + i);
         }
         return bound;
     }
 
-    static int prod(final Object dst, final int d, final Object src, final int s, final int count)
+    static int prod(final Object dst, final int d, final Object left, final int l, final Object right, final int r,
+        final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
-            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector a = VectorMemory.bytes(SPECIES, left, l + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, right, r + i);
             VectorMemory.store(a.mul(b), dst, d + i);
         }
         return bound;
     }
 
-    static int max(final Object dst, final int d, final Object src, final int s, final int count)
+    static int max(final Object dst, final int d, final Object left, final int l, final Object right, final int r,
+        final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
-            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector a = VectorMemory.bytes(SPECIES, left, l + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, right, r + i);
             VectorMemory.store(a.max(b), dst, d + i);
         }
         return bound;
     }
 
-    static int min(final Object dst, final int d, final Object src, final int s, final int count)
+    static int min(final Object dst, final int d, final Object left, final int l, final Object right, final int r,
+        final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
-            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector a = VectorMemory.bytes(SPECIES, left, l + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, right, r + i);
             VectorMemory.store(a.min(b), dst, d + i);
         }
         return bound;
     }
 
-    static int maxUnsigned(final Object dst, final int d, final Object src, final int s, final int count)
+    static int maxUnsigned(
+        final Object dst, final int d, final Object left, final int l, final Object right, final int r, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
-            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector a = VectorMemory.bytes(SPECIES, left, l + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, right, r + i);
             final ByteVector result = a.lanewise(VectorOperators.XOR, SIGN_BIT)
                 .max(b.lanewise(VectorOperators.XOR, SIGN_BIT))
                 .lanewise(VectorOperators.XOR, SIGN_BIT);
@@ -104,13 +112,14 @@ final class Int8VectorReducer extends AbstractVectorReducer
         return bound;
     }
 
-    static int minUnsigned(final Object dst, final int d, final Object src, final int s, final int count)
+    static int minUnsigned(
+        final Object dst, final int d, final Object left, final int l, final Object right, final int r, final int count)
     {
         final int bound = SPECIES.loopBound(count);
         for (int i = 0; i < bound; i += SPECIES.length())
         {
-            final ByteVector a = VectorMemory.bytes(SPECIES, dst, d + i);
-            final ByteVector b = VectorMemory.bytes(SPECIES, src, s + i);
+            final ByteVector a = VectorMemory.bytes(SPECIES, left, l + i);
+            final ByteVector b = VectorMemory.bytes(SPECIES, right, r + i);
             final ByteVector result = a.lanewise(VectorOperators.XOR, SIGN_BIT)
                 .min(b.lanewise(VectorOperators.XOR, SIGN_BIT))
                 .lanewise(VectorOperators.XOR, SIGN_BIT);

@@ -130,6 +130,42 @@ class VectorKernelsTest
 
     @ParameterizedTest
     @MethodSource("vectorTypesAndOps")
+    void compiledThreeOperandLoopIsTheScalarKernelOnACopyOfTheLeftOperand(final DataType type, final ReduceOp op)
+    {
+        final AbstractReducer scalar = Reducers.scalarKernel(type, op);
+        final AbstractReducer vector = vectors.kernel(scalar);
+        final Random random = new Random(13L * type.ordinal() + op.ordinal());
+        final int bytes = COUNT * type.size();
+        final byte[] leftContent = new byte[bytes];
+        final byte[] rightContent = new byte[bytes];
+        // The destination a few elements off the operands' alignment, so that its scalar head differs from theirs.
+        final int at = 3 * type.size();
+        final ByteBuffer expected = ByteBuffer.allocateDirect(bytes);
+        final ByteBuffer actual = ByteBuffer.allocateDirect(at + bytes);
+        final ByteBuffer left = ByteBuffer.allocateDirect(bytes);
+        final ByteBuffer right = ByteBuffer.allocateDirect(bytes);
+        for (int round = 0; round < ROUNDS; round++)
+        {
+            if (round % 25 == 0)
+            {
+                Samples.fill(type, random, leftContent, 0, COUNT);
+                Samples.fill(type, random, rightContent, 0, COUNT);
+                left.put(0, leftContent);
+                right.put(0, rightContent);
+            }
+            expected.put(0, leftContent);
+            scalar.reduce(expected, 0, right, 0, COUNT);
+            vector.reduce(actual, at, left, 0, right, 0, COUNT);
+
+            final byte[] actualBytes = new byte[bytes];
+            actual.get(at, actualBytes);
+            ReducersTest.assertElements(type, BufferKind.bytes(expected), actualBytes, 0, COUNT,
+                type + " " + op + " round " + round);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("vectorTypesAndOps")
     void overlappingRangesGiveTheScalarResult(final DataType type, final ReduceOp op)
     {
         final AbstractReducer scalar = Reducers.scalarKernel(type, op);
