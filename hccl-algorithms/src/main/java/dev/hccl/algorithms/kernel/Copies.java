@@ -17,6 +17,12 @@ public final class Copies
      */
     static final int CHUNK = 1 << 20;
 
+    /**
+     * From how many bytes a copy between native memory goes through the C library ({@link NativeCopy}), where it
+     * can: below, the call's own cost is more than it saves.
+     */
+    static final int NATIVE_MIN_BYTES = 4096;
+
     private Copies()
     {
     }
@@ -74,6 +80,18 @@ public final class Copies
     static void copy(
         final Object dstBase, final long dstOffset, final Object srcBase, final long srcOffset, final int bytes)
     {
+        if (null == dstBase && null == srcBase && bytes >= NATIVE_MIN_BYTES && NativeCopy.available())
+        {
+            // Between native memory, through the C library's memmove, chunk by chunk as below: it handles overlap.
+            final boolean backward = dstOffset > srcOffset && dstOffset < srcOffset + bytes;
+            for (long done = 0; done < bytes; done += CHUNK)
+            {
+                final long length = Math.min(CHUNK, bytes - done);
+                final long start = backward ? bytes - done - length : done;
+                NativeCopy.memmove(dstOffset + start, srcOffset + start, length);
+            }
+            return;
+        }
         // Only the same base can overlap: two arrays never do, and an array never overlaps native memory.
         final boolean backward = dstBase == srcBase && dstOffset > srcOffset && dstOffset < srcOffset + bytes;
         if (backward)

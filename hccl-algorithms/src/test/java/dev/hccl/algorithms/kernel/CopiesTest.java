@@ -113,6 +113,34 @@ class CopiesTest
         }
     }
 
+    /**
+     * Copies between native memory go through the C library wherever the JDK can bind it (the tests above then check
+     * that path), so that a JDK on which the binding fails does not quietly fall back to the slower copy.
+     */
+    @Test
+    void copiesBetweenNativeMemoryThroughTheCLibraryWhereTheJdkBindsIt()
+    {
+        final String os = System.getProperty("os.name", "");
+        final String arch = System.getProperty("os.arch", "");
+        final boolean bindable = Runtime.version().feature() >= 22 && os.startsWith("Linux") &&
+            ("amd64".equals(arch) || "aarch64".equals(arch)) && nativeAccess();
+        assertEquals(bindable, NativeCopy.available(), String.valueOf(NativeCopy.unavailable()));
+        assertEquals(bindable, null == NativeCopy.unavailable());
+    }
+
+    /** Whether this JDK lets the library's (unnamed) module call native code; false before JDK 22. */
+    private static boolean nativeAccess()
+    {
+        try
+        {
+            return (Boolean)Module.class.getMethod("isNativeAccessEnabled").invoke(CopiesTest.class.getModule());
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            return false;
+        }
+    }
+
     @Test
     void sameRangeIsLeftAsItIs()
     {

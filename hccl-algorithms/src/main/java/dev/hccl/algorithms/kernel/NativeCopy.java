@@ -1,0 +1,149 @@
+package dev.hccl.algorithms.kernel;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.reflect.Array;
+import java.lang.reflect.Method;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The C library's {@code memmove} for copies between native memory, bound through the JDK's foreign function API
+ * (final from JDK 22) with no native library of ours.
+ * <p>
+ * Why: the JVM's copy ({@code Unsafe.copyMemory}) stores a vector register at a time, and each store first reads its
+ * cache line for ownership; where the line is held by another core, as a node arena's region is by the member that
+ * read it last, that read is a transfer between cores. The C library's copy uses the processor's string copy
+ * ({@code rep movsb}) where it is fast, which writes whole lines without reading them first. The node arena's
+ * all-reduce in C (tools/arena-allreduce.c) runs 2.5x slower with a vector loop for its copies than with
+ * {@code memcpy}; docs/PERFORMANCE.md has the figures.
+ * <p>
+ * Bound as in the shared-memory transport's calls: by reflection, once, when this class loads (the library is Java 17
+ * bytecode), to a constant handle of primitive types only, {@code (long dst, long src, long bytes)void}, which C2
+ * calls as it would a method; pointers are passed as {@code long}s, which Linux's C calling conventions on x86-64 and
+ * AArch64 pass exactly as pointers. The call is {@code critical} (no change of the thread's state): callers copy at
+ * most {@link Copies#CHUNK} bytes a call, so a safepoint waits no longer than for the JVM's own copy of a chunk.
+ * <p>
+ * Needs native access, since the JDK warns on stderr when a library binds without it: without
+ * {@code --enable-native-access} (which {@code bin/hccl-java} passes), or before JDK 22, or elsewhere than Linux on
+ * x86-64 and AArch64, nothing is bound and {@link Copies} keeps the JVM's copy.
+ */
+final class NativeCopy
+{
+    /** {@code (long dst, long src, long bytes)void}, or null where not bound. */
+    private static final MethodHandle MEMMOVE;
+    /** Why not bound, or null. */
+    private static final String UNAVAILABLE;
+
+    static
+    {
+        MethodHandle memmove = null;
+        String unavailable = null;
+        try
+        {
+            memmove = bind();
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            unavailable = ex.getMessage();
+        }
+        MEMMOVE = memmove;
+        UNAVAILABLE = unavailable;
+    }
+
+    private NativeCopy()
+    {
+    }
+
+    /**
+     * @return whether copies between native memory go through the C library.
+     */
+    static boolean available()
+    {
+        return null != MEMMOVE;
+    }
+
+    /**
+     * @return why they do not, or null when they do.
+     */
+    static String unavailable()
+    {
+        return UNAVAILABLE;
+    }
+
+    /**
+     * {@code memmove(dst, src, bytes)}: correct for overlapping ranges. Only where {@link #available()}.
+     *
+     * @param dst   the destination's address.
+     * @param src   the source's address.
+     * @param bytes how many, at most {@link Copies#CHUNK}.
+     */
+    static void memmove(final long dst, final long src, final long bytes)
+    {
+        try
+        {
+            MEMMOVE.invokeExact(dst, src, bytes);
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("memmove failed to call", ex);
+        }
+    }
+
+    private static MethodHandle bind()
+    {
+        final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        final String arch = System.getProperty("os.arch", "");
+        if (!os.startsWith("linux") || !("amd64".equals(arch) || "x86_64".equals(arch) || "aarch64".equals(arch)))
+        {
+            throw new UnsupportedOperationException("memmove is bound on Linux on x86-64 and AArch64 only, not " + os +
+                " on " + arch);
+        }
+        if (Runtime.version().feature() < 22)
+        {
+            throw new UnsupportedOperationException("the JDK's foreign function API is final from JDK 22; this is " +
+                "JDK " + Runtime.version().feature());
+        }
+        try
+        {
+            if (!(Boolean)Module.class.getMethod("isNativeAccessEnabled").invoke(NativeCopy.class.getModule()))
+            {
+                throw new UnsupportedOperationException("native access is not enabled: start java with " +
+                    "--enable-native-access=ALL-UNNAMED (bin/hccl-java does)");
+            }
+            final Class<?> linkerClass = Class.forName("java.lang.foreign.Linker");
+            final Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option");
+            final Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor");
+            final Class<?> layoutClass = Class.forName("java.lang.foreign.MemoryLayout");
+            final Class<?> segmentClass = Class.forName("java.lang.foreign.MemorySegment");
+            final Class<?> lookupClass = Class.forName("java.lang.foreign.SymbolLookup");
+            final Object linker = linkerClass.getMethod("nativeLinker").invoke(null);
+            final Object lookup = linkerClass.getMethod("defaultLookup").invoke(linker);
+            final Optional<?> symbol = (Optional<?>)lookupClass.getMethod("find", String.class).invoke(lookup, "memmove");
+            if (symbol.isEmpty())
+            {
+                throw new UnsupportedOperationException("the C library has no memmove");
+            }
+            final Object longLayout = Class.forName("java.lang.foreign.ValueLayout").getField("JAVA_LONG").get(null);
+            final Object parameters = Array.newInstance(layoutClass, 3);
+            for (int i = 0; i < 3; i++)
+            {
+                Array.set(parameters, i, longLayout);
+            }
+            // void: memmove's result, its first argument, is not needed.
+            final Object descriptor = descriptorClass.getMethod("ofVoid", parameters.getClass()).invoke(null, parameters);
+            final Object options = Array.newInstance(optionClass, 1);
+            Array.set(options, 0, optionClass.getMethod("critical", boolean.class).invoke(null, false));
+            final Method downcall = linkerClass.getMethod("downcallHandle", segmentClass, descriptorClass,
+                options.getClass());
+            return (MethodHandle)downcall.invoke(linker, symbol.get(), descriptor, options);
+        }
+        catch (final ReflectiveOperationException | RuntimeException | LinkageError ex)
+        {
+            if (ex instanceof UnsupportedOperationException)
+            {
+                throw (UnsupportedOperationException)ex;
+            }
+            throw new UnsupportedOperationException("the JDK's foreign function API did not bind memmove: " + ex, ex);
+        }
+    }
+}
