@@ -1,5 +1,6 @@
 package dev.hccl.bench;
 
+import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.AlgorithmChoice;
 import dev.hccl.api.Communicator;
@@ -197,6 +198,7 @@ final class BenchSession
         ranks.forEach(r -> lines.add(r.headerLine()));
         // This rank's; every rank of a launch runs the same JVM with the same flags.
         lines.add("# Reduction kernels: " + Reducers.description());
+        lines.add("# Copies between native memory: " + Copies.description());
         lines.add("#");
         return lines;
     }

@@ -2,6 +2,7 @@ package dev.hccl.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.algorithms.kernel.Reducers;
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.Communicator;
@@ -243,7 +244,8 @@ class InProcessBenchTest
             "# nRanks 2 transport inproc minBytes 8 maxBytes 8192 step: 4(factor) warmup iters: 1 iters: 2 " +
             "validation: 1 average: 1 registered: 1\n#\n# Using ranks\n#  Rank  0 Group  0 Pid "), table);
         assertTrue(table.contains("\n#  Rank  1 Group  0 Pid "), table);
-        assertTrue(table.contains("\n# Reduction kernels: " + Reducers.description() + "\n#\n"), table);
+        assertTrue(table.contains("\n# Reduction kernels: " + Reducers.description() +
+            "\n# Copies between native memory: " + Copies.description() + "\n#\n"), table);
         assertTrue(table.contains("\n# Algorithm: ring (CommConfig.algo)\n# Cost model: 1 node x 2 ranks, defaults: " +
             "local 4.0 us per message, 3.00 GB/s, reduction 7.50 GB/s; network 30.0 us per message, 1.10 GB/s, " +
             "reduction 7.50 GB/s\n# from 8 B: ring (forced by HCCL_ALGO)\n" + Table.header().get(0) + "\n"), table);

@@ -74,6 +74,16 @@ public final class Copies
     }
 
     /**
+     * How copies between native memory are made in this JVM, for reports such as hccl-bench's header.
+     *
+     * @return {@code C library (memmove)}, or {@code JVM (why not the C library)}.
+     */
+    public static String description()
+    {
+        return NativeCopy.available() ? "C library (memmove)" : "JVM (" + NativeCopy.unavailable() + ")";
+    }
+
+    /**
      * Moves bytes between resolved {@code (base, offset)} locations, chunk by chunk, in the direction that never
      * overwrites source bytes not yet copied. Each chunk's Unsafe copy is itself overlap-safe.
      */

@@ -1,5 +1,7 @@
 package dev.hccl.algorithms.kernel;
 
+import org.slf4j.LoggerFactory;
+
 import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
@@ -45,6 +47,8 @@ final class NativeCopy
         catch (final UnsupportedOperationException ex)
         {
             unavailable = ex.getMessage();
+            LoggerFactory.getLogger(NativeCopy.class).debug("copies between native memory stay the JVM's: {}",
+                unavailable);
         }
         MEMMOVE = memmove;
         UNAVAILABLE = unavailable;
