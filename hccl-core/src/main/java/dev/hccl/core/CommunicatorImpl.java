@@ -71,7 +71,6 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     private final Fabric fabric;
     private final long commId;
     private final int rank;
-    private final int[] globalRanks;
     /** The ranks here and in the root communicator, both ways. */
     private final RankNumbering numbering;
     /** The link to each rank, by its rank here. */
@@ -113,7 +112,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         this.fabric = fabric;
         this.commId = commId;
         this.rank = rank;
-        this.globalRanks = globalRanks.clone();
+        this.numbering = new RankNumbering(globalRanks);
         this.topology = topology;
         final RankLayout layout = topology.layout();
         this.localRank = config.localRank() != CommConfig.DERIVE && isRoot() ? config.localRank() :
@@ -124,35 +123,34 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         final NodeArena nodeArena = isRoot() ? fabric.nodeArena() : null;
         this.registered = new RegisteredBuffers(this, null == nodeArena ? null : nodeArena.registeredMemory());
         this.algorithms = new AlgorithmSelector(config.get(AlgoOverride.SETTING), layout, config.deterministic(),
-            fabric.defaultCosts(), null != nodeArena && nodeArena.members() == globalRanks.length);
+            fabric.defaultCosts(), null != nodeArena && nodeArena.members() == numbering.size());
         if (rank == 0 && LOG.isDebugEnabled())
         {
             LOG.debug("rank 0: {}", algorithms);
         }
         final RankLayout root = fabric.topology().layout();
-        final int processesHere = root.sizeOf(root.nodeOf(globalRanks[rank]));
+        final int processesHere = root.sizeOf(root.nodeOf(numbering.global(rank)));
         final WaitPolicy waitPolicy = BackoffWait.forNode(processesHere, Runtime.getRuntime().availableProcessors());
-        this.numbering = new RankNumbering(globalRanks);
         this.links = fabric.links(numbering);
         this.mailbox = fabric.dispatcher().mailbox(commId);
         // The observers, which the operation path tells through one listener.
         this.recorder = new FlightRecorder(config.traceBufferSize(), this, config.dumpDir());
-        this.telemetry = new OpTelemetry(commId, rank, globalRanks.length, fabric.transportName());
+        this.telemetry = new OpTelemetry(commId, rank, numbering.size(), fabric.transportName());
         final OpListener listener = OpListener.all(List.of(recorder, telemetry));
         // The operation path.
         final Whereabouts whereabouts = new Whereabouts(history::lastIssued);
         this.failure = new CommFailure(rank, commId, numbering, links, mailbox, nodeArena, whereabouts, listener);
         final PositionSurvey survey = new PositionSurvey(rank, whereabouts, fabric.progressEngine(), waitPolicy,
             numbering, mailbox.positions());
-        this.scope = new OpScope(rank, globalRanks.length, layout, new Wire(mailbox, this.globalRanks), whereabouts,
+        this.scope = new OpScope(rank, numbering.size(), layout, new Wire(mailbox, numbering), whereabouts,
             failure, config.execTimeout().toNanos(), fabric.progressEngine(), waitPolicy, nodeArena,
             new ScratchBuffers(OpScope.SCRATCH_SLOTS), config.segmentBytes(), survey, listener);
         this.stream = new ExecutionStream("hccl-stream-r" + rank + "-" + Long.toHexString(commId & 0xFFFF));
         this.executor = new OpExecutor(scope, mailbox);
         this.issuer = new OpIssuer(scope, history, executor, stream);
         this.ops = new Operations(scope, issuer, algorithms);
-        this.children = new Children(rank, globalRanks.length, commId, ops, fabric.dispatcher(), this::child);
-        mailbox.attach(globalRanks, failure);
+        this.children = new Children(rank, numbering.size(), commId, ops, fabric.dispatcher(), this::child);
+        mailbox.attach(numbering.globalRanks(), failure);
         mailbox.positions().answerFrom(whereabouts::now);
         this.stallWatch = Watchdog.watch(scope, config.stallCheckTime(), config.dumpDir(), recorder::dump,
             telemetry::stalled);
@@ -208,7 +206,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     @Override
     public int worldSize()
     {
-        return globalRanks.length;
+        return numbering.size();
     }
 
     @Override
@@ -280,23 +278,23 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     @Override
     public String transportTo(final int peer)
     {
-        if (peer < 0 || peer >= globalRanks.length)
+        if (peer < 0 || peer >= numbering.size())
         {
             throw new IllegalArgumentException(
-                "peer: must be in [0, " + globalRanks.length + "), got " + peer + " (rank " + rank + ")");
+                "peer: must be in [0, " + numbering.size() + "), got " + peer + " (rank " + rank + ")");
         }
-        return peer == rank ? "self" : fabric.transportTo(globalRanks[peer]);
+        return peer == rank ? "self" : fabric.transportTo(numbering.global(peer));
     }
 
     @Override
     public TransportKind transportKindTo(final int peer)
     {
-        if (peer < 0 || peer >= globalRanks.length || peer == rank)
+        if (peer < 0 || peer >= numbering.size() || peer == rank)
         {
-            throw new IllegalArgumentException("peer: must be in [0, " + globalRanks.length + ") and not this rank, " +
+            throw new IllegalArgumentException("peer: must be in [0, " + numbering.size() + ") and not this rank, " +
                 "got " + peer + " (rank " + rank + ")");
         }
-        return fabric.transportKindTo(globalRanks[peer]);
+        return fabric.transportKindTo(numbering.global(peer));
     }
 
     @Override
@@ -338,7 +336,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
     @Override
     public int[] jobRanks()
     {
-        return globalRanks.clone();
+        return numbering.globalRanks();
     }
 
     /** How long close() waits for the peers to close too: as long as they may take to arrive. */
@@ -401,7 +399,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         try
         {
             final CommunicatorImpl twin = new CommunicatorImpl(config, fabric, WarmUp.twinId(commId), rank,
-                globalRanks, topology);
+                numbering.globalRanks(), topology);
             twin.algorithms.linkCosts(algorithms.linkCosts());
             twin.telemetry.mute();
             twin.mbean.run();
@@ -427,7 +425,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         final int[] subGlobal = new int[members.length];
         for (int i = 0; i < subGlobal.length; i++)
         {
-            subGlobal[i] = globalRanks[members[i]];
+            subGlobal[i] = numbering.global(members[i]);
         }
         fabric.retain();
         try
@@ -463,7 +461,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
             LOG.warn("rank {}: operations still running at close", rank);
         }
         failure.awaitPeersTold(CLOSE_WAIT_SLACK_MILLIS);
-        HcclException disagreement = failure.get() == null ? CloseConfirmation.confirm(rank, globalRanks, history,
+        HcclException disagreement = failure.get() == null ? CloseConfirmation.confirm(rank, numbering, history,
             mailbox.closings(), inProcess() ? 0 : closeWaitNanos(), failure) : null;
         final HcclException unreported = failure.unreported(); // before close, or while confirming
         if (disagreement == null && unreported != null)

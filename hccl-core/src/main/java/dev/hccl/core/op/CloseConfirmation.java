@@ -29,7 +29,7 @@ public final class CloseConfirmation
      * Tells the peers, waits for them, compares.
      *
      * @param rank        this rank.
-     * @param globalRanks each rank of the communicator in the root communicator.
+     * @param numbering   the communicator's ranks in the root communicator.
      * @param history     the collectives this rank issued, all completed.
      * @param closings    the communicator's closing records.
      * @param waitNanos   how long to wait for the peers' records (0 for ranks that are threads: they have closed).
@@ -37,10 +37,10 @@ public final class CloseConfirmation
      * @return the disagreement, or null when every peer that answered issued the same collectives.
      */
     public static HcclException confirm(
-        final int rank, final int[] globalRanks, final OpHistory history, final ClosingRecords closings,
+        final int rank, final RankNumbering numbering, final OpHistory history, final ClosingRecords closings,
         final long waitNanos, final CommFailure failures)
     {
-        final int n = globalRanks.length;
+        final int n = numbering.size();
         if (n == 1)
         {
             return null;
@@ -52,7 +52,7 @@ public final class CloseConfirmation
             if (r != rank)
             {
                 peerRanks[i] = r;
-                peers[i++] = globalRanks[r];
+                peers[i++] = numbering.global(r);
             }
         }
         final long count = history.count();

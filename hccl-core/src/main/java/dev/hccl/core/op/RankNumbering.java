@@ -39,6 +39,14 @@ public final class RankNumbering
     }
 
     /**
+     * @return each rank of the communicator in the root communicator, in a new array.
+     */
+    public int[] globalRanks()
+    {
+        return globalRanks.clone();
+    }
+
+    /**
      * @param rank a rank of this communicator.
      * @return its rank in the root communicator.
      */

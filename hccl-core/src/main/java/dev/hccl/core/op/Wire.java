@@ -16,16 +16,16 @@ import java.nio.ByteBuffer;
 public final class Wire
 {
     private final Mailbox mailbox;
-    private final int[] globalRanks;
+    private final RankNumbering numbering;
 
     /**
-     * @param mailbox     the communicator's mailbox, with its outbox.
-     * @param globalRanks each rank of the communicator in the root communicator.
+     * @param mailbox   the communicator's mailbox, with its outbox.
+     * @param numbering the communicator's ranks in the root communicator.
      */
-    public Wire(final Mailbox mailbox, final int[] globalRanks)
+    public Wire(final Mailbox mailbox, final RankNumbering numbering)
     {
         this.mailbox = mailbox;
-        this.globalRanks = globalRanks;
+        this.numbering = numbering;
     }
 
     /**
@@ -42,7 +42,7 @@ public final class Wire
         final int peer, final long seq, final long tag, final OpDescriptor desc, final ByteBuffer payload,
         final Request done)
     {
-        mailbox.outbox().send(globalRanks[peer], seq, tag, desc, payload, done);
+        mailbox.outbox().send(numbering.global(peer), seq, tag, desc, payload, done);
     }
 
     /**
@@ -65,7 +65,7 @@ public final class Wire
         final int offset, final int length, final Reducer reducer, final ByteBuffer left, final int leftOffset,
         final Request request)
     {
-        mailbox.post(globalRanks[peer], seq, tag, desc, dst, offset, length, reducer, left, leftOffset, request);
+        mailbox.post(numbering.global(peer), seq, tag, desc, dst, offset, length, reducer, left, leftOffset, request);
     }
 
     /**
@@ -76,6 +76,6 @@ public final class Wire
      */
     long issuedBeforeClosing(final int peer)
     {
-        return mailbox.closings().issuedBy(globalRanks[peer]);
+        return mailbox.closings().issuedBy(numbering.global(peer));
     }
 }

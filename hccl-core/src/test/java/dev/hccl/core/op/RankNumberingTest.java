@@ -2,6 +2,7 @@ package dev.hccl.core.op;
 
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** A child communicator of root ranks {4, 1, 6}: each way, and what is not a member. */
@@ -24,5 +25,9 @@ class RankNumberingTest
         }
         global[0] = 9;
         assertEquals(4, numbering.global(0), "a value: the array it was made from may change");
+        final int[] copy = numbering.globalRanks();
+        assertArrayEquals(new int[] {4, 1, 6}, copy);
+        copy[1] = 9;
+        assertEquals(1, numbering.global(1), "nor the array it hands out");
     }
 }
