@@ -258,10 +258,25 @@ public final class BenchRunner
             case ALLTOALL -> comm.allToAll(v.send, v.recv, count, type);
             case SENDRECV ->
             {
-                // A send completes once written to the socket, and the driving thread takes in the peer's message
-                // meanwhile, so the ring of blocking sends cannot deadlock.
-                comm.send(v.send, count, type, (rank + 1) % ranks);
-                comm.recv(v.recv, count, type, (rank + ranks - 1) % ranks);
+                // A send above the receiver's eager budget completes only once its receive is posted (rendezvous,
+                // as MPI_Send), so a ring where every rank sends first would wait forever. Even ranks send first and
+                // odd ranks receive first: every send meets a receive, for an odd ring too (its last rank, even,
+                // sends to rank 0, which receives once its own send to rank 1 is done). In place, an odd rank's
+                // receive would overwrite what it is to send, so it sends a copy, as MPI_Sendrecv_replace does.
+                final int next = (rank + 1) % ranks;
+                final int previous = (rank + ranks - 1) % ranks;
+                if (rank % 2 == 0)
+                {
+                    comm.send(v.send, count, type, next);
+                    comm.recv(v.recv, count, type, previous);
+                }
+                else
+                {
+                    final ByteBuffer outgoing = v.send != v.recv ? v.send :
+                        view(sendBuffer, 0, count, c.elementSize()).put(0, v.send, 0, v.send.remaining());
+                    comm.recv(v.recv, count, type, previous);
+                    comm.send(outgoing, count, type, next);
+                }
             }
             case BARRIER -> comm.barrier();
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hccl.algorithms.kernel.Copies;
 import dev.hccl.algorithms.kernel.Reducers;
+import dev.hccl.api.CommConfig;
 import dev.hccl.api.CommFuture;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.DataType;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
@@ -29,9 +31,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -115,6 +119,33 @@ class InProcessBenchTest
             (2.0 * sweep.rows().size()), sweep.avgBusBw(), 1e-12);
         assertEquals(sweep.rows().stream().map(Table::row).collect(Collectors.toList()),
             printed.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList()));
+    }
+
+    /**
+     * Blocking sends above the eager budget wait for their receives (rendezvous): the ring of blocking send-receives
+     * must still complete, for an even and an odd number of ranks.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 3})
+    void blockingSendReceivesAboveTheEagerBudgetComplete(final int ranks) throws Exception
+    {
+        final BenchOptions options = HcclBench.parse("sendrecv", "-b", "64K", "-e", "64K", "-n", "3", "-w", "1",
+            "-c", "1", "-z", "1");
+        final List<Communicator> comms = Hccl.initAll(ranks, CommConfig.builder().environment(Map.of())
+            .worldSize(ranks).eagerBudget(4096).execTimeout(Duration.ofSeconds(30)).conclude());
+        final List<Sweep> sweeps = InJvmJob.onEveryRank(ranks, rank ->
+        {
+            try (Communicator comm = comms.get(rank))
+            {
+                return new BenchRunner(comm, options, "default", null).run();
+            }
+        });
+        for (final Sweep sweep : sweeps)
+        {
+            assertEquals(1, sweep.rows().size());
+            assertEquals(0L, sweep.rows().get(0).outOfPlace().wrong());
+            assertEquals(0L, sweep.rows().get(0).inPlace().wrong());
+        }
     }
 
     @ParameterizedTest(name = "{0}")
