@@ -1,6 +1,8 @@
 package dev.hccl.algorithms.kernel;
 
+import dev.hccl.api.spi.NativeCopy;
 import org.agrona.UnsafeApi;
+import org.slf4j.LoggerFactory;
 
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
@@ -17,11 +19,14 @@ public final class Copies
      */
     static final int CHUNK = 1 << 20;
 
-    /**
-     * From how many bytes a copy between native memory goes through the C library ({@link NativeCopy}), where it
-     * can: below, the call's own cost is more than it saves.
-     */
-    static final int NATIVE_MIN_BYTES = 4096;
+    static
+    {
+        if (!NativeCopy.available())
+        {
+            LoggerFactory.getLogger(Copies.class).debug("copies between native memory stay the JVM's: {}",
+                NativeCopy.unavailable());
+        }
+    }
 
     private Copies()
     {
@@ -90,15 +95,15 @@ public final class Copies
     static void copy(
         final Object dstBase, final long dstOffset, final Object srcBase, final long srcOffset, final int bytes)
     {
-        if (null == dstBase && null == srcBase && bytes >= NATIVE_MIN_BYTES && NativeCopy.available())
+        if (null == dstBase && null == srcBase && bytes >= NativeCopy.MIN_BYTES && NativeCopy.available())
         {
             // Between native memory, through the C library's memmove, chunk by chunk as below: it handles overlap.
             final boolean backward = dstOffset > srcOffset && dstOffset < srcOffset + bytes;
-            for (long done = 0; done < bytes; done += CHUNK)
+            for (long done = 0; done < bytes; done += NativeCopy.MAX_BYTES)
             {
-                final long length = Math.min(CHUNK, bytes - done);
+                final long length = Math.min(NativeCopy.MAX_BYTES, bytes - done);
                 final long start = backward ? bytes - done - length : done;
-                NativeCopy.memmove(dstOffset + start, srcOffset + start, length);
+                NativeCopy.copy(dstOffset + start, srcOffset + start, length);
             }
             return;
         }

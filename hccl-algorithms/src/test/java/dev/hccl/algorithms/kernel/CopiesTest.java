@@ -1,5 +1,6 @@
 package dev.hccl.algorithms.kernel;
 
+import dev.hccl.api.spi.NativeCopy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

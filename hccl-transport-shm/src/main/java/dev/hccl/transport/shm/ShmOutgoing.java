@@ -1,10 +1,13 @@
 package dev.hccl.transport.shm;
 
+import dev.hccl.api.spi.NativeCopy;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.Request;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 
 /**
@@ -119,7 +122,7 @@ final class ShmOutgoing
             }
             try
             {
-                buffer.putBytes(index, payload, start + offset, n);
+                copyIn(buffer, index, n);
                 if (null != checksum)
                 {
                     // Of the bytes in the ring, as the receiver will read them.
@@ -178,5 +181,24 @@ final class ShmOutgoing
         payload = null;
         done = null;
         reason = null;
+    }
+
+    /**
+     * The payload's next {@code n} bytes (at most {@link ShmRecords#DATA_CHUNK_MAX_BYTES}) into the ring at
+     * {@code index}: through the C library's copy where it pays ({@link NativeCopy}; the ring's lines were last read by
+     * the receiving core), else Agrona's.
+     */
+    private void copyIn(final AtomicBuffer buffer, final int index, final int n)
+    {
+        final int from = start + offset;
+        if (n >= NativeCopy.MIN_BYTES && payload.isDirect() && null == buffer.byteArray() && NativeCopy.available())
+        {
+            NativeCopy.copy(buffer.addressOffset() + index, BufferUtil.address(payload) + from, n);
+            Reference.reachabilityFence(payload);
+        }
+        else
+        {
+            buffer.putBytes(index, payload, from, n);
+        }
     }
 }

@@ -1,6 +1,4 @@
-package dev.hccl.algorithms.kernel;
-
-import org.slf4j.LoggerFactory;
+package dev.hccl.api.spi;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Array;
@@ -10,27 +8,34 @@ import java.util.Optional;
 
 /**
  * The C library's {@code memmove} for copies between native memory, bound through the JDK's foreign function API
- * (final from JDK 22) with no native library of ours.
+ * (final from JDK 22) with no native library of ours: for the algorithms' copies ({@code Copies}) and the
+ * shared-memory transport's copies into its rings.
  * <p>
  * Why: the JVM's copy ({@code Unsafe.copyMemory}) stores a vector register at a time, and each store first reads its
  * cache line for ownership; where the line is held by another core, as a node arena's region is by the member that
  * read it last, that read is a transfer between cores. The C library's copy uses the processor's string copy
  * ({@code rep movsb}) where it is fast, which writes whole lines without reading them first. The node arena's
  * all-reduce in C (tools/arena-allreduce.c) runs 2.5x slower with a vector loop for its copies than with
- * {@code memcpy}; docs/PERFORMANCE.md has the figures.
+ * {@code memcpy}; docs/PERFORMANCE.md has the figures. A shared-memory ring is the same case: its lines were last
+ * read by the receiving core.
  * <p>
  * Bound as in the shared-memory transport's calls: by reflection, once, when this class loads (the library is Java 17
  * bytecode), to a constant handle of primitive types only, {@code (long dst, long src, long bytes)void}, which C2
  * calls as it would a method; pointers are passed as {@code long}s, which Linux's C calling conventions on x86-64 and
  * AArch64 pass exactly as pointers. The call is {@code critical} (no change of the thread's state): callers copy at
- * most {@link Copies#CHUNK} bytes a call, so a safepoint waits no longer than for the JVM's own copy of a chunk.
+ * most {@link #MAX_BYTES} a call, so a safepoint waits no longer than for the JVM's own copy of as much.
  * <p>
  * Needs native access, since the JDK warns on stderr when a library binds without it: without
  * {@code --enable-native-access} (which {@code bin/hccl-java} passes), or before JDK 22, or elsewhere than Linux on
- * x86-64 and AArch64, nothing is bound and {@link Copies} keeps the JVM's copy.
+ * x86-64 and AArch64, nothing is bound and callers keep the JVM's copy ({@code Unsafe.copyMemory}).
  */
-final class NativeCopy
+public final class NativeCopy
 {
+    /** From how many bytes a copy is worth the call: below, the call's own cost is more than it saves. */
+    public static final int MIN_BYTES = 4096;
+    /** The most bytes a call copies ({@link #copy}); larger copies take several calls. */
+    public static final int MAX_BYTES = 1 << 20;
+
     /** {@code (long dst, long src, long bytes)void}, or null where not bound. */
     private static final MethodHandle MEMMOVE;
     /** Why not bound, or null. */
@@ -47,8 +52,6 @@ final class NativeCopy
         catch (final UnsupportedOperationException ex)
         {
             unavailable = ex.getMessage();
-            LoggerFactory.getLogger(NativeCopy.class).debug("copies between native memory stay the JVM's: {}",
-                unavailable);
         }
         MEMMOVE = memmove;
         UNAVAILABLE = unavailable;
@@ -59,29 +62,30 @@ final class NativeCopy
     }
 
     /**
-     * @return whether copies between native memory go through the C library.
+     * @return whether copies between native memory can go through the C library.
      */
-    static boolean available()
+    public static boolean available()
     {
         return null != MEMMOVE;
     }
 
     /**
-     * @return why they do not, or null when they do.
+     * @return why they cannot, or null when they can.
      */
-    static String unavailable()
+    public static String unavailable()
     {
         return UNAVAILABLE;
     }
 
     /**
-     * {@code memmove(dst, src, bytes)}: correct for overlapping ranges. Only where {@link #available()}.
+     * {@code memmove(dst, src, bytes)}: correct for overlapping ranges. Only where {@link #available()}; the caller
+     * keeps the memory alive and in range ({@link java.lang.ref.Reference#reachabilityFence} for a direct buffer's).
      *
      * @param dst   the destination's address.
      * @param src   the source's address.
-     * @param bytes how many, at most {@link Copies#CHUNK}.
+     * @param bytes how many, at most {@link #MAX_BYTES}.
      */
-    static void memmove(final long dst, final long src, final long bytes)
+    public static void copy(final long dst, final long src, final long bytes)
     {
         try
         {
