@@ -3,7 +3,6 @@ package dev.hccl.api.spi;
 import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -19,10 +18,8 @@ import java.util.Optional;
  * {@code memcpy}; docs/PERFORMANCE.md has the figures. A shared-memory ring is the same case: its lines were last
  * read by the receiving core.
  * <p>
- * Bound as in the shared-memory transport's calls: by reflection, once, when this class loads (the library is Java 17
- * bytecode), to a constant handle of primitive types only, {@code (long dst, long src, long bytes)void}, which C2
- * calls as it would a method; pointers are passed as {@code long}s, which Linux's C calling conventions on x86-64 and
- * AArch64 pass exactly as pointers. The call is {@code critical} (no change of the thread's state): callers copy at
+ * Bound as {@link ForeignCalls} says, once, when this class loads, to a constant handle
+ * {@code (long dst, long src, long bytes)void}, which C2 calls as it would a method. The call is {@code critical} (no change of the thread's state): callers copy at
  * most {@link #MAX_BYTES} a call, so a safepoint waits no longer than for the JVM's own copy of as much.
  * <p>
  * Needs native access, since the JDK warns on stderr when a library binds without it: without
@@ -99,25 +96,9 @@ public final class NativeCopy
 
     private static MethodHandle bind()
     {
-        final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        final String arch = System.getProperty("os.arch", "");
-        if (!os.startsWith("linux") || !("amd64".equals(arch) || "x86_64".equals(arch) || "aarch64".equals(arch)))
-        {
-            throw new UnsupportedOperationException("memmove is bound on Linux on x86-64 and AArch64 only, not " + os +
-                " on " + arch);
-        }
-        if (Runtime.version().feature() < 22)
-        {
-            throw new UnsupportedOperationException("the JDK's foreign function API is final from JDK 22; this is " +
-                "JDK " + Runtime.version().feature());
-        }
+        ForeignCalls.requireBindable(NativeCopy.class, "memmove");
         try
         {
-            if (!(Boolean)Module.class.getMethod("isNativeAccessEnabled").invoke(NativeCopy.class.getModule()))
-            {
-                throw new UnsupportedOperationException("native access is not enabled: start java with " +
-                    "--enable-native-access=ALL-UNNAMED (bin/hccl-java does)");
-            }
             final Class<?> linkerClass = Class.forName("java.lang.foreign.Linker");
             final Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option");
             final Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor");

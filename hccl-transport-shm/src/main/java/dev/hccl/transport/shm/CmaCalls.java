@@ -1,20 +1,19 @@
 package dev.hccl.transport.shm;
 
+import dev.hccl.api.spi.ForeignCalls;
+
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
  * The kernel's cross-memory attach calls, {@code process_vm_readv} and {@code prctl(PR_SET_PTRACER)}, bound through
  * the JDK's foreign function API (final from JDK 22) with no native library of ours.
  * <p>
- * The library is Java 17 bytecode, so the API is looked up by reflection, once per process ({@link #bind()}), and
- * each function is bound to a handle of primitive types only, which {@code invokeExact} calls without reflection
- * and without allocating: pointers are passed as {@code long}s, which Linux's C calling conventions on x86-64 and
- * AArch64 pass exactly as pointers (both go in general registers), so only those two are bound. {@code errno} is
+ * Looked up once per process ({@link #bind()}), as {@link ForeignCalls} says, each function bound to a handle of
+ * primitive types only, which {@code invokeExact} calls without reflection and without allocating. {@code errno} is
  * captured into memory of the caller's ({@link Reader}), read only when a call failed.
  * <p>
  * Binding needs native access: the JDK warns on stderr when a library binds without it, so without
@@ -91,25 +90,9 @@ final class CmaCalls
 
     private static CmaCalls lookUp()
     {
-        final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        final String arch = System.getProperty("os.arch", "");
-        if (!os.startsWith("linux") || !("amd64".equals(arch) || "x86_64".equals(arch) || "aarch64".equals(arch)))
-        {
-            throw new UnsupportedOperationException("cross-memory attach is bound on Linux on x86-64 and AArch64 " +
-                "only, not " + os + " on " + arch);
-        }
-        if (Runtime.version().feature() < 22)
-        {
-            throw new UnsupportedOperationException("the JDK's foreign function API is final from JDK 22; this is " +
-                "JDK " + Runtime.version().feature());
-        }
+        ForeignCalls.requireBindable(CmaCalls.class, "cross-memory attach");
         try
         {
-            if (!(Boolean)Module.class.getMethod("isNativeAccessEnabled").invoke(CmaCalls.class.getModule()))
-            {
-                throw new UnsupportedOperationException("native access is not enabled: start java with " +
-                    "--enable-native-access=ALL-UNNAMED (bin/hccl-java does)");
-            }
             final Class<?> linkerClass = Class.forName("java.lang.foreign.Linker");
             final Class<?> optionClass = Class.forName("java.lang.foreign.Linker$Option");
             final Class<?> descriptorClass = Class.forName("java.lang.foreign.FunctionDescriptor");
