@@ -92,8 +92,8 @@ abstract class AbstractVectorReducer extends AbstractReducer
         if (done < count)
         {
             final long skipped = (long)done * size;
-            scalar.reduce(dstBase, dstOffset + skipped, leftBase, leftOffset + skipped, rightBase, rightOffset + skipped,
-                count - done);
+            scalar.reduce(dstBase, dstOffset + skipped, leftBase, leftOffset + skipped, rightBase,
+                rightOffset + skipped, count - done);
         }
     }
 

@@ -13,14 +13,15 @@ import java.util.Optional;
  * Why: the JVM's copy ({@code Unsafe.copyMemory}) stores a vector register at a time, and each store first reads its
  * cache line for ownership; where the line is held by another core, as a node arena's region is by the member that
  * read it last, that read is a transfer between cores. The C library's copy uses the processor's string copy
- * ({@code rep movsb}) where it is fast, which writes whole lines without reading them first. The node arena's
- * all-reduce in C (tools/arena-allreduce.c) runs 2.5x slower with a vector loop for its copies than with
- * {@code memcpy}; docs/PERFORMANCE.md has the figures. A shared-memory ring is the same case: its lines were last
+ * ({@code rep movsb}) where it is fast, which writes whole lines without reading them first: the node arena's
+ * all-reduce in C (tools/arena-allreduce.c) runs much slower with a vector loop for its copies than with
+ * {@code memcpy} (docs/PERFORMANCE.md has the figures). A shared-memory ring is the same case: its lines were last
  * read by the receiving core.
  * <p>
  * Bound as {@link ForeignCalls} says, once, when this class loads, to a constant handle
- * {@code (long dst, long src, long bytes)void}, which C2 calls as it would a method. The call is {@code critical} (no change of the thread's state): callers copy at
- * most {@link #MAX_BYTES} a call, so a safepoint waits no longer than for the JVM's own copy of as much.
+ * {@code (long dst, long src, long bytes)void}, which C2 calls as it would a method. The call is {@code critical} (no
+ * change of the thread's state): callers copy at most {@link #MAX_BYTES} a call, so a safepoint waits no longer than
+ * for the JVM's own copy of as much.
  * <p>
  * Needs native access, since the JDK warns on stderr when a library binds without it: without
  * {@code --enable-native-access} (which {@code bin/hccl-java} passes), or before JDK 22, or elsewhere than Linux on
@@ -107,7 +108,8 @@ public final class NativeCopy
             final Class<?> lookupClass = Class.forName("java.lang.foreign.SymbolLookup");
             final Object linker = linkerClass.getMethod("nativeLinker").invoke(null);
             final Object lookup = linkerClass.getMethod("defaultLookup").invoke(linker);
-            final Optional<?> symbol = (Optional<?>)lookupClass.getMethod("find", String.class).invoke(lookup, "memmove");
+            final Optional<?> symbol =
+                (Optional<?>)lookupClass.getMethod("find", String.class).invoke(lookup, "memmove");
             if (symbol.isEmpty())
             {
                 throw new UnsupportedOperationException("the C library has no memmove");
@@ -119,7 +121,8 @@ public final class NativeCopy
                 Array.set(parameters, i, longLayout);
             }
             // void: memmove's result, its first argument, is not needed.
-            final Object descriptor = descriptorClass.getMethod("ofVoid", parameters.getClass()).invoke(null, parameters);
+            final Object descriptor =
+                descriptorClass.getMethod("ofVoid", parameters.getClass()).invoke(null, parameters);
             final Object options = Array.newInstance(optionClass, 1);
             Array.set(options, 0, optionClass.getMethod("critical", boolean.class).invoke(null, false));
             final Method downcall = linkerClass.getMethod("downcallHandle", segmentClass, descriptorClass,
