@@ -22,6 +22,8 @@ import java.util.Locale;
  *                    timed run ({@code -w}).
  * @param settle      without {@code -w}: before each timed run, untimed operations until their time settles
  *                    ({@link Settling}), as JMH warms up, rather than {@code warmupIters} of them.
+ * @param timeForMinimum without {@code -n}: each measurement times at least {@code iters} operations and as many as
+ *                    fill {@link TimedOperations#MIN_SECONDS}, rather than exactly {@code iters}.
  * @param check       checking runs per measurement, 0 for none ({@code -c}).
  * @param types       the element types ({@code -d}).
  * @param ops         the reductions ({@code -o}); ignored by operations without one.
@@ -47,6 +49,7 @@ public record BenchOptions(
     int iters,
     int warmupIters,
     boolean settle,
+    boolean timeForMinimum,
     int check,
     List<DataType> types,
     List<ReduceOp> ops,
@@ -67,6 +70,9 @@ public record BenchOptions(
     /** The largest size: a Java buffer holds at most this many bytes. */
     public static final long MAX_BYTES = Integer.MAX_VALUE;
 
+    /** {@code -n}'s default, nccl-tests' too. */
+    public static final int DEFAULT_ITERS = 20;
+
     /** Label of the sweep that runs without {@code --algo}. */
     public static final String DEFAULT_ALGO = "default";
 
@@ -81,6 +87,7 @@ public record BenchOptions(
      * @param iters       timed iterations.
      * @param warmupIters warm-up iterations.
      * @param settle      warm up until settled instead.
+     * @param timeForMinimum time at least {@code iters} operations and {@link TimedOperations#MIN_SECONDS}.
      * @param check       checking runs.
      * @param types       element types.
      * @param ops         reductions.
@@ -262,9 +269,10 @@ public record BenchOptions(
         private long maxBytes = 32L << 20;
         private long stepBytes = 1L << 20;
         private long stepFactor = 1;
-        private int iters = 20;
+        private int iters = DEFAULT_ITERS;
         private int warmupIters = 5;
         private boolean settle;
+        private boolean timeForMinimum;
         private int check = 1;
         private List<DataType> types = List.of(DataType.FP32);
         private List<ReduceOp> ops = List.of(ReduceOp.SUM);
@@ -338,6 +346,19 @@ public record BenchOptions(
         public Builder settle(final boolean untilSettled)
         {
             this.settle = untilSettled;
+            return this;
+        }
+
+        /**
+         * Times at least the iterations given and as many as fill {@link TimedOperations#MIN_SECONDS} at each size's
+         * warmed rate: what {@code hccl-bench} does when {@code -n} is not given.
+         *
+         * @param forMinimum whether to.
+         * @return this.
+         */
+        public Builder timeForMinimum(final boolean forMinimum)
+        {
+            this.timeForMinimum = forMinimum;
             return this;
         }
 
@@ -461,8 +482,9 @@ public record BenchOptions(
          */
         public BenchOptions build()
         {
-            return new BenchOptions(op, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, settle, check,
-                types, ops, root, average, blocking, registered, algos, json, csv, plot, plotStyle, minBw);
+            return new BenchOptions(op, minBytes, maxBytes, stepBytes, stepFactor, iters, warmupIters, settle,
+                timeForMinimum, check, types, ops, root, average, blocking, registered, algos, json, csv, plot,
+                plotStyle, minBw);
         }
     }
 }

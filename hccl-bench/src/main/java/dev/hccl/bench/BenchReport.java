@@ -46,6 +46,8 @@ public record BenchReport(
      * @param iters       {@code -n}.
      * @param warmupIters {@code -w}.
      * @param settled     whether each size was warmed until its time settled ({@code -w} not given).
+     * @param timedForMinimum whether each measurement timed at least {@code iters} operations and as many as fill
+     *                    {@link TimedOperations#MIN_SECONDS} ({@code -n} not given); each measurement says how many.
      * @param check       {@code -c}.
      * @param average     {@code -a}.
      * @param types       {@code -d}, as nccl-tests names.
@@ -56,7 +58,7 @@ public record BenchReport(
      */
     public record Settings(
         long minBytes, long maxBytes, long stepBytes, long stepFactor, int iters, int warmupIters, boolean settled,
-        int check,
+        boolean timedForMinimum, int check,
         int average, List<String> types, List<String> ops, int root, List<String> algos, Double minBw)
     {
         /**
@@ -68,8 +70,9 @@ public record BenchReport(
         public static Settings of(final BenchOptions o)
         {
             return new Settings(o.minBytes(), o.maxBytes(), o.stepBytes(), o.stepFactor(), o.iters(), o.warmupIters(),
-                o.settle(), o.check(), o.average(), o.types().stream().map(BenchTypes::name).toList(),
-                o.ops().stream().map(BenchTypes::name).toList(), o.root(), o.algoLabels(), o.minBw());
+                o.settle(), o.timeForMinimum(), o.check(), o.average(),
+                o.types().stream().map(BenchTypes::name).toList(), o.ops().stream().map(BenchTypes::name).toList(),
+                o.root(), o.algoLabels(), o.minBw());
         }
     }
 }

@@ -127,26 +127,28 @@ public final class BenchRunner
     private Measurement measure(final BenchCase c, final SizeLayout layout, final boolean inPlace)
     {
         final Views views = views(c, layout, inPlace);
-        if (options.settle())
-        {
-            settle(c, views, layout);
-        }
+        final double settled = options.settle() ? settle(c, views, layout) : Double.NaN;
         // Untimed runs before each measurement too, not only before the sweep as nccl-tests has them: the JIT
         // recompiles a hot path that the bench's own bookkeeping (FP64 and INT64 all-reduces, the settling's too) made
         // polymorphic, and without this the second measurement of a size pays for it.
-        for (int i = 0; i < Math.max(1, options.warmupIters()); i++)
+        final int untimed = Math.max(1, options.warmupIters());
+        final long untimedStart = System.nanoTime();
+        for (int i = 0; i < untimed; i++)
         {
             issue(c, views, layout);
         }
         joinPending();
+        final double warmedSecondsPerOp = options.timeForMinimum() && !options.settle() ?
+            slowest((System.nanoTime() - untimedStart) / 1e9 / untimed)[0] : settled;
+        final int operations = TimedOperations.of(options, warmedSecondsPerOp);
         comm.barrier();
         final long start = System.nanoTime();
-        for (int i = 0; i < options.iters(); i++)
+        for (int i = 0; i < operations; i++)
         {
             issue(c, views, layout);
         }
         joinPending();
-        final double seconds = aggregate((System.nanoTime() - start) / 1e9 / options.iters());
+        final double seconds = aggregate((System.nanoTime() - start) / 1e9 / operations);
         final long bytes = layout.bytes(c.elementSize());
         final double algBw = seconds > 0 ? bytes / 1e9 / seconds : 0;
         final double busBw = algBw * op.busBwFactor(ranks);
@@ -166,33 +168,43 @@ public final class BenchRunner
                 break;
             }
         }
-        return new Measurement(seconds * 1e6, algBw, busBw, wrong);
+        return new Measurement(seconds * 1e6, algBw, busBw, wrong, operations);
     }
 
     /**
      * Runs batches of untimed operations until their time settles ({@link Settling}); every rank decides from the same
-     * combined times, so all stop together.
+     * combined figures, so all stop together.
+     *
+     * @return the last batch's time per operation, the slowest rank's.
      */
-    private void settle(final BenchCase c, final Views views, final SizeLayout layout)
+    private double settle(final BenchCase c, final Views views, final SizeLayout layout)
     {
         final Settling settling = new Settling();
         int batch = 1;
         while (true)
         {
+            final long compiledBefore = Settling.compilationMillis();
             final long start = System.nanoTime();
             for (int i = 0; i < batch; i++)
             {
                 issue(c, views, layout);
             }
             joinPending();
-            final double[] perOp = {(System.nanoTime() - start) / 1e9 / batch};
-            comm.allReduce(perOp, ReduceOp.MAX);
-            if (settling.settled(perOp[0], batch))
+            final double[] slowest = slowest((System.nanoTime() - start) / 1e9 / batch,
+                Settling.compilationMillis() - compiledBefore);
+            if (settling.settled(slowest[0], batch, slowest[1] > 0))
             {
-                return;
+                return slowest[0];
             }
-            batch = settling.nextBatch(perOp[0]);
+            batch = settling.nextBatch(slowest[0]);
         }
+    }
+
+    /** The largest of each of the ranks' values, the same on every rank. */
+    private double[] slowest(final double... values)
+    {
+        comm.allReduce(values, ReduceOp.MAX);
+        return values;
     }
 
     /**

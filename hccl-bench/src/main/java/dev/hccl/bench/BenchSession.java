@@ -193,6 +193,10 @@ final class BenchSession
         {
             lines.add("# Warm-up: " + Settling.DESCRIPTION + " before each timed run; -w N runs N instead");
         }
+        if (options.timeForMinimum())
+        {
+            lines.add("# Timed: " + TimedOperations.description(options));
+        }
         lines.add("#");
         lines.add("# Using ranks");
         ranks.forEach(r -> lines.add(r.headerLine()));

@@ -89,9 +89,10 @@ public final class HcclBench implements Callable<Integer>
         description = "Multiplication factor between sizes; 1 uses -i instead (default: ${DEFAULT-VALUE}).")
     private long stepFactor;
 
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "20",
-        description = "Timed iterations per size (default: ${DEFAULT-VALUE}).")
-    private int iters;
+    @Option(names = {"-n", "--iters"}, paramLabel = "N",
+        description = "Timed iterations per size. Not given: at least 20, and as many as fill 0.1 s at the size's "
+            + "warmed rate, as OSU's benchmarks time more of small messages (the header says so).")
+    private Integer iters;
 
     @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N",
         description = "Untimed iterations at the largest and the smallest size before the sweep, and before each "
@@ -262,7 +263,8 @@ public final class HcclBench implements Callable<Integer>
     private BenchOptions options()
     {
         return BenchOptions.builder(operation).sizes(minBytes, maxBytes).stepBytes(stepBytes).stepFactor(stepFactor)
-            .iterations(iters, null == warmupIters ? 5 : warmupIters).settle(null == warmupIters).check(check).types(BenchTypes.types(dataType))
+            .iterations(null == iters ? BenchOptions.DEFAULT_ITERS : iters, null == warmupIters ? 5 : warmupIters)
+            .settle(null == warmupIters).timeForMinimum(null == iters).check(check).types(BenchTypes.types(dataType))
             .ops(BenchTypes.ops(reduceOp)).root(parseRoot(root)).average(average).blocking(parseBlocking())
             .registered(parseRegister())
             .algos(algos).outputs(json, csv, plot).plotStyle(PlotStyle.of(plotY, plotYScale)).minBw(minBw).build();

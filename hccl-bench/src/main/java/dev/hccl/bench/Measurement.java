@@ -7,7 +7,8 @@ package dev.hccl.bench;
  * @param algBw  size / time, in GB/s (10^9 bytes per second).
  * @param busBw  {@code algBw} times the operation's bus-bandwidth factor, in GB/s.
  * @param wrong  wrong elements summed over ranks, or null when not checked ({@code -c 0}).
+ * @param operations the operations timed ({@link TimedOperations}).
  */
-public record Measurement(double timeUs, double algBw, double busBw, Long wrong)
+public record Measurement(double timeUs, double algBw, double busBw, Long wrong, int operations)
 {
 }

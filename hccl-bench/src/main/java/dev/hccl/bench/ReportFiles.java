@@ -21,7 +21,7 @@ public final class ReportFiles
     public static final List<String> CSV_HEADER = List.of(
         "algo", "operation", "size_bytes", "count", "type", "redop", "root",
         "oop_time_us", "oop_algbw_gbps", "oop_busbw_gbps", "oop_wrong",
-        "ip_time_us", "ip_algbw_gbps", "ip_busbw_gbps", "ip_wrong");
+        "ip_time_us", "ip_algbw_gbps", "ip_busbw_gbps", "ip_wrong", "oop_operations", "ip_operations");
 
     private ReportFiles()
     {
@@ -62,7 +62,8 @@ public final class ReportFiles
                     final Measurement i = row.inPlace();
                     csv.printRecord(row.algo(), report.operation(), row.size(), row.count(), row.type(), row.redop(),
                         row.root(), o.timeUs(), o.algBw(), o.busBw(), o.wrong() == null ? "" : o.wrong(),
-                        i.timeUs(), i.algBw(), i.busBw(), i.wrong() == null ? "" : i.wrong());
+                        i.timeUs(), i.algBw(), i.busBw(), i.wrong() == null ? "" : i.wrong(), o.operations(),
+                        i.operations());
                 }
             }
         }

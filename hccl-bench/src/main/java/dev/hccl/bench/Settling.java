@@ -1,17 +1,24 @@
 package dev.hccl.bench;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+
 /**
  * When a size is warm: untimed batches of operations run until their time per operation settles, as JMH warms a
  * benchmark before it measures, because a JVM's first calls of a path run interpreted and then compiled while the
- * caller waits. A batch lasts about {@link #BATCH_SECONDS} (its size from the batch before); the time has settled
- * once {@link #QUIET_BATCHES} batches in a row are no more than {@link #MARGIN} faster than the best batch before
- * them (the time no longer falls) and {@link #MIN_SECONDS} have passed, or after {@link #MAX_SECONDS} in all. Every rank feeds it the same combined times, so every rank stops at the same batch.
+ * caller waits. A batch lasts about {@link #BATCH_SECONDS} (its size from the batch before). A batch is quiet when its
+ * time is within {@link #MARGIN} below and {@link #BAND} above the best batch before it (the time neither falls nor
+ * jumps about), and no rank's JIT compiled anything while it ran (a compilation still under way changes the code the
+ * next batch runs, as Caliper checks). The time has settled once {@link #QUIET_BATCHES} batches in a row are quiet and
+ * {@link #MIN_SECONDS} have passed, or after {@link #MAX_SECONDS} in all. Every rank feeds it the same combined
+ * figures, so every rank stops at the same batch.
  */
 final class Settling
 {
     /** What the header says. */
     static final String DESCRIPTION = "each size until its time per operation settles (batches of about 10 ms until "
-        + "three in a row are no more than 10 % faster than the best before them, 0.2 to 1 s)";
+        + "three in a row are within 10 % below and 50 % above the best before them and the JIT compiled nothing "
+        + "during them, 0.2 to 3 s)";
     static final double BATCH_SECONDS = 0.010;
     static final int QUIET_BATCHES = 3;
     /**
@@ -19,8 +26,19 @@ final class Settling
      * before that must not pass for settled.
      */
     static final double MIN_SECONDS = 0.2;
+    /** How much faster than the best before it a quiet batch may be: more is a time still falling. */
     static final double MARGIN = 0.10;
-    static final double MAX_SECONDS = 1.0;
+    /**
+     * How much slower than the best before it a quiet batch may be: more is a time that still jumps about, as it does
+     * while two JVMs share their cores with the JIT's threads, and must not pass for settled because it no longer
+     * falls.
+     */
+    static final double BAND = 0.50;
+    /**
+     * The budget of one size: a JVM's compiler threads reach an operation's whole path seconds after its first calls
+     * when the ranks hold every core, and the first size is the one that waits for them.
+     */
+    static final double MAX_SECONDS = 3.0;
     /** Operations in one batch at most: a batch of the smallest sizes stays near {@link #BATCH_SECONDS} anyway. */
     static final int MAX_BATCH = 100_000;
 
@@ -34,19 +52,30 @@ final class Settling
      *
      * @param secondsPerOp its time per operation, combined across ranks.
      * @param operations   its operations.
+     * @param compiled     whether any rank's JIT compiled something while it ran.
      * @return whether the time has settled (or the budget is spent).
      */
-    boolean settled(final double secondsPerOp, final int operations)
+    boolean settled(final double secondsPerOp, final int operations, final boolean compiled)
     {
         batches++;
         spent += secondsPerOp * operations;
         // The first batch of one operation only sizes the next: it is the slowest there is.
         if (batches > 1)
         {
-            quiet = secondsPerOp >= best * (1 - MARGIN) ? quiet + 1 : 0;
+            final boolean steady = secondsPerOp >= best * (1 - MARGIN) && secondsPerOp <= best * (1 + BAND);
+            quiet = steady && !compiled ? quiet + 1 : 0;
         }
         best = Math.min(best, secondsPerOp);
         return quiet >= QUIET_BATCHES && spent >= MIN_SECONDS || spent >= MAX_SECONDS;
+    }
+
+    /**
+     * @return the milliseconds this JVM's JIT has spent compiling, or 0 where the JVM does not say.
+     */
+    static long compilationMillis()
+    {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
     /**

@@ -47,7 +47,7 @@ class BandwidthPlotTest
 
     private static BenchRow row(final long size, final double timeUs, final double busBw)
     {
-        final Measurement m = new Measurement(timeUs, busBw, busBw, 0L);
+        final Measurement m = new Measurement(timeUs, busBw, busBw, 0L, 20);
         return new BenchRow(BenchOptions.DEFAULT_ALGO, size, size / 4, "float", "sum", 0, m, m);
     }
 

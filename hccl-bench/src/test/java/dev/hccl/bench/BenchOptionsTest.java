@@ -38,6 +38,8 @@ class BenchOptionsTest
         assertEquals(5, o.warmupIters());
         assertTrue(o.settle(), "without -w each size warms until its time settles");
         assertFalse(HcclBench.parse("all_reduce", "-w", "5").settle(), "-w fixes the count");
+        assertTrue(o.timeForMinimum(), "without -n small sizes time more operations");
+        assertFalse(HcclBench.parse("all_reduce", "-n", "20").timeForMinimum(), "-n fixes the count");
         assertEquals(1, o.check());
         assertEquals(List.of(DataType.FP32), o.types());
         assertEquals(List.of(ReduceOp.SUM), o.ops());
@@ -47,7 +49,7 @@ class BenchOptionsTest
         assertEquals(List.of("default"), o.algoLabels());
         assertNull(o.minBw());
         assertEquals(PlotStyle.DEFAULT, o.plotStyle());
-        assertEquals(BenchOptions.builder(BenchOp.ALL_REDUCE).settle(true).build(), o);
+        assertEquals(BenchOptions.builder(BenchOp.ALL_REDUCE).settle(true).timeForMinimum(true).build(), o);
     }
 
     @Test

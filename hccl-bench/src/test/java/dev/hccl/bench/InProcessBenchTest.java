@@ -40,6 +40,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -245,11 +246,41 @@ class InProcessBenchTest
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
         final String table = out.toString(StandardCharsets.UTF_8);
         assertEquals(List.of(0, 0), status, table);
-        assertTrue(table.contains("\n# Warm-up: each size until its time per operation settles (batches of about 10 ms " +
-            "until three in a row are no more than 10 % faster than the best before them, 0.2 to 1 s) before each " +
-            "timed run; -w N runs N instead\n"), table);
+        assertTrue(table.contains("\n# Warm-up: " + Settling.DESCRIPTION + " before each timed run; -w N runs N " +
+            "instead\n"), table);
         assertEquals(2, rows(table).size(), table);
         assertTrue(new ObjectMapper().readTree(json.toFile()).get("settings").get("settled").asBoolean(), table);
+    }
+
+    /**
+     * Without {@code -n} a small size times more than twenty operations, as many as fill {@link
+     * TimedOperations#MIN_SECONDS} at its warmed rate, so that one stall does not make the row; the header says so and
+     * the JSON report says how many each measurement timed.
+     */
+    @Test
+    void withoutNASmallSizeTimesEnoughOperationsToFillItsMinimumTime() throws Exception
+    {
+        final int ranks = 2;
+        final InJvmJob job = new InJvmJob(ranks);
+        final Path json = dir.resolve("timed.json");
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
+            new String[]{"all_reduce", "-b", "8", "-e", "8", "--json", json.toString()},
+            job.factory(rank), rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+        final String table = out.toString(StandardCharsets.UTF_8);
+        assertEquals(List.of(0, 0), status, table);
+        assertTrue(table.contains("\n# Timed: at least 20 operations at each size and as many as fill 0.1 s at its " +
+            "warmed rate (at most 100,000); -n N times N\n"), table);
+        final JsonNode report = new ObjectMapper().readTree(json.toFile());
+        assertTrue(report.get("settings").get("timedForMinimum").asBoolean(), table);
+        for (final String column : List.of("outOfPlace", "inPlace"))
+        {
+            final JsonNode m = report.get("runs").get(0).get("rows").get(0).get(column);
+            final int operations = m.get("operations").asInt();
+            // A warmed 8-byte all-reduce between two threads takes well under the 5 ms that twenty would need.
+            assertTrue(operations > 20 && operations <= TimedOperations.MAX, column + ": " + operations + "\n" + table);
+        }
     }
 
     @Test
@@ -301,6 +332,9 @@ class InProcessBenchTest
         assertEquals(2048, rows.get(5).get("count").asLong());
         assertEquals(0, rows.get(5).get("inPlace").get("wrong").asLong());
         assertTrue(rows.get(5).get("outOfPlace").get("busBw").asDouble() > 0);
+        assertEquals(2, rows.get(5).get("outOfPlace").get("operations").asInt(), "-n 2 times exactly 2");
+        assertFalse(report.get("settings").get("timedForMinimum").asBoolean());
+        assertFalse(table.contains("\n# Timed: "), table);
 
         final List<CSVRecord> records;
         try (CSVParser parser = CSVParser.parse(csv, StandardCharsets.UTF_8,
@@ -316,6 +350,8 @@ class InProcessBenchTest
         assertTrue(records.stream().allMatch(r -> "0".equals(r.get("oop_wrong")) && "0".equals(r.get("ip_wrong"))));
         assertEquals(rows.get(5).get("outOfPlace").get("busBw").asDouble(),
             Double.parseDouble(records.get(5).get("oop_busbw_gbps")));
+        assertTrue(records.stream().allMatch(r -> "2".equals(r.get("oop_operations")) &&
+            "2".equals(r.get("ip_operations"))));
 
         final BufferedImage image = ImageIO.read(png.toFile());
         assertNotNull(image, "not a PNG image");

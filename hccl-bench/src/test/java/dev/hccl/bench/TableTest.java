@@ -73,7 +73,7 @@ class TableTest
     void rowLinesUpUnderTheHeader()
     {
         final BenchRow row = new BenchRow("default", 1048576, 262144, "float", "sum", -1,
-            new Measurement(123.456, 8.4935, 12.7403, 0L), new Measurement(12345.6, 0.0849, 0.1274, 0L));
+            new Measurement(123.456, 8.4935, 12.7403, 0L, 20), new Measurement(12345.6, 0.0849, 0.1274, 0L, 20));
 
         assertEquals("     1048576        262144     float     sum      -1    123.5    8.49   12.74      0    12346" +
             "    0.08    0.13      0", Table.row(row));
@@ -92,7 +92,7 @@ class TableTest
     void rowOfARootedOperationWithUncheckedResults()
     {
         final BenchRow row = new BenchRow("ring", 8, 1, "double", "none", 3,
-            new Measurement(9.87654, 0.00081, 0.00081, null), new Measurement(99.999, 0.0, 0.0, null));
+            new Measurement(9.87654, 0.00081, 0.00081, null, 20), new Measurement(99.999, 0.0, 0.0, null, 20));
 
         assertEquals("           8             1    double    none       3     9.88    0.00    0.00    N/A   100.00" +
             "    0.00    0.00    N/A", Table.row(row));
