@@ -209,13 +209,11 @@ class InProcessBenchTest
     {
         final int ranks = 4;
         final InJvmJob job = new InJvmJob(ranks);
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
-            new String[]{"all_reduce", "-b", "1K", "-e", "64K", "-f", "4", "-n", "1", "-w", "0"},
-            job.factory(rank), rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
-                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+        final RankZero run = onEveryRank(job, ranks,
+            "all_reduce", "-b", "1K", "-e", "64K", "-f", "4", "-n", "1", "-w", "0");
 
-        final String table = out.toString(StandardCharsets.UTF_8);
+        final List<Integer> status = run.status();
+        final String table = run.table();
         assertEquals(List.of(0, 0, 0, 0), status, table);
         final List<String> lines = table.lines().toList();
         final int model = lines.indexOf(lines.stream().filter(l -> l.startsWith("# Cost model: ")).findFirst()
@@ -239,12 +237,10 @@ class InProcessBenchTest
         final int ranks = 2;
         final InJvmJob job = new InJvmJob(ranks);
         final Path json = dir.resolve("settled.json");
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
-            new String[]{"all_reduce", "-b", "8", "-e", "64", "-f", "8", "-n", "2", "--json", json.toString()},
-            job.factory(rank), rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
-                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
-        final String table = out.toString(StandardCharsets.UTF_8);
+        final RankZero run = onEveryRank(job, ranks,
+            "all_reduce", "-b", "8", "-e", "64", "-f", "8", "-n", "2", "--json", json.toString());
+        final List<Integer> status = run.status();
+        final String table = run.table();
         assertEquals(List.of(0, 0), status, table);
         assertTrue(table.contains("\n# Warm-up: " + Settling.DESCRIPTION + " before each timed run; -w N runs N " +
             "instead\n"), table);
@@ -263,12 +259,10 @@ class InProcessBenchTest
         final int ranks = 2;
         final InJvmJob job = new InJvmJob(ranks);
         final Path json = dir.resolve("timed.json");
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
-            new String[]{"all_reduce", "-b", "8", "-e", "8", "--json", json.toString()},
-            job.factory(rank), rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
-                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
-        final String table = out.toString(StandardCharsets.UTF_8);
+        final RankZero run = onEveryRank(job, ranks,
+            "all_reduce", "-b", "8", "-e", "8", "--json", json.toString());
+        final List<Integer> status = run.status();
+        final String table = run.table();
         assertEquals(List.of(0, 0), status, table);
         assertTrue(table.contains("\n# Timed: at least 20 operations at each size and as many as fill 0.1 s at its " +
             "warmed rate (at most 100,000); -n N times N\n"), table);
@@ -366,14 +360,12 @@ class InProcessBenchTest
         final InJvmJob job = new InJvmJob(ranks);
         final Path svg = dir.resolve("bench.svg");
         final Path csv = dir.resolve("bench.csv");
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
-            new String[]{"all_gather", "-b", "96", "-e", "96K", "-f", "32", "-n", "1", "-w", "0", "-c", "0",
-                "-d", "all", "--plot", svg.toString(), "--csv", csv.toString()},
-            job.factory(rank), rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
-                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+        final RankZero run = onEveryRank(job, ranks,
+            "all_gather", "-b", "96", "-e", "96K", "-f", "32", "-n", "1", "-w", "0", "-c", "0", "-d", "all",
+            "--plot", svg.toString(), "--csv", csv.toString());
 
-        final String table = out.toString(StandardCharsets.UTF_8);
+        final List<Integer> status = run.status();
+        final String table = run.table();
         assertEquals(List.of(0, 0, 0), status, table);
         assertEquals(Arrays.asList("null"), job.opened());
         final List<String[]> rows = rows(table);
@@ -413,13 +405,11 @@ class InProcessBenchTest
     {
         final int ranks = 2;
         final InJvmJob job = new InJvmJob(ranks);
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(
-            new String[]{"all_reduce", "-b", "8", "-e", "1K", "-f", "4", "-n", "2", "--min-bw", "1e6"},
-            job.factory(rank), rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
-                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+        final RankZero run = onEveryRank(job, ranks,
+            "all_reduce", "-b", "8", "-e", "1K", "-f", "4", "-n", "2", "--min-bw", "1e6");
 
-        final String table = out.toString(StandardCharsets.UTF_8);
+        final List<Integer> status = run.status();
+        final String table = run.table();
         assertEquals(List.of(3, 3), status, table);
         assertTrue(table.contains("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : "), table);
         assertTrue(table.lines().anyMatch(l -> l.startsWith("# Avg bus bandwidth    : ") && l.endsWith(" FAILED")),
@@ -452,6 +442,21 @@ class InProcessBenchTest
      * The rows of a printed table, split into columns: 0 size, 1 count, 2 type, 3 redop, 4 root, then time, algbw,
      * busbw and #wrong out of place (5-8) and in place (9-12).
      */
+    /** What every rank's {@code hccl-bench} returned, and what rank 0 printed. */
+    record RankZero(List<Integer> status, String table)
+    {
+    }
+
+    /** Runs {@code hccl-bench} with these arguments on every rank of the job, keeping rank 0's standard output. */
+    static RankZero onEveryRank(final InJvmJob job, final int ranks, final String... args) throws Exception
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final List<Integer> status = InJvmJob.onEveryRank(ranks, rank -> HcclBench.run(args, job.factory(rank),
+            rank == 0 ? new PrintStream(out, true, StandardCharsets.UTF_8) :
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+        return new RankZero(status, out.toString(StandardCharsets.UTF_8));
+    }
+
     static List<String[]> rows(final String table)
     {
         final List<String[]> rows = new ArrayList<>();
