@@ -16,6 +16,8 @@ abstract class AbstractVectorReducer extends AbstractReducer
     private static final int ALIGNMENT = 64;
 
     private final AbstractReducer scalar;
+    /** Whether large calls take the vector loop whole yet. */
+    private final VectorLoopTrial trial;
 
     /**
      * @param scalar the scalar kernel of the same type and operator, for tails and overlapping ranges.
@@ -24,6 +26,7 @@ abstract class AbstractVectorReducer extends AbstractReducer
     {
         super(scalar.type, scalar.op);
         this.scalar = scalar;
+        this.trial = new VectorLoopTrial(type + " " + op);
     }
 
     @Override
@@ -61,7 +64,8 @@ abstract class AbstractVectorReducer extends AbstractReducer
 
     /**
      * {@code dst = left op right} ({@code left} may be {@code dst}): scalar steps up to the first destination element
-     * on a cache line boundary, whole vectors, then the scalar kernel for the tail.
+     * on a cache line boundary, whole vectors, then the scalar kernel for the tail; while the {@link VectorLoopTrial}
+     * is open, a large call's vectors stop after its trial's bytes and the scalar kernel does the rest.
      */
     private void reduceAligned(final ByteBuffer dst, final int dstIndex, final ByteBuffer left, final int leftIndex,
         final ByteBuffer right, final int rightIndex, final int count)
@@ -87,14 +91,35 @@ abstract class AbstractVectorReducer extends AbstractReducer
         final int headBytes = head * size;
         final Object dstMemory = VectorMemory.of(dst);
         final Object leftMemory = left == dst ? dstMemory : VectorMemory.of(left);
-        final int done = head + reduceVectors(dstMemory, dstIndex + headBytes, leftMemory, leftIndex + headBytes,
-            VectorMemory.of(right), rightIndex + headBytes, count - head);
+        // While the trial is open, a large call runs its trial's bytes through the vector loop at most.
+        final int whole = count - head;
+        final boolean split = (long)whole * size >= VectorLoopTrial.MIN_BYTES && !trial.proven();
+        final int vectorElements = split ? trial.vectorBytes() / size : whole;
+        final long start = split ? System.nanoTime() : 0;
+        final int done = head + (vectorElements == 0 ? 0 : reduceVectors(dstMemory, dstIndex + headBytes,
+            leftMemory, leftIndex + headBytes, VectorMemory.of(right), rightIndex + headBytes, vectorElements));
         if (done < count)
         {
+            final long vectorEnd = split ? System.nanoTime() : 0;
             final long skipped = (long)done * size;
             scalar.reduce(dstBase, dstOffset + skipped, leftBase, leftOffset + skipped, rightBase,
                 rightOffset + skipped, count - done);
+            if (split && vectorElements > 0)
+            {
+                trial.record(vectorEnd - start, skipped - headBytes, System.nanoTime() - vectorEnd,
+                    (long)(count - done) * size);
+            }
         }
+    }
+
+    /**
+     * Whether this kernel's large calls take its vector loop whole yet ({@link VectorLoopTrial}).
+     *
+     * @return the trial.
+     */
+    VectorLoopTrial trial()
+    {
+        return trial;
     }
 
     /**

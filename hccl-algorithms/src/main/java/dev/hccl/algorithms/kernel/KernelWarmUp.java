@@ -31,8 +31,11 @@ public final class KernelWarmUp
     private static final DataType[] TYPES = {DataType.FP32, DataType.FP64, DataType.INT64, DataType.INT32};
     /** Bytes of the calls that count invocations: a few iterations of a vector loop and its tail. */
     static final int SMALL_BYTES = 256;
-    /** Bytes of a probe: long enough that the compiled loop's speed shows. */
-    static final int PROBE_BYTES = 64 * 1024;
+    /**
+     * Bytes of a probe: long enough that the compiled loop's speed shows, and short of the calls that a vector kernel
+     * splits while its loop is on trial ({@link VectorLoopTrial}), so that the probe runs the vector loop whole.
+     */
+    static final int PROBE_BYTES = VectorLoopTrial.MIN_BYTES / 2;
     /** Small calls of a type between its probes. */
     static final int CALLS_PER_PROBE = 250;
     /** Rounds per type at most: some 10,000 calls and 40,000 iterations of a vector loop. */

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -98,7 +99,7 @@ class VectorKernelsTest
     void compiledVectorKernelMatchesTheScalarKernel(final DataType type, final ReduceOp op)
     {
         final AbstractReducer scalar = Reducers.scalarKernel(type, op);
-        final AbstractReducer vector = vectors.kernel(scalar);
+        final AbstractReducer vector = wholeLoopKernel(scalar);
         assertNotSame(scalar, vector, "a vector kernel for " + type + " " + op);
 
         final Random random = new Random(7L * type.ordinal() + op.ordinal());
@@ -133,7 +134,7 @@ class VectorKernelsTest
     void compiledThreeOperandLoopIsTheScalarKernelOnACopyOfTheLeftOperand(final DataType type, final ReduceOp op)
     {
         final AbstractReducer scalar = Reducers.scalarKernel(type, op);
-        final AbstractReducer vector = vectors.kernel(scalar);
+        final AbstractReducer vector = wholeLoopKernel(scalar);
         final Random random = new Random(13L * type.ordinal() + op.ordinal());
         final int bytes = COUNT * type.size();
         final byte[] leftContent = new byte[bytes];
@@ -162,6 +163,74 @@ class VectorKernelsTest
             ReducersTest.assertElements(type, BufferKind.bytes(expected), actualBytes, 0, COUNT,
                 type + " " + op + " round " + round);
         }
+    }
+
+    @ParameterizedTest
+    @MethodSource("vectorTypesAndOps")
+    void largeCallsSplitWhileTheTrialIsOpenMatchTheScalarKernel(final DataType type, final ReduceOp op)
+    {
+        final AbstractReducer scalar = Reducers.scalarKernel(type, op);
+        final AbstractVectorReducer vector = assertInstanceOf(AbstractVectorReducer.class, vectors.kernel(scalar));
+        final int size = type.size();
+        final int bytes = COUNT * size;
+        assertTrue(bytes >= VectorLoopTrial.MIN_BYTES, bytes + " bytes are not split");
+        final Random random = new Random(17L * type.ordinal() + op.ordinal());
+        final byte[] leftContent = new byte[bytes];
+        final byte[] rightContent = new byte[bytes];
+        // The destination a few elements off a cache line, so that the split follows a scalar head.
+        final int at = 3 * size;
+        final ByteBuffer expected = ByteBuffer.allocateDirect(bytes);
+        final ByteBuffer twoOperands = ByteBuffer.allocateDirect(at + bytes);
+        final ByteBuffer threeOperands = ByteBuffer.allocateDirect(at + bytes);
+        final ByteBuffer left = ByteBuffer.allocateDirect(bytes);
+        final ByteBuffer right = ByteBuffer.allocateDirect(bytes);
+        // Calls of both kinds while the trial is open: those that run its bytes through the vector loop and those
+        // that run the scalar kernel alone. Too few timed calls to end it.
+        for (int call = 0; call < VectorLoopTrial.TIMED_EVERY * (VectorLoopTrial.WINS - 1); call++)
+        {
+            Samples.fill(type, random, leftContent, 0, COUNT);
+            Samples.fill(type, random, rightContent, 0, COUNT);
+            left.put(0, leftContent);
+            right.put(0, rightContent);
+            expected.put(0, leftContent);
+            scalar.reduce(expected, 0, right, 0, COUNT);
+            final String context = type + " " + op + " call " + call;
+            if (call % 2 == 0)
+            {
+                twoOperands.put(at, leftContent);
+                vector.reduce(twoOperands, at, right, 0, COUNT);
+                final byte[] actual = new byte[bytes];
+                twoOperands.get(at, actual);
+                ReducersTest.assertElements(type, BufferKind.bytes(expected), actual, 0, COUNT, context);
+            }
+            else
+            {
+                vector.reduce(threeOperands, at, left, 0, right, 0, COUNT);
+                final byte[] actual = new byte[bytes];
+                threeOperands.get(at, actual);
+                ReducersTest.assertElements(type, BufferKind.bytes(expected), actual, 0, COUNT, context);
+            }
+        }
+        assertFalse(vector.trial().proven(), "the calls were split");
+    }
+
+    @Test
+    void theTrialEndsOnceTheVectorLoopRunsCompiled()
+    {
+        final AbstractVectorReducer vector = assertInstanceOf(AbstractVectorReducer.class,
+            vectors.kernel(Reducers.scalarKernel(DataType.FP32, ReduceOp.SUM)));
+        final int count = 4 * VectorLoopTrial.MIN_BYTES / Float.BYTES;
+        final ByteBuffer dst = ByteBuffer.allocateDirect(count * Float.BYTES).order(ByteOrder.nativeOrder());
+        final ByteBuffer src = ByteBuffer.allocateDirect(count * Float.BYTES).order(ByteOrder.nativeOrder());
+        // Enough calls for C2 to compile the loop (its first timed calls run it interpreted) and for a run of wins
+        // on a busy machine: each call of compiled code takes microseconds.
+        int calls = 0;
+        while (!vector.trial().proven() && calls < 2_000_000)
+        {
+            vector.reduce(dst, 0, src, 0, count);
+            calls++;
+        }
+        assertTrue(vector.trial().proven(), "the vector loop was never faster a byte in " + calls + " calls");
     }
 
     @ParameterizedTest
@@ -205,6 +274,16 @@ class VectorKernelsTest
                 ReducersTest.assertUntouchedOutside(expectedBytes, actualBytes, placement[0], count * size, context);
             }
         }
+    }
+
+    /**
+     * A new vector kernel whose every call runs its vector loop whole: its {@link VectorLoopTrial} ended.
+     */
+    private static AbstractReducer wholeLoopKernel(final AbstractReducer scalar)
+    {
+        final AbstractVectorReducer vector = assertInstanceOf(AbstractVectorReducer.class, vectors.kernel(scalar));
+        vector.trial().prove();
+        return vector;
     }
 
     /**
