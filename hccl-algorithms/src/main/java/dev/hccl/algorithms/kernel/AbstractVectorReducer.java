@@ -64,8 +64,9 @@ abstract class AbstractVectorReducer extends AbstractReducer
 
     /**
      * {@code dst = left op right} ({@code left} may be {@code dst}): scalar steps up to the first destination element
-     * on a cache line boundary, whole vectors, then the scalar kernel for the tail; while the {@link VectorLoopTrial}
-     * is open, a large call's vectors stop after its trial's bytes and the scalar kernel does the rest.
+     * on a cache line boundary, whole vectors, then the scalar kernel for the tail; while the loop is on trial
+     * ({@link VectorLoopTrial}), a large call's vectors stop after the bytes the trial gives and the scalar kernel
+     * does the rest.
      */
     private void reduceAligned(final ByteBuffer dst, final int dstIndex, final ByteBuffer left, final int leftIndex,
         final ByteBuffer right, final int rightIndex, final int count)
@@ -91,20 +92,22 @@ abstract class AbstractVectorReducer extends AbstractReducer
         final int headBytes = head * size;
         final Object dstMemory = VectorMemory.of(dst);
         final Object leftMemory = left == dst ? dstMemory : VectorMemory.of(left);
-        // While the trial is open, a large call runs its trial's bytes through the vector loop at most.
+        // While the loop is on trial, a large call runs a little of its work through the vector loop, the rest through
+        // the scalar kernel.
         final int whole = count - head;
         final boolean split = (long)whole * size >= VectorLoopTrial.MIN_BYTES && !trial.proven();
-        final int vectorElements = split ? trial.vectorBytes() / size : whole;
-        final long start = split ? System.nanoTime() : 0;
-        final int done = head + (vectorElements == 0 ? 0 : reduceVectors(dstMemory, dstIndex + headBytes,
-            leftMemory, leftIndex + headBytes, VectorMemory.of(right), rightIndex + headBytes, vectorElements));
+        final int vectorBytes = split ? trial.vectorBytes() : 0;
+        final boolean timed = vectorBytes == VectorLoopTrial.TRIAL_BYTES;
+        final long start = timed ? System.nanoTime() : 0;
+        final int done = head + reduceVectors(dstMemory, dstIndex + headBytes, leftMemory, leftIndex + headBytes,
+            VectorMemory.of(right), rightIndex + headBytes, split ? vectorBytes / size : whole);
         if (done < count)
         {
-            final long vectorEnd = split ? System.nanoTime() : 0;
+            final long vectorEnd = timed ? System.nanoTime() : 0;
             final long skipped = (long)done * size;
             scalar.reduce(dstBase, dstOffset + skipped, leftBase, leftOffset + skipped, rightBase,
                 rightOffset + skipped, count - done);
-            if (split && vectorElements > 0)
+            if (timed)
             {
                 trial.record(vectorEnd - start, skipped - headBytes, System.nanoTime() - vectorEnd,
                     (long)(count - done) * size);

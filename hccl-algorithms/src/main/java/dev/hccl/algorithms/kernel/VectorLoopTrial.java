@@ -10,12 +10,14 @@ import org.slf4j.LoggerFactory;
  * call). Where many JVMs start on few cores the compiler's queue stays long for seconds, and a job's first large
  * operations ran the fallback (docs/PERFORMANCE.md).
  * <p>
- * So, until the trial is {@linkplain #proven() proven}, one call of at least {@link #MIN_BYTES} in
- * {@link #TIMED_EVERY} runs its first {@link #TRIAL_BYTES} through the vector loop and the rest through the scalar
- * kernel, timing each ({@link #record}), and the others run the scalar kernel alone. Once the vector loop has taken
- * at most {@link #COMPILED_RATIO} times the scalar kernel's time a byte in {@link #WINS} timed calls in a row, every
- * call takes it whole. Smaller calls take the vector loop from the first: the fallback costs them little in all, and
- * their calls, as the reductions' warm-up's ({@link KernelWarmUp}), are what gets the loop compiled.
+ * So, until the trial is {@linkplain #proven() proven}, a call of at least {@link #MIN_BYTES} runs most of its
+ * work through the scalar kernel: one such call in {@link #TIMED_EVERY} runs its first {@link #TRIAL_BYTES} through
+ * the vector loop and the rest through the scalar kernel, timing each ({@link #record}), and the others their first
+ * {@link #FEED_BYTES}. Once the vector loop has taken at most {@link #COMPILED_RATIO} times the scalar kernel's time a
+ * byte in {@link #WINS} timed calls in a row, every call takes it whole. The fed bytes keep the loop's calls frequent:
+ * the JIT compiles first the methods of its queue that are called most, and a loop that ran only the timed calls
+ * waited behind the others for many operations. Smaller calls take the vector loop from the first: the fallback
+ * costs them little in all, and their calls, as the reductions' warm-up's ({@link KernelWarmUp}), get it compiled.
  * <p>
  * The trial asks whether the loop is compiled, not which family is faster: {@link KernelSelection} chose that.
  * Both loops give the same bits for every element ({@code VectorKernelsTest}), NaN payloads aside, so where the split
@@ -26,9 +28,11 @@ final class VectorLoopTrial
 {
     /** The smallest call that is split while the trial is open. */
     static final int MIN_BYTES = 16 * 1024;
-    /** Bytes of a split call that go through the vector loop: a multiple of every vector's length. */
+    /** Bytes of a split call that go through the vector loop, timed: a multiple of every vector's length. */
     static final int TRIAL_BYTES = 4 * 1024;
-    /** One split call in this many runs the vector loop; the others run the scalar kernel alone. */
+    /** Bytes of the other split calls that go through the vector loop, untimed: a multiple of every vector's length. */
+    static final int FEED_BYTES = 256;
+    /** One split call in this many is timed. */
     static final int TIMED_EVERY = 8;
     /**
      * How much longer a byte may take in the vector loop than in the scalar kernel for the loop to pass for compiled.
@@ -59,7 +63,7 @@ final class VectorLoopTrial
     /**
      * Whether calls take the vector loop whole.
      *
-     * @return true once it has been faster in {@link #WINS} split calls in a row.
+     * @return true once the vector loop has passed for compiled in {@link #WINS} timed calls in a row.
      */
     boolean proven()
     {
@@ -67,14 +71,14 @@ final class VectorLoopTrial
     }
 
     /**
-     * The bytes of a split call to run through the vector loop, timed: {@link #TRIAL_BYTES} in one call of
-     * {@link #TIMED_EVERY}, else none.
+     * The bytes of a split call to run through the vector loop: {@link #TRIAL_BYTES}, to be timed, in one call of
+     * {@link #TIMED_EVERY}, else {@link #FEED_BYTES}.
      *
      * @return the bytes.
      */
     int vectorBytes()
     {
-        return ++splitCalls % TIMED_EVERY == 0 ? TRIAL_BYTES : 0;
+        return ++splitCalls % TIMED_EVERY == 0 ? TRIAL_BYTES : FEED_BYTES;
     }
 
     /**

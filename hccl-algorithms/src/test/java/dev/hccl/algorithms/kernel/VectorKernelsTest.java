@@ -184,8 +184,7 @@ class VectorKernelsTest
         final ByteBuffer threeOperands = ByteBuffer.allocateDirect(at + bytes);
         final ByteBuffer left = ByteBuffer.allocateDirect(bytes);
         final ByteBuffer right = ByteBuffer.allocateDirect(bytes);
-        // Calls of both kinds while the trial is open: those that run its bytes through the vector loop and those
-        // that run the scalar kernel alone. Too few timed calls to end it.
+        // Calls of both kinds while the trial is open, timed and feeding the loop; too few timed calls to end it.
         for (int call = 0; call < VectorLoopTrial.TIMED_EVERY * (VectorLoopTrial.WINS - 1); call++)
         {
             Samples.fill(type, random, leftContent, 0, COUNT);
