@@ -193,22 +193,22 @@ class VectorKernelsTest
             right.put(0, rightContent);
             expected.put(0, leftContent);
             scalar.reduce(expected, 0, right, 0, COUNT);
-            final String context = type + " " + op + " call " + call;
+            final ByteBuffer result;
             if (call % 2 == 0)
             {
                 twoOperands.put(at, leftContent);
                 vector.reduce(twoOperands, at, right, 0, COUNT);
-                final byte[] actual = new byte[bytes];
-                twoOperands.get(at, actual);
-                ReducersTest.assertElements(type, BufferKind.bytes(expected), actual, 0, COUNT, context);
+                result = twoOperands;
             }
             else
             {
                 vector.reduce(threeOperands, at, left, 0, right, 0, COUNT);
-                final byte[] actual = new byte[bytes];
-                threeOperands.get(at, actual);
-                ReducersTest.assertElements(type, BufferKind.bytes(expected), actual, 0, COUNT, context);
+                result = threeOperands;
             }
+            final byte[] actual = new byte[bytes];
+            result.get(at, actual);
+            ReducersTest.assertElements(type, BufferKind.bytes(expected), actual, 0, COUNT,
+                type + " " + op + " call " + call);
         }
         assertFalse(vector.trial().proven(), "the calls were split");
     }
