@@ -107,7 +107,8 @@ final class VectorLoopTrial
     }
 
     /**
-     * Ends the trial: every call takes the vector loop whole from now on.
+     * Ends the trial: every call takes the vector loop whole from now on. For tests that check the compiled loop on
+     * every call.
      */
     void prove()
     {
