@@ -22,10 +22,10 @@ class VectorLoopTrialTest
         final VectorLoopTrial trial = new VectorLoopTrial("FP32 SUM");
         for (int win = 1; win < VectorLoopTrial.WINS; win++)
         {
-            trial.record(100, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
+            win(trial);
             assertFalse(trial.proven(), "after " + win + " wins");
         }
-        trial.record(100, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
+        win(trial);
         assertTrue(trial.proven());
         trial.record(1_000_000, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
         assertTrue(trial.proven(), "a trial once proven stays so");
@@ -37,16 +37,16 @@ class VectorLoopTrialTest
         final VectorLoopTrial trial = new VectorLoopTrial("FP32 SUM");
         for (int win = 1; win < VectorLoopTrial.WINS; win++)
         {
-            trial.record(100, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
+            win(trial);
         }
         // An interpreted vector loop: 4 KiB in 1 ms against 60 KiB in 3 us.
         trial.record(1_000_000, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
         for (int win = 1; win < VectorLoopTrial.WINS; win++)
         {
-            trial.record(100, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
+            win(trial);
             assertFalse(trial.proven(), "after a loss and " + win + " wins");
         }
-        trial.record(100, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
+        win(trial);
         assertTrue(trial.proven());
     }
 
@@ -95,5 +95,11 @@ class VectorLoopTrialTest
             timed += bytes == VectorLoopTrial.TRIAL_BYTES ? 1 : 0;
         }
         assertEquals(4, timed);
+    }
+
+    /** Records a timed call of a compiled vector loop: 4 KiB in 100 ns against the scalar kernel's 60 KiB in 3 us. */
+    private static void win(final VectorLoopTrial trial)
+    {
+        trial.record(100, VectorLoopTrial.TRIAL_BYTES, 3_000, REST);
     }
 }
