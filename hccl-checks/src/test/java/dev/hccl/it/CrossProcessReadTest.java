@@ -204,8 +204,8 @@ class CrossProcessReadTest
         {
             for (int r = 0; r < 2; r++)
             {
-                job.startRank(r, 2, List.of(ProcessJob.JAVA, SHM_DEBUG), OrdinaryBuffersWorker.class, "256m",
-                    TOKEN);
+                job.startRank(r, 2, List.of(ProcessJob.JAVA, ProcessJob.QUICK_JIT, SHM_DEBUG),
+                    OrdinaryBuffersWorker.class, "256m", TOKEN);
             }
             for (final String out : checkedOutputs(job, 2))
             {
@@ -252,8 +252,8 @@ class CrossProcessReadTest
     /** The JDK 22+ java with the flags bin/hccl-java gives it, and the arena's DEBUG lines on. */
     private static List<String> java22()
     {
-        final List<String> command = new ArrayList<>(List.of(java22.toString(), "--enable-native-access=ALL-UNNAMED",
-            SHM_DEBUG));
+        final List<String> command = new ArrayList<>(List.of(java22.toString(), ProcessJob.QUICK_JIT,
+            "--enable-native-access=ALL-UNNAMED", SHM_DEBUG));
         if (java22Feature >= 23)
         {
             // Quiet about Agrona's and Netty's sun.misc.Unsafe, as bin/hccl-java keeps it.

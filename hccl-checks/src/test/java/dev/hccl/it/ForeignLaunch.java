@@ -55,7 +55,7 @@ final class ForeignLaunch
 
     private static Process start(final Map<String, String> env) throws IOException
     {
-        final ProcessBuilder pb = new ProcessBuilder(ProcessJob.JAVA,
+        final ProcessBuilder pb = new ProcessBuilder(ProcessJob.JAVA, ProcessJob.QUICK_JIT,
             "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
             LaunchIdentityWorker.class.getName(), "0", "1", "7", "1000").redirectErrorStream(true);

@@ -47,7 +47,7 @@ class LauncherStatusTest
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final FutureTask<Integer> launcher = new FutureTask<>(() -> HcclRun.run(new String[] {"-np", "2",
-            ProcessJob.JAVA, "-Xmx128m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            ProcessJob.JAVA, ProcessJob.QUICK_JIT, "-Xmx128m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
             // The line that names the status command is INFO; the rest of the job logs WARN and above.
             "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=info",
             "-cp", System.getProperty("java.class.path"), UntilFileWorker.class.getName(), stop.toString()},

@@ -49,7 +49,7 @@ class MpirunTest
         final List<String> command = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe",
             "-np", Integer.toString(RANKS), "--output-filename", outputs.toString(), "-x", "MASTER_ADDR=127.0.0.1",
             "-x", "MASTER_PORT=" + TcpConformanceTest.freePort(), "-x", "HCCL_JOB_TOKEN=" + token,
-            ProcessJob.JAVA, "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m",
+            ProcessJob.JAVA, ProcessJob.QUICK_JIT, "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
             LaunchIdentityWorker.class.getName(), "0", "1", "7", "1000"));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);

@@ -17,6 +17,14 @@ import java.util.concurrent.TimeUnit;
 final class ProcessJob implements AutoCloseable
 {
     static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    /**
+     * The JIT setting of the ranks these tests start: C1 only. A test's ranks live seconds, several to a core, and
+     * C2's compiler threads in each JVM took the cores their ranks needed; what these tests check (results, errors,
+     * exits) does not depend on the compiler tier. C2's code still runs under test: in surefire's own JVM (the
+     * in-JVM and shared-memory suites, the algorithms and kernels), and in {@link SoakTest}'s ranks, which run long
+     * enough for it and start with the JVM's default tiers.
+     */
+    static final String QUICK_JIT = "-XX:TieredStopAtLevel=1";
     private static final String CLASS_PATH = System.getProperty("java.class.path");
     private static final String OPENS = "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED";
 
@@ -78,7 +86,7 @@ final class ProcessJob implements AutoCloseable
         final String... args)
         throws IOException
     {
-        startRank(rank, worldSize, List.of(JAVA), mainClass, heap, env, args);
+        startRank(rank, worldSize, List.of(JAVA, QUICK_JIT), mainClass, heap, env, args);
     }
 
     /**

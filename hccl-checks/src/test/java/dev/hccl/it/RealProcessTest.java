@@ -92,7 +92,7 @@ class RealProcessTest
             "HCCL_SHM_DIR=" + shmDir, "HCCL_SHM_DISABLE=" + ("tcp".equals(transport) ? "1" : "0"),
             "HCCL_SOCKET_NSOCKS=" + (connections / 2 > 0 ? connections / 2 : 1),
             "HCCL_SOCKET_NTHREADS=" + (connections > 1 ? 2 : 1), "HCCL_IO_THREADS=" + (connections > 1 ? 2 : 0),
-            JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            JAVA, ProcessJob.QUICK_JIT, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
             "-Dorg.slf4j.simpleLogger.log.dev.hccl.transport.netty.NettyTransport=debug",
             "-cp", CLASS_PATH, SelfCheck.class.getName()));
         command.addAll(List.of(counts));
@@ -136,7 +136,7 @@ class RealProcessTest
     @Test
     void withoutTheAddOpensFlagInitFailsNamingTheFlag() throws Exception
     {
-        final ProcessBuilder pb = new ProcessBuilder(JAVA, "-cp", CLASS_PATH,
+        final ProcessBuilder pb = new ProcessBuilder(JAVA, ProcessJob.QUICK_JIT, "-cp", CLASS_PATH,
             "dev.hccl.examples.AllReduceExample").redirectErrorStream(true);
         pb.environment().remove("JDK_JAVA_OPTIONS");
         pb.environment().put("WORLD_SIZE", "1");
@@ -151,7 +151,7 @@ class RealProcessTest
     /** The example, started by hand with {@code env} on top of an environment without any launcher's variables. */
     private static Process startExample(final Map<String, String> env) throws java.io.IOException
     {
-        final ProcessBuilder pb = new ProcessBuilder(JAVA, OPENS, "-Xmx256m", "-cp", CLASS_PATH,
+        final ProcessBuilder pb = new ProcessBuilder(JAVA, ProcessJob.QUICK_JIT, OPENS, "-Xmx256m", "-cp", CLASS_PATH,
             "dev.hccl.examples.AllReduceExample").redirectErrorStream(true);
         pb.environment().keySet().removeIf(name -> name.equals("RANK") || name.equals("WORLD_SIZE") ||
             name.startsWith("OMPI_") || name.startsWith("PMI_") || name.startsWith("PMIX_") ||

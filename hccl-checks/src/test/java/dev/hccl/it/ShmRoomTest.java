@@ -77,8 +77,9 @@ class ShmRoomTest
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int status = HcclRun.run(new String[]{"-np", Integer.toString(n), "--", "env",
-            "HCCL_SHM_DIR=" + mount, JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp",
-            CLASS_PATH, SelfCheck.class.getName(), "0", "1", "7", "1000", "65537"},
+            "HCCL_SHM_DIR=" + mount, JAVA, ProcessJob.QUICK_JIT, "-Xmx256m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, SelfCheck.class.getName(), "0", "1",
+            "7", "1000", "65537"},
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         final String stdout = out.toString(StandardCharsets.UTF_8);
         final String stderr = err.toString(StandardCharsets.UTF_8);

@@ -226,15 +226,15 @@ class SimulatedClusterTest
         for (int node = 0; node < NODES; node++)
         {
             final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node" + node, JAVA,
-                "-cp", CLASS_PATH, HcclRun.class.getName(), "--nnodes", Integer.toString(NODES), "--node-rank",
-                Integer.toString(node), "--nproc-per-node", "2", "--master-addr", "10.77.0.1", "--max-restarts",
-                Integer.toString(restarts)));
+                ProcessJob.QUICK_JIT, "-cp", CLASS_PATH, HcclRun.class.getName(), "--nnodes", Integer.toString(NODES),
+                "--node-rank", Integer.toString(node), "--nproc-per-node", "2", "--master-addr", "10.77.0.1",
+                "--max-restarts", Integer.toString(restarts)));
             if (node == 1)
             {
                 command.addAll(List.of("--token-file", tokenFile.toString()));
             }
-            command.addAll(List.of("--", JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp",
-                CLASS_PATH, mainClass));
+            command.addAll(List.of("--", JAVA, ProcessJob.QUICK_JIT, "-Xmx256m",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH, mainClass));
             command.addAll(List.of(args));
             final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("node" + node + ".out").toFile());
@@ -290,8 +290,8 @@ class SimulatedClusterTest
         final List<String> command = new ArrayList<>(List.of("-np", Integer.toString(NODES * perNode),
             "--netns", "hccl-node%d:" + perNode, "--"));
         command.addAll(prefix);
-        command.addAll(List.of(JAVA, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", CLASS_PATH,
-            mainClass));
+        command.addAll(List.of(JAVA, ProcessJob.QUICK_JIT, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-cp", CLASS_PATH, mainClass));
         command.addAll(List.of(args));
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -59,8 +59,8 @@ class SlurmTest
             final String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
             final ProcessBuilder pb = new ProcessBuilder(srun, "-n", Integer.toString(RANKS), "--overcommit",
                 "--kill-on-bad-exit=1", "--output=" + work.resolve("rank.%t.out"),
-                ProcessJob.JAVA, "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx256m",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                ProcessJob.JAVA, ProcessJob.QUICK_JIT, "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 // Its configuration line (DEBUG) says where MASTER_ADDR and MASTER_PORT came from.
                 "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.HcclProvider=debug",
                 "-cp", System.getProperty("java.class.path"),

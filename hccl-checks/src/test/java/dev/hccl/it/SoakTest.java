@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,10 +24,15 @@ class SoakTest
     {
         final String seconds = System.getProperty("hccl.soak.seconds", "15");
         final String seed = System.getProperty("hccl.soak.seed", "20261202");
-        try (ProcessJob job = ProcessJob.start(4, SoakWorker.class, "512m",
-            Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0", "HCCL_EAGER_BUDGET", "262144",
-                "HCCL_EXEC_TIMEOUT", "120"), seconds, seed))
+        final Map<String, String> env = Map.of("HCCL_SHM_DISABLE", "tcp".equals(transport) ? "1" : "0",
+            "HCCL_EAGER_BUDGET", "262144", "HCCL_EXEC_TIMEOUT", "120");
+        try (ProcessJob job = ProcessJob.onPort(TcpConformanceTest.freePort()))
         {
+            for (int r = 0; r < 4; r++)
+            {
+                // The JVM's default tiers, unlike the other process tests' ranks: the soak is where C2's code runs.
+                job.startRank(r, 4, List.of(ProcessJob.JAVA), SoakWorker.class, "512m", env, seconds, seed);
+            }
             for (int r = 0; r < 4; r++)
             {
                 assertEquals(0, job.awaitExit(r, Long.parseLong(seconds) + 240), job.outputs());

@@ -20,6 +20,11 @@ import java.util.concurrent.TimeUnit;
 final class RankProcesses implements AutoCloseable
 {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    /**
+     * C1 only: ranks that live seconds, several to a core, spent the cores on C2's compilations; the results these
+     * tests check do not depend on the compiler tier (the training's arithmetic is libtorch's).
+     */
+    private static final String QUICK_JIT = "-XX:TieredStopAtLevel=1";
 
     private final List<Process> processes = new ArrayList<>();
     private final List<Path> outputs = new ArrayList<>();
@@ -31,7 +36,7 @@ final class RankProcesses implements AutoCloseable
     /** The JVM command of one process of TrainingRank with these arguments. */
     private static List<String> command(final List<String> args)
     {
-        final List<String> command = new ArrayList<>(List.of(JAVA,
+        final List<String> command = new ArrayList<>(List.of(JAVA, QUICK_JIT,
             "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx384m", "-Dai.djl.offline=true",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
             TrainingRank.class.getName()));

@@ -49,6 +49,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 class SparkStandaloneClusterTest
 {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    /**
+     * The master's, workers', driver's and executors' JIT: C1 only. Seven JVMs share CI's two cores for a minute, and
+     * C2's compilations took the cores they needed; what the tests check does not depend on the compiler tier.
+     */
+    private static final String QUICK_JIT = "-XX:TieredStopAtLevel=1";
     private static final String MASTER = "spark://10.77.0.1:7077";
     private static final int NODES = 2;
     /** How long after the kill the retried stage may take: far below the stage's 60 s connect and 600 s timeouts. */
@@ -125,7 +130,7 @@ class SparkStandaloneClusterTest
         // spark-submit in client mode, as docs/DEPLOY.md gives it: Spark's SparkSubmit in a JVM with the driver's flags
         // (those bin/spark-submit adds on JDK 17, and hccl-java's), on SPARK_HOME/jars.
         final String flags = jvmFlags();
-        final List<String> driver = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node0", JAVA));
+        final List<String> driver = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node0", JAVA, QUICK_JIT));
         driver.addAll(List.of(flags.split(" ")));
         driver.addAll(List.of("-Xmx512m", "-cp", home.resolve("jars") + File.separator + "*",
             "org.apache.spark.deploy.SparkSubmit", "--master", MASTER, "--deploy-mode", "client",
@@ -133,7 +138,7 @@ class SparkStandaloneClusterTest
             "--executor-memory", "512m", "--conf", "spark.driver.host=10.77.0.1", "--conf", "spark.ui.enabled=false",
             "--properties-file", secrets().toString(),
             // DJL's engine offline, from the jars, unpacked once into the build's directory for every executor.
-            "--conf", "spark.executor.extraJavaOptions=" + flags + " -Dai.djl.offline=true",
+            "--conf", "spark.executor.extraJavaOptions=" + flags + " " + QUICK_JIT + " -Dai.djl.offline=true",
             "--conf", "spark.executorEnv.DJL_CACHE_DIR=" + Paths.get("target", "djl-cache").toAbsolutePath(),
             "--jars", String.join(",", shipped), "--class", StandaloneDriver.class.getName(), app.toString(),
             home.toString()));
@@ -296,7 +301,7 @@ class SparkStandaloneClusterTest
         throws IOException
     {
         final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", "hccl-node" + node, JAVA,
-            "-Xmx256m", "-cp", home.resolve("jars") + File.separator + "*", mainClass));
+            QUICK_JIT, "-Xmx256m", "-cp", home.resolve("jars") + File.separator + "*", mainClass));
         command.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(home.resolve(name + ".out").toFile());
