@@ -80,14 +80,36 @@ class AlgorithmMatrixTest
     /** Few shrink cycles: a hung case costs a minute each time it is tried. */
     private static final int SHRINK_CYCLES = 5;
 
+    /**
+     * Which share of {@link #matrix()}'s cases this run checks, 0 to {@value #SHARES_PROPERTY} - 1: the module's pom
+     * runs its tests once with each kernel family, and each run takes every other case, so that the matrix costs the
+     * time of one run. The product of algorithm and kernel family buys nothing: the algorithms reach the kernels through one
+     * interface, and VectorKernelsTest checks the families against each other bit for bit at every offset and length.
+     */
+    static final String SHARE_PROPERTY = "hccl.test.matrixShare";
+    /** Into how many shares the cases are cut; 1 (every case) unless set. */
+    static final String SHARES_PROPERTY = "hccl.test.matrixShares";
+
     static Stream<Arguments> matrix()
     {
+        final int shares = Integer.getInteger(SHARES_PROPERTY, 1);
+        final int share = Integer.getInteger(SHARE_PROPERTY, 0);
+        if (shares < 1 || share < 0 || share >= shares)
+        {
+            throw new IllegalArgumentException(SHARE_PROPERTY + " " + share + " of " + SHARES_PROPERTY + " " + shares);
+        }
         final List<Arguments> arguments = new ArrayList<>();
+        int row = 0;
         for (final Entry entry : TABLE)
         {
-            for (int n = 1; n <= MAX_WORLD; n++)
+            // Cases alternate between the shares: each of two holds every row of the table, at odd world sizes in
+            // one and even in the other (nine sizes a row, so the parity turns from one row to the next).
+            for (int n = 1; n <= MAX_WORLD; n++, row++)
             {
-                arguments.add(Arguments.of(entry, n));
+                if (row % shares == share)
+                {
+                    arguments.add(Arguments.of(entry, n));
+                }
             }
         }
         return arguments.stream();
