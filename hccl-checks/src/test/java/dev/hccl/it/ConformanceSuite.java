@@ -6,6 +6,7 @@ import dev.hccl.api.Operation;
 import dev.hccl.api.ReduceOp;
 import dev.hccl.bench.check.CheckCase;
 import dev.hccl.bench.check.CollectiveCheck;
+import dev.hccl.bench.check.SharedReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -199,6 +200,8 @@ abstract class ConformanceSuite
     {
         assertTrue(cases.size() > 0);
         final List<Communicator> comms = open(n);
+        // The ranks are threads of this JVM: they compute each all-reduce's expected result once between them.
+        final SharedReference shared = new SharedReference(n);
         try
         {
             final List<List<String>> failures = Ranks.onEach(comms, 600, comm ->
@@ -207,7 +210,7 @@ abstract class ConformanceSuite
                 long seed = 1;
                 for (final CheckCase c : cases)
                 {
-                    final String error = CollectiveCheck.run(comm, c, seed++);
+                    final String error = CollectiveCheck.run(comm, c, seed++, shared);
                     if (error != null && errors.size() < 20)
                     {
                         errors.add(error);

@@ -8,6 +8,7 @@ import dev.hccl.api.ReduceOp;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -18,6 +19,8 @@ import java.util.List;
 public final class CollectiveCheck
 {
     private static final int MAX_REPORTED = 5;
+    /** What a receive buffer holds before the operation, so that an element it never wrote shows. */
+    private static final byte[] POISON = poison();
 
     private CollectiveCheck()
     {
@@ -77,6 +80,21 @@ public final class CollectiveCheck
      */
     public static String run(final Communicator comm, final CheckCase c, final long seed)
     {
+        return run(comm, c, seed, null);
+    }
+
+    /**
+     * Runs a case and checks the result, the expected all-reduce results taken from a table the ranks of this JVM
+     * share.
+     *
+     * @param comm   the communicator.
+     * @param c      the case.
+     * @param seed   varies the inputs; the same on every rank.
+     * @param shared the table of the communicator's ranks in this JVM, or null to compute this rank's own.
+     * @return null when this rank's result is right, else what is wrong.
+     */
+    public static String run(final Communicator comm, final CheckCase c, final long seed, final SharedReference shared)
+    {
         final int n = comm.worldSize();
         final int rank = comm.rank();
         final DataType type = c.type();
@@ -87,31 +105,33 @@ public final class CollectiveCheck
             {
                 final ByteBuffer send = filled(seed, rank, count, type, c.reduceOp());
                 final ByteBuffer recv = c.inPlace() ? send : poisoned(count, type);
+                final Sent sent = c.inPlace() ? null : new Sent(send);
                 comm.allReduce(send, recv, count, type, c.reduceOp());
-                return compare(c, recv, count, i -> Reference.reduced(seed, n, i, type, c.reduceOp()),
-                    c.inPlace() ? null : send, seed, rank);
+                final long[] table = shared == null ? null : shared.allReduced(c, seed);
+                return compare(c, recv, count, table != null ? i -> table[(int)i] :
+                    i -> Reference.reduced(seed, n, i, type, c.reduceOp()), sent, rank);
             }
             case REDUCE_SCATTER:
             {
                 final ByteBuffer send = filled(seed, rank, (long)count * n, type, c.reduceOp());
                 final ByteBuffer recv = c.inPlace() ? slice(send, rank * count, count, type) : poisoned(count, type);
+                final Sent sent = c.inPlace() ? null : new Sent(send);
                 comm.reduceScatter(send, recv, count, type, c.reduceOp());
                 return compare(c, recv, count,
-                    i -> Reference.reduced(seed, n, (long)rank * count + i, type, c.reduceOp()),
-                    c.inPlace() ? null : send, seed, rank);
+                    i -> Reference.reduced(seed, n, (long)rank * count + i, type, c.reduceOp()), sent, rank);
             }
             case REDUCE:
             {
                 final ByteBuffer send = filled(seed, rank, count, type, c.reduceOp());
                 final ByteBuffer recv = c.inPlace() ? send : poisoned(count, type);
+                final Sent sent = c.inPlace() ? null : new Sent(send);
                 comm.reduce(send, rank == c.root() ? recv : (c.inPlace() ? send : null), count, type, c.reduceOp(),
                     c.root());
                 if (rank != c.root())
                 {
-                    return c.inPlace() ? null : compareInput(c, send, count, seed, rank);
+                    return sent == null ? null : sent.changed(c, count, rank);
                 }
-                return compare(c, recv, count, i -> Reference.reduced(seed, n, i, type, c.reduceOp()),
-                    c.inPlace() ? null : send, seed, rank);
+                return compare(c, recv, count, i -> Reference.reduced(seed, n, i, type, c.reduceOp()), sent, rank);
             }
             case ALL_GATHER:
             {
@@ -126,24 +146,26 @@ public final class CollectiveCheck
                 {
                     send = filled(seed, rank, count, type, null);
                 }
+                final Sent sent = c.inPlace() ? null : new Sent(send);
                 comm.allGather(send, recv, count, type);
                 return compare(c, recv, count * n, i -> Reference.input(seed, (int)(i / Math.max(1, count)),
-                    i % Math.max(1, count), type, null), c.inPlace() ? null : send, seed, rank);
+                    i % Math.max(1, count), type, null), sent, rank);
             }
             case BROADCAST:
             {
                 final ByteBuffer buf = rank == c.root() ? filled(seed, rank, count, type, null) : poisoned(count, type);
                 comm.broadcast(buf, count, type, c.root());
-                return compare(c, buf, count, i -> Reference.input(seed, c.root(), i, type, null), null, seed, rank);
+                return compare(c, buf, count, i -> Reference.input(seed, c.root(), i, type, null), null, rank);
             }
             case ALL_TO_ALL:
             {
                 final ByteBuffer send = filled(seed, rank, (long)count * n, type, null);
                 final ByteBuffer recv = c.inPlace() ? send : poisoned((long)count * n, type);
+                final Sent sent = c.inPlace() ? null : new Sent(send);
                 comm.allToAll(send, recv, count, type);
                 // Block j of the result is block `rank` of rank j's input.
                 return compare(c, recv, count * n, i -> Reference.input(seed, (int)(i / Math.max(1, count)),
-                    (long)rank * count + i % Math.max(1, count), type, null), c.inPlace() ? null : send, seed, rank);
+                    (long)rank * count + i % Math.max(1, count), type, null), sent, rank);
             }
             case SEND:
             {
@@ -156,9 +178,10 @@ public final class CollectiveCheck
                 }
                 final int to = (rank + 1) % n;
                 final int from = (rank + n - 1) % n;
+                final Sent sent = new Sent(send);
                 comm.sendAsync(send, count, type, to);
                 comm.recv(recv, count, type, from);
-                return compare(c, recv, count, i -> Reference.input(seed, from, i, type, null), send, seed, rank);
+                return compare(c, recv, count, i -> Reference.input(seed, from, i, type, null), sent, rank);
             }
             default:
                 throw new IllegalArgumentException("no check for " + c.operation());
@@ -171,8 +194,8 @@ public final class CollectiveCheck
     }
 
     private static String compare(
-        final CheckCase c, final ByteBuffer actual, final int count, final Expected expected, final ByteBuffer input,
-        final long seed, final int rank)
+        final CheckCase c, final ByteBuffer actual, final int count, final Expected expected, final Sent sent,
+        final int rank)
     {
         final StringBuilder errors = new StringBuilder();
         int wrong = 0;
@@ -193,7 +216,7 @@ public final class CollectiveCheck
         {
             return "rank " + rank + " " + c + ": " + wrong + " wrong element(s):" + errors;
         }
-        return input == null ? null : compareInput(c, input, inputCount(c, count), seed, rank);
+        return sent == null ? null : sent.changed(c, inputCount(c, count), rank);
     }
 
     private static int inputCount(final CheckCase c, final int resultCount)
@@ -203,22 +226,35 @@ public final class CollectiveCheck
     }
 
     /**
-     * Out of place, the send buffer must come back untouched.
+     * Out of place, the send buffer must come back untouched: a copy taken before the operation, which the buffer
+     * must still equal after it.
      */
-    private static String compareInput(
-        final CheckCase c, final ByteBuffer input, final int count, final long seed, final int rank)
+    private static final class Sent
     {
-        final int elements = count >= 0 ? count : input.capacity() / c.type().size();
-        final ReduceOp op = c.operation() == Operation.ALL_GATHER || c.operation() == Operation.ALL_TO_ALL ||
-            c.operation() == Operation.SEND ? null : c.reduceOp();
-        for (int i = 0; i < elements; i++)
+        private final ByteBuffer buffer;
+        private final ByteBuffer before;
+
+        Sent(final ByteBuffer buffer)
         {
-            if (Reference.get(input, i, c.type()) != Reference.input(seed, rank, i, c.type(), op))
-            {
-                return "rank " + rank + " " + c + ": the send buffer changed at element " + i;
-            }
+            this.buffer = buffer;
+            this.before = ByteBuffer.allocate(buffer.capacity()).put(0, buffer, 0, buffer.capacity());
         }
-        return null;
+
+        /**
+         * What changed in the first {@code elements} elements, or null when nothing did.
+         *
+         * @param c        the case.
+         * @param elements how many elements to compare; negative for the whole buffer.
+         * @param rank     this rank.
+         * @return the first changed element, or null.
+         */
+        String changed(final CheckCase c, final int elements, final int rank)
+        {
+            final int bytes = elements >= 0 ? elements * c.type().size() : buffer.capacity();
+            final int at = buffer.slice(0, bytes).mismatch(before.slice(0, bytes));
+            return at < 0 ? null : "rank " + rank + " " + c + ": the send buffer changed at element " +
+                at / c.type().size();
+        }
     }
 
     private static ByteBuffer filled(
@@ -242,11 +278,18 @@ public final class CollectiveCheck
     private static ByteBuffer poisoned(final long count, final DataType type)
     {
         final ByteBuffer buf = allocate(count, type);
-        for (int i = 0; i < buf.capacity(); i++)
+        for (int at = 0; at < buf.capacity(); at += POISON.length)
         {
-            buf.put(i, (byte)0x5A);
+            buf.put(at, POISON, 0, Math.min(POISON.length, buf.capacity() - at));
         }
         return buf;
+    }
+
+    private static byte[] poison()
+    {
+        final byte[] bytes = new byte[4096];
+        Arrays.fill(bytes, (byte)0x5A);
+        return bytes;
     }
 
     private static ByteBuffer slice(final ByteBuffer buf, final int first, final int count, final DataType type)
