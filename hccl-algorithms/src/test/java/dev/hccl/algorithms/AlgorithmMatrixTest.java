@@ -83,8 +83,9 @@ class AlgorithmMatrixTest
     /**
      * Which share of {@link #matrix()}'s cases this run checks, 0 to {@value #SHARES_PROPERTY} - 1: the module's pom
      * runs its tests once with each kernel family, and each run takes every other case, so that the matrix costs the
-     * time of one run. The product of algorithm and kernel family buys nothing: the algorithms reach the kernels through one
-     * interface, and VectorKernelsTest checks the families against each other bit for bit at every offset and length.
+     * time of one run. The product of algorithm and kernel family buys nothing: the algorithms reach the kernels
+     * through one interface, and VectorKernelsTest checks the families against each other bit for bit at every
+     * offset and length.
      */
     static final String SHARE_PROPERTY = "hccl.test.matrixShare";
     /** Into how many shares the cases are cut; 1 (every case) unless set. */

@@ -50,8 +50,8 @@ class SparkStandaloneClusterTest
 {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     /**
-     * The master's, workers', driver's and executors' JIT: C1 only. Seven JVMs share CI's two cores for a minute, and
-     * C2's compilations took the cores they needed; what the tests check does not depend on the compiler tier.
+     * The master's, workers', driver's and executors' JIT: C1 only. The cluster's JVMs share CI's two cores for a
+     * minute, and C2's compilations took the cores they needed; what the tests check does not depend on the tier.
      */
     private static final String QUICK_JIT = "-XX:TieredStopAtLevel=1";
     private static final String MASTER = "spark://10.77.0.1:7077";
