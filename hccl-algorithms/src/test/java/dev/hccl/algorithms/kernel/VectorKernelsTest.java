@@ -229,7 +229,8 @@ class VectorKernelsTest
             vector.reduce(dst, 0, src, 0, count);
             calls++;
         }
-        assertTrue(vector.trial().proven(), "the vector loop never came within the ratio of the scalar one in " + calls + " calls");
+        assertTrue(vector.trial().proven(),
+            "the vector loop never came within the ratio of the scalar one in " + calls + " calls");
     }
 
     @ParameterizedTest
