@@ -4,6 +4,7 @@ import dev.hccl.api.spi.NativeCopy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.util.Arrays;
@@ -123,15 +124,27 @@ class CopiesTest
     {
         final String os = System.getProperty("os.name", "");
         final String arch = System.getProperty("os.arch", "");
-        final boolean bindable = Runtime.version().feature() >= 22 && os.startsWith("Linux") &&
+        final int feature = Runtime.version().feature();
+        // JDK 17 binds through its incubating linker, whose module the root pom's jdk17 profile resolves.
+        final boolean jdkBinds = feature >= 22 ||
+            feature == 17 && ModuleLayer.boot().findModule("jdk.incubator.foreign").isPresent();
+        final boolean bindable = jdkBinds && os.startsWith("Linux") &&
             ("amd64".equals(arch) || "aarch64".equals(arch)) && nativeAccess();
         assertEquals(bindable, NativeCopy.available(), String.valueOf(NativeCopy.unavailable()));
         assertEquals(bindable, null == NativeCopy.unavailable());
     }
 
-    /** Whether this JDK lets the library's (unnamed) module call native code; false before JDK 22. */
+    /**
+     * Whether this JDK lets the library's (unnamed) module call native code: from JDK 22 as the module says, on JDK 17
+     * as its command line does (it has no such method); false on the JDKs between.
+     */
     private static boolean nativeAccess()
     {
+        if (Runtime.version().feature() == 17)
+        {
+            return ManagementFactory.getRuntimeMXBean().getInputArguments()
+                .contains("--enable-native-access=ALL-UNNAMED");
+        }
         try
         {
             return (Boolean)Module.class.getMethod("isNativeAccessEnabled").invoke(CopiesTest.class.getModule());

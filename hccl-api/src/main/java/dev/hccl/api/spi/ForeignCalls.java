@@ -26,13 +26,7 @@ public final class ForeignCalls
      */
     public static void requireBindable(final Class<?> caller, final String what)
     {
-        final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        final String arch = System.getProperty("os.arch", "");
-        if (!os.startsWith("linux") || !("amd64".equals(arch) || "x86_64".equals(arch) || "aarch64".equals(arch)))
-        {
-            throw new UnsupportedOperationException(what + " is bound on Linux on x86-64 and AArch64 only, not " + os +
-                " on " + arch);
-        }
+        requirePlatform(what);
         if (Runtime.version().feature() < 22)
         {
             throw new UnsupportedOperationException("the JDK's foreign function API is final from JDK 22; this is " +
@@ -51,6 +45,23 @@ public final class ForeignCalls
         {
             throw new UnsupportedOperationException("native access is not enabled: start java with " +
                 "--enable-native-access=ALL-UNNAMED (bin/hccl-java does)");
+        }
+    }
+
+    /**
+     * Checks that this is a platform whose C calling convention the bindings assume: Linux on x86-64 or AArch64.
+     *
+     * @param what what is bound, for the message.
+     * @throws UnsupportedOperationException naming the platform.
+     */
+    public static void requirePlatform(final String what)
+    {
+        final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        final String arch = System.getProperty("os.arch", "");
+        if (!os.startsWith("linux") || !("amd64".equals(arch) || "x86_64".equals(arch) || "aarch64".equals(arch)))
+        {
+            throw new UnsupportedOperationException(what + " is bound on Linux on x86-64 and AArch64 only, not " + os +
+                " on " + arch);
         }
     }
 }

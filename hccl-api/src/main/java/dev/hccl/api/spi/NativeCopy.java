@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * The C library's {@code memmove} for copies between native memory, bound through the JDK's foreign function API
- * (final from JDK 22) with no native library of ours: for the algorithms' copies ({@code Copies}) and the
- * shared-memory transport's copies into its rings.
+ * (final from JDK 22; on JDK 17 its incubating first version, {@link Jdk17Downcalls}) with no native library of ours:
+ * for the algorithms' copies ({@code Copies}) and the shared-memory transport's copies into its rings.
  * <p>
  * Why: the JVM's copy ({@code Unsafe.copyMemory}) stores a vector register at a time, and each store first reads its
  * cache line for ownership; where the line is held by another core, as a node arena's region is by the member that
@@ -19,12 +19,14 @@ import java.util.Optional;
  * read by the receiving core.
  * <p>
  * Bound as {@link ForeignCalls} says, once, when this class loads, to a constant handle
- * {@code (long dst, long src, long bytes)void}, which C2 calls as it would a method. The call is {@code critical} (no
- * change of the thread's state): callers copy at most {@link #MAX_BYTES} a call, so a safepoint waits no longer than
- * for the JVM's own copy of as much.
+ * {@code (long dst, long src, long bytes)void}, which C2 calls as it would a method. From JDK 22 the call is
+ * {@code critical} (no change of the thread's state): callers copy at most {@link #MAX_BYTES} a call, so a safepoint
+ * waits no longer than for the JVM's own copy of as much. JDK 17's is an ordinary downcall, some tens of nanoseconds
+ * more, which {@link #MIN_BYTES} covers.
  * <p>
- * Needs native access, since the JDK warns on stderr when a library binds without it: without
- * {@code --enable-native-access} (which {@code bin/hccl-java} passes), or before JDK 22, or elsewhere than Linux on
+ * Needs native access, since the JDK warns on stderr when a library binds without it, and on JDK 17 the incubating
+ * module: without {@code --enable-native-access} (which {@code bin/hccl-java} passes), on JDK 17 without
+ * {@code --add-modules=jdk.incubator.foreign} (which it passes there), on JDKs 18 to 21, or elsewhere than Linux on
  * x86-64 and AArch64, nothing is bound and callers keep the JVM's copy ({@code Unsafe.copyMemory}).
  */
 public final class NativeCopy
@@ -97,6 +99,11 @@ public final class NativeCopy
 
     private static MethodHandle bind()
     {
+        if (Runtime.version().feature() == 17)
+        {
+            ForeignCalls.requirePlatform("memmove");
+            return Jdk17Downcalls.bindVoid("memmove", 3);
+        }
         ForeignCalls.requireBindable(NativeCopy.class, "memmove");
         try
         {

@@ -191,6 +191,9 @@ class LauncherScriptsTest
     /** JDK 24+ only: JDK 17 to 22 refuse it. */
     private static final String UNSAFE_ACCESS = "--sun-misc-unsafe-memory-access=allow";
 
+    /** JDK 17 only (the fake java's default version): its foreign linker; other JDKs lack the module. */
+    private static final String FOREIGN_MODULE = "--add-modules=jdk.incubator.foreign";
+
     @Test
     @Timeout(30)
     void hcclJavaAddsTheFlagAndAppendsClasspath() throws Exception
@@ -203,10 +206,10 @@ class LauncherScriptsTest
         Run without = run(Map.of(), true, tmp.resolve("a/hccl-java").toString(), "Main");
 
         assertEquals(0, with.status(), with.err());
-        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, "-cp", jar + ":/opt/app.jar:/opt/lib/*",
-                "dev.hccl.examples.AllReduceExample", "--size", "1 MiB"), with.out());
+        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, FOREIGN_MODULE, "-cp",
+                jar + ":/opt/app.jar:/opt/lib/*", "dev.hccl.examples.AllReduceExample", "--size", "1 MiB"), with.out());
         assertEquals(0, without.status(), without.err());
-        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, "-cp", jar, "Main"), without.out());
+        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, FOREIGN_MODULE, "-cp", jar, "Main"), without.out());
     }
 
     @Test
@@ -219,12 +222,30 @@ class LauncherScriptsTest
 
         Run jdk25 = run(Map.of("JAVA_HOME", fakeJdk("25.0.1").toString()), true, script, "Main");
         Run jdk21 = run(Map.of("JAVA_HOME", fakeJdk("21.0.5").toString()), true, script, "Main");
+        Run jdk17 = run(Map.of("JAVA_HOME", fakeJdk("17.0.15").toString()), true, script, "Main");
 
         assertEquals(0, jdk25.status(), jdk25.err());
         assertEquals(List.of("JAVA_HOME-java", FLAG, VECTOR_MODULE, NATIVE_ACCESS, UNSAFE_ACCESS, "-cp", jar, "Main"),
                 jdk25.out());
         assertEquals(0, jdk21.status(), jdk21.err());
         assertEquals(List.of("JAVA_HOME-java", FLAG, VECTOR_MODULE, NATIVE_ACCESS, "-cp", jar, "Main"), jdk21.out());
+        assertEquals(0, jdk17.status(), jdk17.err());
+        assertEquals(List.of("JAVA_HOME-java", FLAG, VECTOR_MODULE, NATIVE_ACCESS, FOREIGN_MODULE, "-cp", jar, "Main"),
+                jdk17.out());
+    }
+
+    @Test
+    @Timeout(30)
+    void aJavaOfUnknownVersionGetsNoModuleThatOnlyJdk17Has() throws Exception
+    {
+        createJar();
+        String jar = root.resolve(JAR_REL).toString();
+
+        Run r = run(Map.of("FAKE_JAVA_VERSION", "unknown"), true, tmp.resolve("a/hccl-java").toString(), "Main");
+
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.err().contains("cannot tell the version"), r.err());
+        assertEquals(List.of(FLAG, VECTOR_MODULE, NATIVE_ACCESS, "-cp", jar, "Main"), r.out());
     }
 
     @Test
@@ -261,11 +282,11 @@ class LauncherScriptsTest
 
         assertEquals(0, alone.status(), alone.err());
         assertEquals(List.of("JDK_JAVA_OPTIONS=<unset>", "ADDED=<unset>", FLAG, VECTOR_MODULE,
-                NATIVE_ACCESS, "-cp", jar, "Main"), alone.out());
+                NATIVE_ACCESS, FOREIGN_MODULE, "-cp", jar, "Main"), alone.out());
         // The user's own options stay: the JVM notes those, as it would without the launcher.
         assertEquals(0, withUsers.status(), withUsers.err());
         assertEquals(List.of("JDK_JAVA_OPTIONS=-Xmx1g -ea", "ADDED=<unset>", FLAG, VECTOR_MODULE,
-                NATIVE_ACCESS, "-cp", jar, "Main"), withUsers.out());
+                NATIVE_ACCESS, FOREIGN_MODULE, "-cp", jar, "Main"), withUsers.out());
     }
 
     @Test
