@@ -12,6 +12,7 @@ import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportKind;
 import dev.hccl.api.spi.TransportProvider;
 import dev.hccl.core.events.ConnectionEvent;
+import dev.hccl.core.events.Recordings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -205,15 +206,18 @@ public final class TransportRouting implements AutoCloseable
                         candidates.add(other);
                     }
                 }
-                final ConnectionEvent event = new ConnectionEvent();
-                event.begin();
+                final ConnectionEvent event = Recordings.started() ? new ConnectionEvent() : null;
+                if (null != event)
+                {
+                    event.begin();
+                }
                 final Set<Integer> connected = candidates.isEmpty() ? Set.of() :
                     o.transport().connect(self, candidates, deadlineNanos);
                 if (connected.isEmpty())
                 {
                     continue;
                 }
-                if (event.shouldCommit())
+                if (null != event && event.shouldCommit())
                 {
                     event.rank = rank;
                     event.worldSize = worldSize;

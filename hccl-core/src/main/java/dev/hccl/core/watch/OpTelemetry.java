@@ -7,6 +7,7 @@ import dev.hccl.core.events.CollectiveEvent;
 import dev.hccl.core.events.FailureEvent;
 import dev.hccl.core.events.OperationEvent;
 import dev.hccl.core.events.PointToPointEvent;
+import dev.hccl.core.events.Recordings;
 import dev.hccl.core.op.OpListener;
 import dev.hccl.core.op.OpRecord;
 
@@ -21,9 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class OpTelemetry implements OpListener
 {
-    /** Asked whether a recording takes each kind of event (state of the event's class, not of the instance). */
-    private static final CollectiveEvent COLLECTIVES_RECORDED = new CollectiveEvent();
-    private static final PointToPointEvent POINT_TO_POINT_RECORDED = new PointToPointEvent();
 
     private final String commId;
     private final int rank;
@@ -64,7 +62,7 @@ public final class OpTelemetry implements OpListener
         // One event an operation, begun here and finished at its end, made only while a recording takes it: an
         // operation under way when a recording starts gets an event of its end alone.
         final boolean collective = op.lane() == OpRecord.Lane.COLLECTIVE;
-        if (collective ? COLLECTIVES_RECORDED.isEnabled() : POINT_TO_POINT_RECORDED.isEnabled())
+        if (collective ? collectivesRecorded() : pointToPointRecorded())
         {
             final OperationEvent event = collective ? new CollectiveEvent() : new PointToPointEvent();
             event.begin();
@@ -93,8 +91,8 @@ public final class OpTelemetry implements OpListener
         {
             metrics.collective(desc.operation(), bytes, took, op.peerWaitNanos(), failed);
             // Begun only while recorded; none for one that failed before it started, or began before the recording.
-            final CollectiveEvent event = begun instanceof CollectiveEvent e ? e :
-                COLLECTIVES_RECORDED.isEnabled() ? new CollectiveEvent() : null;
+            final CollectiveEvent event = null != begun ? (CollectiveEvent)begun :
+                collectivesRecorded() ? new CollectiveEvent() : null;
             if (null != event && event.shouldCommit())
             {
                 fill(event, op, failed);
@@ -110,8 +108,8 @@ public final class OpTelemetry implements OpListener
         else
         {
             metrics.pointToPoint(desc.operation(), bytes, took, op.peerWaitNanos(), failed);
-            final PointToPointEvent event = begun instanceof PointToPointEvent e ? e :
-                POINT_TO_POINT_RECORDED.isEnabled() ? new PointToPointEvent() : null;
+            final PointToPointEvent event = null != begun ? (PointToPointEvent)begun :
+                pointToPointRecorded() ? new PointToPointEvent() : null;
             if (null != event && event.shouldCommit())
             {
                 fill(event, op, failed);
@@ -167,6 +165,10 @@ public final class OpTelemetry implements OpListener
     @Override
     public void failed(final HcclException failure, final boolean relayed)
     {
+        if (!Recordings.started())
+        {
+            return;
+        }
         final FailureEvent event = new FailureEvent();
         if (event.isEnabled() && failureRecorded.compareAndSet(false, true))
         {
@@ -182,6 +184,26 @@ public final class OpTelemetry implements OpListener
             event.cause = cause == null ? "" : cause.toString();
             event.commit();
         }
+    }
+
+    private static boolean collectivesRecorded()
+    {
+        return Recordings.started() && RecordedProbes.COLLECTIVES.isEnabled();
+    }
+
+    private static boolean pointToPointRecorded()
+    {
+        return Recordings.started() && RecordedProbes.POINT_TO_POINT.isEnabled();
+    }
+
+    /**
+     * Asked whether a recording takes each kind of event (state of the event's class, not of the instance); made on
+     * first use, once the flight recorder has started ({@link Recordings}).
+     */
+    private static final class RecordedProbes
+    {
+        static final CollectiveEvent COLLECTIVES = new CollectiveEvent();
+        static final PointToPointEvent POINT_TO_POINT = new PointToPointEvent();
     }
 
     private void fill(final OperationEvent event, final OpRecord op, final boolean failed)
