@@ -2,6 +2,7 @@ package dev.hccl.algorithms.kernel;
 
 import dev.hccl.api.DataType;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.NativeCopy;
 import dev.hccl.api.spi.Reducer;
 
 import java.lang.management.ManagementFactory;
@@ -23,6 +24,12 @@ import java.nio.ByteOrder;
  * The budget is the calling thread's CPU time, not the clock's: where many JVMs start on few cores (eight ranks on
  * two) a budget of wall time was spent before the thread got a core.
  * <p>
+ * The copy between native memory takes turns with them, {@link #COPIES_PER_ROUND} calls of
+ * {@link NativeCopy#MIN_BYTES} a round: where it is the C library's ({@link NativeCopy}) it goes through a chain of
+ * method handles that runs interpreted for its first thousands of calls (some 10 us a call on JDK 17), and the JIT's
+ * work to compile it, done during a job's first large operations, cost the 2 x 4 cluster's first 16 MiB row some
+ * 40 ms (docs/PERFORMANCE.md).
+ * <p>
  * Local: it touches no peer and no shared memory, so each rank may run it whenever it likes, on any thread.
  */
 public final class KernelWarmUp
@@ -42,6 +49,8 @@ public final class KernelWarmUp
     static final int ROUNDS = 40;
     /** A probe this much faster than the first says the loop is compiled. */
     static final double SETTLED_FRACTION = 0.05;
+    /** Copies a round: {@link #ROUNDS} rounds make the 15,000 calls after which the JIT has compiled the copy's call. */
+    static final int COPIES_PER_ROUND = 375;
 
     private KernelWarmUp()
     {
@@ -69,9 +78,17 @@ public final class KernelWarmUp
             reducers[t] = Reducers.of(TYPES[t], ReduceOp.SUM);
         }
         int calls = 0;
-        int unsettled = TYPES.length;
-        for (int round = 0; round < ROUNDS && unsettled > 0; round++)
+        for (int round = 0; round < ROUNDS; round++)
         {
+            if ((cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - deadlineNanos >= 0)
+            {
+                return calls;
+            }
+            for (int i = 0; i < COPIES_PER_ROUND; i++)
+            {
+                Copies.copy(into, 0, from, 0, NativeCopy.MIN_BYTES);
+            }
+            calls += COPIES_PER_ROUND;
             for (int t = 0; t < TYPES.length; t++)
             {
                 if ((cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - deadlineNanos >= 0)
@@ -99,7 +116,6 @@ public final class KernelWarmUp
                 else if (took < firstProbe[t] * SETTLED_FRACTION)
                 {
                     settled[t] = true;
-                    unsettled--;
                 }
                 Copies.copy(into, 0, from, 0, PROBE_BYTES);
             }
