@@ -26,9 +26,8 @@ import java.nio.ByteOrder;
  * <p>
  * The copy between native memory takes turns with them, {@link #COPIES_PER_ROUND} calls of
  * {@link NativeCopy#MIN_BYTES} a round: where it is the C library's ({@link NativeCopy}) it goes through a chain of
- * method handles that runs interpreted for its first thousands of calls (some 10 us a call on JDK 17), and the JIT's
- * work to compile it, done during a job's first large operations, cost the 2 x 4 cluster's first 16 MiB row some
- * 40 ms (docs/PERFORMANCE.md).
+ * method handles that runs interpreted for its first thousands of calls, and the JIT's work to compile it fell on a
+ * job's first large operations instead (docs/PERFORMANCE.md has what that cost).
  * <p>
  * Local: it touches no peer and no shared memory, so each rank may run it whenever it likes, on any thread.
  */
@@ -49,7 +48,7 @@ public final class KernelWarmUp
     static final int ROUNDS = 40;
     /** A probe this much faster than the first says the loop is compiled. */
     static final double SETTLED_FRACTION = 0.05;
-    /** Copies a round: {@link #ROUNDS} rounds make the 15,000 calls after which the JIT has compiled the copy's call. */
+    /** Copies a round: {@link #ROUNDS} rounds make 15,000, past the JIT's thresholds for compiling the copy's call. */
     static final int COPIES_PER_ROUND = 375;
 
     private KernelWarmUp()

@@ -39,7 +39,7 @@ final class Jdk17Downcalls
     {
         if (Runtime.version().feature() != 17)
         {
-            throw new UnsupportedOperationException("JDK 17's incubating foreign linker is JDK 17's only; this is " +
+            throw new UnsupportedOperationException("the incubating foreign linker bound here is JDK 17's; this is " +
                 "JDK " + Runtime.version().feature());
         }
         if (ModuleLayer.boot().findModule(MODULE).isEmpty())
