@@ -95,7 +95,7 @@ public final class Copies
     static void copy(
         final Object dstBase, final long dstOffset, final Object srcBase, final long srcOffset, final int bytes)
     {
-        if (null == dstBase && null == srcBase && bytes >= NativeCopy.MIN_BYTES && NativeCopy.available())
+        if (null == dstBase && null == srcBase && bytes >= NativeCopy.MIN_BYTES && NativeCopy.ready())
         {
             // Between native memory, through the C library's memmove, chunk by chunk as below: it handles overlap.
             final boolean backward = dstOffset > srcOffset && dstOffset < srcOffset + bytes;

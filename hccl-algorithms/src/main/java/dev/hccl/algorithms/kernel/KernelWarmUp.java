@@ -6,6 +6,7 @@ import dev.hccl.api.spi.NativeCopy;
 import dev.hccl.api.spi.Reducer;
 
 import java.lang.management.ManagementFactory;
+import java.lang.ref.Reference;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,10 +25,12 @@ import java.nio.ByteOrder;
  * The budget is the calling thread's CPU time, not the clock's: where many JVMs start on few cores (eight ranks on
  * two) a budget of wall time was spent before the thread got a core.
  * <p>
- * The copy between native memory takes turns with them, {@link #COPIES_PER_ROUND} calls of
- * {@link NativeCopy#MIN_BYTES} a round: where it is the C library's ({@link NativeCopy}) it goes through a chain of
- * method handles that runs interpreted for its first thousands of calls, and the JIT's work to compile it fell on a
- * job's first large operations instead (docs/PERFORMANCE.md has what that cost).
+ * Where the C library's copy is bound but its call not yet compiled ({@link NativeCopy#ready()}: JDK 17's downcall, a
+ * chain of method handles that runs interpreted for its first thousands of calls), the copy takes turns with them:
+ * {@link #COPIES_PER_ROUND} calls of {@link NativeCopy#MIN_BYTES} a round, then a timed call of {@link #PROBE_BYTES}
+ * beside the JVM's copy of as much; once it takes at most {@link #COMPILED_RATIO} times the JVM's time, callers take
+ * it ({@link NativeCopy#markCompiled}). Until then they keep the JVM's copy: the JIT's work on the call, done during a
+ * job's first operations, and the interpreted calls made those slower (docs/PERFORMANCE.md).
  * <p>
  * Local: it touches no peer and no shared memory, so each rank may run it whenever it likes, on any thread.
  */
@@ -50,6 +53,11 @@ public final class KernelWarmUp
     static final double SETTLED_FRACTION = 0.05;
     /** Copies a round: {@link #ROUNDS} rounds make 15,000, past the JIT's thresholds for compiling the copy's call. */
     static final int COPIES_PER_ROUND = 375;
+    /**
+     * How much longer than the JVM's copy the C library's may take for its call to pass for compiled: it adds a call
+     * into C; interpreted, it takes tens of times longer.
+     */
+    static final double COMPILED_RATIO = 4;
 
     private KernelWarmUp()
     {
@@ -77,17 +85,21 @@ public final class KernelWarmUp
             reducers[t] = Reducers.of(TYPES[t], ReduceOp.SUM);
         }
         int calls = 0;
-        for (int round = 0; round < ROUNDS; round++)
+        // The reductions' rounds, and after them more of the copy's while its call is not compiled yet.
+        for (int round = 0; round < ROUNDS || nativeCopyCold(); round++)
         {
             if ((cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - deadlineNanos >= 0)
             {
                 return calls;
             }
-            for (int i = 0; i < COPIES_PER_ROUND; i++)
+            if (nativeCopyCold())
             {
-                Copies.copy(into, 0, from, 0, NativeCopy.MIN_BYTES);
+                warmNativeCopy(into, from);
             }
-            calls += COPIES_PER_ROUND;
+            if (round >= ROUNDS)
+            {
+                continue;
+            }
             for (int t = 0; t < TYPES.length; t++)
             {
                 if ((cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - deadlineNanos >= 0)
@@ -120,5 +132,34 @@ public final class KernelWarmUp
             }
         }
         return calls;
+    }
+
+    private static boolean nativeCopyCold()
+    {
+        return NativeCopy.available() && !NativeCopy.ready();
+    }
+
+    /** One round of the C library's copy, then the timed comparison that says whether its call runs compiled. */
+    private static void warmNativeCopy(final ByteBuffer into, final ByteBuffer from)
+    {
+        final long intoAddress = BufferAccess.offset(into, 0);
+        final long fromAddress = BufferAccess.offset(from, 0);
+        for (int i = 0; i < COPIES_PER_ROUND; i++)
+        {
+            NativeCopy.copy(intoAddress, fromAddress, NativeCopy.MIN_BYTES);
+        }
+        final long start = System.nanoTime();
+        NativeCopy.copy(intoAddress, fromAddress, PROBE_BYTES);
+        final long nativeNanos = System.nanoTime() - start;
+        // The JVM's copy, as Copies makes it while the C library's is not ready.
+        final long jvmStart = System.nanoTime();
+        Copies.copy(into, 0, from, 0, PROBE_BYTES);
+        final long jvmNanos = Math.max(1, System.nanoTime() - jvmStart);
+        if (nativeNanos <= COMPILED_RATIO * jvmNanos)
+        {
+            NativeCopy.markCompiled();
+        }
+        Reference.reachabilityFence(into);
+        Reference.reachabilityFence(from);
     }
 }

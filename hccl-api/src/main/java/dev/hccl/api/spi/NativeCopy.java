@@ -62,11 +62,36 @@ public final class NativeCopy
     }
 
     /**
+     * Whether callers take the C library's copy now: JDK 17's downcall is a chain of method handles that runs
+     * interpreted, far slower than the JVM's copy, until the JIT has compiled it, so there the reductions' warm-up
+     * ({@code KernelWarmUp}) calls it until it runs compiled and then says so ({@link #markCompiled}); before, and
+     * where the warm-up's budget ran out first, callers keep the JVM's copy. From JDK 22, from the first call.
+     */
+    private static volatile boolean compiled = Runtime.version().feature() != 17;
+
+    /**
      * @return whether copies between native memory can go through the C library.
      */
     public static boolean available()
     {
         return null != MEMMOVE;
+    }
+
+    /**
+     * @return whether copies between native memory take the C library's copy now: it is bound, and its call runs
+     *     compiled.
+     */
+    public static boolean ready()
+    {
+        return null != MEMMOVE && compiled;
+    }
+
+    /**
+     * Says that the call runs compiled, as the warm-up found: callers take it from now on.
+     */
+    public static void markCompiled()
+    {
+        compiled = true;
     }
 
     /**

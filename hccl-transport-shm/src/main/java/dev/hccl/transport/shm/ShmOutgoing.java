@@ -191,7 +191,7 @@ final class ShmOutgoing
     private void copyIn(final AtomicBuffer buffer, final int index, final int n)
     {
         final int from = start + offset;
-        if (n >= NativeCopy.MIN_BYTES && payload.isDirect() && null == buffer.byteArray() && NativeCopy.available())
+        if (n >= NativeCopy.MIN_BYTES && payload.isDirect() && null == buffer.byteArray() && NativeCopy.ready())
         {
             NativeCopy.copy(buffer.addressOffset() + index, BufferUtil.address(payload) + from, n);
             Reference.reachabilityFence(payload);
