@@ -74,7 +74,7 @@ public final class KernelWarmUp
     {
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final boolean cpu = threads.isCurrentThreadCpuTimeSupported();
-        final long deadlineNanos = (cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) + budgetNanos;
+        final long deadlineNanos = now(threads, cpu) + budgetNanos;
         final ByteBuffer into = ByteBuffer.allocateDirect(PROBE_BYTES).order(ByteOrder.nativeOrder());
         final ByteBuffer from = ByteBuffer.allocateDirect(PROBE_BYTES).order(ByteOrder.nativeOrder());
         final Reducer[] reducers = new Reducer[TYPES.length];
@@ -85,10 +85,11 @@ public final class KernelWarmUp
             reducers[t] = Reducers.of(TYPES[t], ReduceOp.SUM);
         }
         int calls = 0;
-        // The reductions' rounds, and after them more of the copy's while its call is not compiled yet.
-        for (int round = 0; round < ROUNDS || nativeCopyCold(); round++)
+        int unsettled = TYPES.length;
+        // The reductions' rounds until their types settle, and the copy's while its call is not compiled yet.
+        for (int round = 0; (round < ROUNDS && unsettled > 0) || nativeCopyCold(); round++)
         {
-            if ((cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - deadlineNanos >= 0)
+            if (now(threads, cpu) - deadlineNanos >= 0)
             {
                 return calls;
             }
@@ -96,13 +97,9 @@ public final class KernelWarmUp
             {
                 warmNativeCopy(into, from);
             }
-            if (round >= ROUNDS)
+            for (int t = 0; t < TYPES.length && round < ROUNDS; t++)
             {
-                continue;
-            }
-            for (int t = 0; t < TYPES.length; t++)
-            {
-                if ((cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime()) - deadlineNanos >= 0)
+                if (now(threads, cpu) - deadlineNanos >= 0)
                 {
                     return calls;
                 }
@@ -127,11 +124,18 @@ public final class KernelWarmUp
                 else if (took < firstProbe[t] * SETTLED_FRACTION)
                 {
                     settled[t] = true;
+                    unsettled--;
                 }
                 Copies.copy(into, 0, from, 0, PROBE_BYTES);
             }
         }
         return calls;
+    }
+
+    /** The clock the budget is kept in: the thread's CPU time where the JVM tells it, else the wall clock. */
+    private static long now(final ThreadMXBean threads, final boolean cpu)
+    {
+        return cpu ? threads.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
     private static boolean nativeCopyCold()
