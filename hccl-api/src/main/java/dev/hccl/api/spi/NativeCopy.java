@@ -67,7 +67,9 @@ public final class NativeCopy
      * ({@code KernelWarmUp}) calls it until it runs compiled and then says so ({@link #markCompiled}); before, and
      * where the warm-up's budget ran out first, callers keep the JVM's copy. From JDK 22, from the first call.
      */
-    private static volatile boolean compiled = Runtime.version().feature() != 17;
+    private static volatile boolean compiled;
+    /** Whether {@link #compiled} applies: JDK 17 only, so that elsewhere {@link #ready()} folds to a constant. */
+    private static final boolean WAITS_FOR_COMPILE = Runtime.version().feature() == 17;
 
     /**
      * @return whether copies between native memory can go through the C library.
@@ -83,7 +85,7 @@ public final class NativeCopy
      */
     public static boolean ready()
     {
-        return null != MEMMOVE && compiled;
+        return null != MEMMOVE && (!WAITS_FOR_COMPILE || compiled);
     }
 
     /**
