@@ -39,6 +39,7 @@ import dev.hccl.core.op.PositionSurvey;
 import dev.hccl.core.op.RankNumbering;
 import dev.hccl.core.op.Whereabouts;
 import dev.hccl.core.op.Wire;
+import dev.hccl.core.topology.CoreShare;
 import dev.hccl.core.topology.LinkProbe;
 import dev.hccl.core.topology.StaticTopology;
 import dev.hccl.core.watch.CommView;
@@ -128,9 +129,10 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         {
             LOG.debug("rank 0: {}", algorithms);
         }
-        final RankLayout root = fabric.topology().layout();
-        final int processesHere = root.sizeOf(root.nodeOf(numbering.global(rank)));
-        final WaitPolicy waitPolicy = BackoffWait.forNode(processesHere, Runtime.getRuntime().availableProcessors());
+        final CoreShare cores =
+            CoreShare.of(fabric.topology(), numbering.global(rank), Runtime.getRuntime().availableProcessors());
+        final WaitPolicy waitPolicy = BackoffWait.forNode(cores.ranks(), cores.cores());
+        LOG.debug("rank {}: waits {}: {} of the node where it may run", rank, waitPolicy, cores);
         this.links = fabric.links(numbering);
         this.mailbox = fabric.dispatcher().mailbox(commId);
         // The observers, which the operation path tells through one listener.

@@ -9,9 +9,10 @@ import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
 import dev.hccl.api.RankLayout;
 import dev.hccl.api.spi.CommunicatorProvider;
+import dev.hccl.api.spi.CpuList;
 import dev.hccl.api.spi.JobKey;
-import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.api.spi.PeerEndpoint;
+import dev.hccl.api.spi.TlsMaterial;
 import dev.hccl.api.spi.Transport;
 import dev.hccl.api.spi.TransportContext;
 import dev.hccl.api.spi.TransportKind;
@@ -130,7 +131,7 @@ public final class HcclProvider implements CommunicatorProvider
             final Map<String, byte[]> addresses = new LinkedHashMap<>();
             transports.forEach(o -> addresses.put(o.name(), o.transport().localAddress()));
             final PeerInfo mine = new PeerInfo(nic.address().getHostAddress(), nodeId, NodeIdentity.hostName(),
-                nic.name(), config.eagerBudgetBytes(), addresses);
+                nic.name(), config.eagerBudgetBytes(), CpuList.allowedOrUnknown(), addresses);
             final PeerInfo[] peers = rendezvous.exchange(mine, deadline);
             for (int r = 0; r < peers.length; r++)
             {
@@ -379,7 +380,8 @@ public final class HcclProvider implements CommunicatorProvider
         final List<StaticTopology.Place> places = new ArrayList<>(peers.length);
         for (final PeerInfo peer : peers)
         {
-            places.add(new StaticTopology.Place(peer.nodeId(), peer.hostName(), peer.ifName(), peer.host()));
+            places.add(new StaticTopology.Place(peer.nodeId(), peer.hostName(), peer.ifName(), peer.host(),
+                peer.cpus()));
         }
         return new StaticTopology(places);
     }

@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * What each rank publishes at bootstrap: which node it is on, the interface chosen for it, the eager budget it grants
- * each peer, and the address of each transport it opened, as that transport's opaque bytes. Encoded as lines of
- * text: the five fixed fields, then one {@code name=base64} line per transport.
+ * each peer, the CPUs its process may run on, and the address of each transport it opened, as that transport's opaque
+ * bytes. Encoded as lines of text: the six fixed fields, then one {@code name=base64} line per transport.
  */
 public final class PeerInfo
 {
@@ -18,6 +18,7 @@ public final class PeerInfo
     private final String hostName;
     private final String ifName;
     private final int eagerBudget;
+    private final String cpus;
     private final Map<String, byte[]> transports;
 
     /**
@@ -28,6 +29,7 @@ public final class PeerInfo
      * @param hostName   its host name.
      * @param ifName     the name of the interface that {@code host} belongs to, or empty when unknown.
      * @param eagerBudget bytes each peer may send it eagerly ({@code HCCL_EAGER_BUDGET}).
+     * @param cpus       the CPUs its process may run on, in Linux's list format, or empty when not known.
      * @param transports each opened transport's address, by the transport's name.
      */
     public PeerInfo(
@@ -36,9 +38,11 @@ public final class PeerInfo
         final String hostName,
         final String ifName,
         final int eagerBudget,
+        final String cpus,
         final Map<String, byte[]> transports)
     {
         this.eagerBudget = eagerBudget;
+        this.cpus = cpus;
         this.host = host;
         this.nodeId = nodeId;
         this.hostName = hostName;
@@ -97,6 +101,16 @@ public final class PeerInfo
     }
 
     /**
+     * The CPUs the rank's process may run on, as its launcher's binding or its cpuset left them.
+     *
+     * @return them in Linux's list format ({@code 0-3,8}), or empty when not known.
+     */
+    public String cpus()
+    {
+        return cpus;
+    }
+
+    /**
      * The address a transport of the rank published.
      *
      * @param transport the transport's name.
@@ -111,7 +125,7 @@ public final class PeerInfo
     byte[] encode()
     {
         final StringBuilder text = new StringBuilder(String.join("\n", host, nodeId, hostName, ifName,
-            Integer.toString(eagerBudget)));
+            Integer.toString(eagerBudget), cpus));
         final Base64.Encoder base64 = Base64.getEncoder();
         transports.forEach((name, bytes) -> text.append('\n').append(name).append('=')
             .append(base64.encodeToString(bytes)));
@@ -121,7 +135,7 @@ public final class PeerInfo
     static PeerInfo decode(final byte[] bytes)
     {
         final String[] parts = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
-        if (parts.length < 5)
+        if (parts.length < 6)
         {
             throw new IllegalArgumentException("malformed peer record in the rendezvous store");
         }
@@ -135,7 +149,7 @@ public final class PeerInfo
             throw new IllegalArgumentException("malformed eager budget in the rendezvous store");
         }
         final Map<String, byte[]> transports = new LinkedHashMap<>();
-        for (int i = 5; i < parts.length; i++)
+        for (int i = 6; i < parts.length; i++)
         {
             final int eq = parts[i].indexOf('=');
             if (eq <= 0)
@@ -144,6 +158,6 @@ public final class PeerInfo
             }
             transports.put(parts[i].substring(0, eq), Base64.getDecoder().decode(parts[i].substring(eq + 1)));
         }
-        return new PeerInfo(parts[0], parts[1], parts[2], parts[3], eagerBudget, transports);
+        return new PeerInfo(parts[0], parts[1], parts[2], parts[3], eagerBudget, parts[5], transports);
     }
 }

@@ -24,8 +24,10 @@ public final class StaticTopology implements Topology
      * @param hostName      the host name.
      * @param interfaceName the interface its transport listens on, or empty when the ranks run in one JVM.
      * @param address       its address on that interface, or empty when the ranks run in one JVM.
+     * @param cpus          the CPUs its process may run on, in Linux's list format ({@link dev.hccl.api.spi.CpuList}), or empty when
+     *                      not known (ranks in one JVM, a system that does not say).
      */
-    public record Place(String nodeId, String hostName, String interfaceName, String address)
+    public record Place(String nodeId, String hostName, String interfaceName, String address, String cpus)
     {
         /**
          * Normalises absent values to empty.
@@ -34,11 +36,26 @@ public final class StaticTopology implements Topology
          * @param hostName      the host name.
          * @param interfaceName the interface, or null.
          * @param address       the address, or null.
+         * @param cpus          the CPUs, or null when not known.
          */
         public Place
         {
             interfaceName = interfaceName == null ? "" : interfaceName;
             address = address == null ? "" : address;
+            cpus = cpus == null ? "" : cpus;
+        }
+
+        /**
+         * A place whose CPUs are not known.
+         *
+         * @param nodeId        the node's identity.
+         * @param hostName      the host name.
+         * @param interfaceName the interface, or null.
+         * @param address       the address, or null.
+         */
+        public Place(final String nodeId, final String hostName, final String interfaceName, final String address)
+        {
+            this(nodeId, hostName, interfaceName, address, "");
         }
 
         /**

@@ -1,5 +1,7 @@
 package dev.hccl.tools.launch;
 
+import dev.hccl.api.spi.CpuList;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,7 +99,7 @@ public final class CpuPlacement
             }
             return null;
         }
-        return probe(Path.of("/sys"), allowed()).plan(mode, ranks, libraryCores);
+        return probe(Path.of("/sys"), CpuList.allowed()).plan(mode, ranks, libraryCores);
     }
 
     /**
@@ -114,7 +116,7 @@ public final class CpuPlacement
         throws IOException
     {
         final Plan plan = onThisMachine(bindTo, ranks, libraryCores);
-        final String allowed = format(allowed());
+        final String allowed = CpuList.format(CpuList.allowed());
         final List<String> lines = new ArrayList<>();
         lines.add("Placement of " + ranks + " local rank(s) by hcclrun --bind-to " + bindTo
             + (libraryCores > 0 ? " --library-cores " + libraryCores : "") + " (CPUs hcclrun may use: " + allowed
@@ -149,13 +151,13 @@ public final class CpuPlacement
                 for (final Path n : entries.filter(p -> p.getFileName().toString().matches("node\\d+")).toList())
                 {
                     nodeCpus.put(Integer.parseInt(n.getFileName().toString().substring(4)),
-                        parse(Files.readString(n.resolve("cpulist"))));
+                        CpuList.parse(Files.readString(n.resolve("cpulist"))));
                 }
             }
         }
         if (nodeCpus.isEmpty()) // a kernel without NUMA: one node of every CPU
         {
-            nodeCpus.put(0, parse(Files.readString(sys.resolve("devices/system/cpu/online"))));
+            nodeCpus.put(0, CpuList.parse(Files.readString(sys.resolve("devices/system/cpu/online"))));
         }
         final List<List<TreeSet<Integer>>> nodes = new ArrayList<>();
         final List<Integer> ids = new ArrayList<>();
@@ -182,7 +184,7 @@ public final class CpuPlacement
         }
         if (nodes.isEmpty())
         {
-            throw new IOException("none of the CPUs this process may use (" + format(allowed) + ") is in " + nodeDir);
+            throw new IOException("none of the CPUs this process may use (" + CpuList.format(allowed) + ") is in " + nodeDir);
         }
         return new CpuPlacement(nodes, ids);
     }
@@ -216,7 +218,7 @@ public final class CpuPlacement
         {
             throw new IllegalArgumentException("--library-cores " + libraryCores + " with --bind-to "
                 + mode.name().toLowerCase(Locale.ROOT) + " needs " + needed + " cores for " + ranks
-                + " rank(s), but " + cores + " may be used here (CPUs " + format(allCpus(nodes)) + "); lower "
+                + " rank(s), but " + cores + " may be used here (CPUs " + CpuList.format(allCpus(nodes)) + "); lower "
                 + (mode == Mode.CORE ? "the ranks (-np, --nproc-per-node) or " : "") + "--library-cores, or run "
                 + "without it");
         }
@@ -265,11 +267,11 @@ public final class CpuPlacement
         for (int r = 0; r < ranks; r++)
         {
             final int n = placeNodes.get(r % places.size());
-            cpus.add(format(places.get(r % places.size())));
+            cpus.add(CpuList.format(places.get(r % places.size())));
             rankNodes.add(nodeIds.get(n));
             if (libraryCores > 0)
             {
-                library.add(format(kept.get(n) != null ? kept.get(n) : allKept));
+                library.add(CpuList.format(kept.get(n) != null ? kept.get(n) : allKept));
             }
         }
         return new Plan(cpus, rankNodes, library);
@@ -287,76 +289,5 @@ public final class CpuPlacement
         final TreeSet<Integer> u = new TreeSet<>(a);
         u.addAll(b);
         return u;
-    }
-
-    /**
-     * Parses a CPU list as Linux writes it ({@code 0-3,8,10-11}).
-     *
-     * @param list the list.
-     * @return the CPUs.
-     */
-    static TreeSet<Integer> parse(final String list)
-    {
-        final TreeSet<Integer> cpus = new TreeSet<>();
-        for (final String part : list.trim().split(","))
-        {
-            if (part.isEmpty())
-            {
-                continue;
-            }
-            final int dash = part.indexOf('-');
-            final int first = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
-            final int last = dash < 0 ? first : Integer.parseInt(part.substring(dash + 1));
-            for (int c = first; c <= last; c++)
-            {
-                cpus.add(c);
-            }
-        }
-        return cpus;
-    }
-
-    /** A CPU set in Linux's list format, runs joined by dashes. */
-    static String format(final TreeSet<Integer> cpus)
-    {
-        final List<String> runs = new ArrayList<>();
-        int start = -1;
-        int previous = -1;
-        for (final int c : cpus)
-        {
-            if (start >= 0 && c == previous + 1)
-            {
-                previous = c;
-                continue;
-            }
-            if (start >= 0)
-            {
-                runs.add(start == previous ? Integer.toString(start) : start + "-" + previous);
-            }
-            start = c;
-            previous = c;
-        }
-        if (start >= 0)
-        {
-            runs.add(start == previous ? Integer.toString(start) : start + "-" + previous);
-        }
-        return String.join(",", runs);
-    }
-
-    /**
-     * The CPUs this process may run on.
-     *
-     * @return them, from {@code /proc/self/status}.
-     * @throws IOException when it cannot be read (not Linux).
-     */
-    static TreeSet<Integer> allowed() throws IOException
-    {
-        for (final String line : Files.readAllLines(Path.of("/proc/self/status")))
-        {
-            if (line.startsWith("Cpus_allowed_list:"))
-            {
-                return parse(line.substring(line.indexOf(':') + 1));
-            }
-        }
-        throw new IOException("/proc/self/status has no Cpus_allowed_list");
     }
 }

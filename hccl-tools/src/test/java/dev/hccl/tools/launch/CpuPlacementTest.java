@@ -4,6 +4,7 @@ import dev.hccl.api.CommConfig;
 import dev.hccl.api.Communicator;
 import dev.hccl.api.Hccl;
 import dev.hccl.api.ReduceOp;
+import dev.hccl.api.spi.CpuList;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,7 +53,7 @@ class CpuPlacementTest
     void coresAreSpreadOverTheNumaNodesFirstThenRoundRobin() throws Exception
     {
         twoNodes();
-        final CpuPlacement placement = CpuPlacement.probe(sys, CpuPlacement.parse("0-7"));
+        final CpuPlacement placement = CpuPlacement.probe(sys, CpuList.parse("0-7"));
         assertEquals(List.of("0,4", "2,6", "1,5", "3,7", "0,4"), placement.cpuLists(CpuPlacement.Mode.CORE, 5));
         assertEquals(List.of("0-1,4-5", "2-3,6-7", "0-1,4-5"), placement.cpuLists(CpuPlacement.Mode.NUMA, 3));
     }
@@ -61,7 +62,7 @@ class CpuPlacementTest
     void onlyTheCpusTheLauncherMayUseCount() throws Exception
     {
         twoNodes();
-        final CpuPlacement placement = CpuPlacement.probe(sys, CpuPlacement.parse("0-2,4"));
+        final CpuPlacement placement = CpuPlacement.probe(sys, CpuList.parse("0-2,4"));
         assertEquals(List.of("0,4", "2", "1", "0,4"), placement.cpuLists(CpuPlacement.Mode.CORE, 4));
         assertEquals(List.of("0-1,4", "2"), placement.cpuLists(CpuPlacement.Mode.NUMA, 2));
     }
@@ -71,15 +72,7 @@ class CpuPlacementTest
     {
         write("devices/system/cpu/online", "0-3\n");
         assertEquals(List.of("0", "1", "2", "3", "0"),
-            CpuPlacement.probe(sys, CpuPlacement.parse("0-3")).cpuLists(CpuPlacement.Mode.CORE, 5));
-    }
-
-    @Test
-    void cpuListsParseAndFormatAsLinuxWritesThem()
-    {
-        final TreeSet<Integer> cpus = CpuPlacement.parse("0-3,8,10-11\n");
-        assertEquals(List.of(0, 1, 2, 3, 8, 10, 11), List.copyOf(cpus));
-        assertEquals("0-3,8,10-11", CpuPlacement.format(cpus));
+            CpuPlacement.probe(sys, CpuList.parse("0-3")).cpuLists(CpuPlacement.Mode.CORE, 5));
     }
 
     @Test
@@ -88,7 +81,7 @@ class CpuPlacementTest
         final Launches.Result r = Launches.launch("-np", "2", "--bind-to", "core", "sh", "-c",
             "grep Cpus_allowed_list /proc/self/status");
         assertEquals(0, r.status(), r.err());
-        final TreeSet<Integer> allowed = CpuPlacement.allowed();
+        final TreeSet<Integer> allowed = CpuList.allowed();
         final String[] seen = new String[2];
         for (final String line : r.out().lines().toList())
         {
@@ -97,7 +90,7 @@ class CpuPlacementTest
         }
         for (final String cpus : seen)
         {
-            assertTrue(cpus != null && allowed.containsAll(CpuPlacement.parse(cpus)), r.out());
+            assertTrue(cpus != null && allowed.containsAll(CpuList.parse(cpus)), r.out());
         }
         // Each rank runs where the placement put it: this machine's first two cores (the same one, on one core).
         assertEquals(CpuPlacement.probe(Path.of("/sys"), allowed).cpuLists(CpuPlacement.Mode.CORE, 2),
@@ -108,7 +101,7 @@ class CpuPlacementTest
     void libraryCoresAreEachNodesLastAndEachRankGetsThoseOfItsNode() throws Exception
     {
         twoNodes();
-        final CpuPlacement placement = CpuPlacement.probe(sys, CpuPlacement.parse("0-7"));
+        final CpuPlacement placement = CpuPlacement.probe(sys, CpuList.parse("0-7"));
         assertEquals(new CpuPlacement.Plan(List.of("0,4", "2,6"), List.of(0, 1), List.of("1,5", "3,7")),
             placement.plan(CpuPlacement.Mode.CORE, 2, 2));
         // One kept core, on node 0: node 1's rank has none of its own node and gets it.
@@ -123,7 +116,7 @@ class CpuPlacementTest
     void tooFewCoresForTheRanksAndTheLibrarySaysWhatToChange() throws Exception
     {
         twoNodes();
-        final CpuPlacement placement = CpuPlacement.probe(sys, CpuPlacement.parse("0-7"));
+        final CpuPlacement placement = CpuPlacement.probe(sys, CpuList.parse("0-7"));
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> placement.plan(CpuPlacement.Mode.CORE, 4, 1));
         assertEquals("--library-cores 1 with --bind-to core needs 5 cores for 4 rank(s), but 4 may be used here (CPUs "

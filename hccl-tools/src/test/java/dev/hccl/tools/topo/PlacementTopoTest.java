@@ -1,6 +1,7 @@
 package dev.hccl.tools.topo;
 
 import dev.hccl.api.Communicator;
+import dev.hccl.api.spi.CpuList;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -41,37 +42,11 @@ class PlacementTopoTest
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    private static TreeSet<Integer> cpus(final String list)
-    {
-        final TreeSet<Integer> cpus = new TreeSet<>();
-        for (final String part : list.split(","))
-        {
-            final String[] ends = part.split("-");
-            for (int c = Integer.parseInt(ends[0]); c <= Integer.parseInt(ends[ends.length - 1]); c++)
-            {
-                cpus.add(c);
-            }
-        }
-        return cpus;
-    }
-
-    private static TreeSet<Integer> allowed() throws Exception
-    {
-        for (final String line : Files.readAllLines(Path.of("/proc/self/status")))
-        {
-            if (line.startsWith("Cpus_allowed_list:"))
-            {
-                return cpus(line.substring(line.indexOf(':') + 1).trim());
-            }
-        }
-        throw new IllegalStateException("no Cpus_allowed_list");
-    }
-
     @Test
     void printsEachLocalRanksNodeCpusAndLibraryCpus() throws Exception
     {
         Assumptions.assumeTrue(Files.isDirectory(Path.of("/sys/devices/system/cpu")), "Linux's /sys");
-        Assumptions.assumeTrue(allowed().size() >= 2, "two CPUs this process may use");
+        Assumptions.assumeTrue(CpuList.allowed().size() >= 2, "two CPUs this process may use");
         final Run r = topo("--bind-to", "core", "-np", "1", "--library-cores", "1");
         assertEquals(0, r.status(), r.err());
         final List<String> lines = r.out().lines().toList();
@@ -82,9 +57,9 @@ class PlacementTopoTest
         final String[] row = lines.get(2).trim().split("\\s+");
         assertEquals("0", row[0], r.out());
         assertTrue(row[1].matches("\\d+"), r.out());
-        final TreeSet<Integer> rank = cpus(row[2]);
-        final TreeSet<Integer> library = cpus(row[3]);
-        assertTrue(allowed().containsAll(rank) && allowed().containsAll(library), r.out());
+        final TreeSet<Integer> rank = CpuList.parse(row[2]);
+        final TreeSet<Integer> library = CpuList.parse(row[3]);
+        assertTrue(CpuList.allowed().containsAll(rank) && CpuList.allowed().containsAll(library), r.out());
         assertTrue(rank.stream().noneMatch(library::contains), "the library's CPUs are not the rank's: " + r.out());
     }
 
