@@ -132,7 +132,7 @@ final class CommunicatorImpl extends CommunicatorCalls implements CommView
         final CoreShare cores =
             CoreShare.of(fabric.topology(), numbering.global(rank), Runtime.getRuntime().availableProcessors());
         final WaitPolicy waitPolicy = BackoffWait.forNode(cores.ranks(), cores.cores());
-        LOG.debug("rank {}: waits {}: {} of the node where it may run", rank, waitPolicy, cores);
+        LOG.debug("rank {}: waits {} ({})", rank, waitPolicy, cores);
         this.links = fabric.links(numbering);
         this.mailbox = fabric.dispatcher().mailbox(commId);
         // The observers, which the operation path tells through one listener.

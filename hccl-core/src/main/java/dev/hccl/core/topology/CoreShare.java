@@ -67,6 +67,6 @@ public record CoreShare(int ranks, int cores)
     @Override
     public String toString()
     {
-        return ranks + (1 == ranks ? " rank" : " ranks") + " on " + cores + (1 == cores ? " CPU" : " CPUs");
+        return ranks + (1 == ranks ? " rank" : " ranks") + " may run on its " + cores + (1 == cores ? " CPU" : " CPUs");
     }
 }

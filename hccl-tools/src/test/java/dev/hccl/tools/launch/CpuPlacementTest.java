@@ -165,10 +165,29 @@ class CpuPlacementTest
         }
     }
 
+    @Test
+    void realRanksBoundToCoresOfTheirOwnSpinWhileTheyWait() throws Exception
+    {
+        Assumptions.assumeTrue(twoCores(), "needs two cores this process may use");
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final Launches.Result r = Launches.launch("-np", "2", "--bind-to", "core", java, "-Xmx128m",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-Dorg.slf4j.simpleLogger.log.dev.hccl.core.CommunicatorImpl=debug", "-cp",
+            System.getProperty("java.class.path"), PlacedRank.class.getName());
+        assertEquals(0, r.status(), r.out() + r.err());
+        // Each process sees one CPU, but no other rank may run on it: a core each, so the waits spin.
+        for (int rank = 0; rank < 2; rank++)
+        {
+            final String said = "rank " + rank + ": waits spin, yield, then sleep (1 rank may run on its 1 CPU)";
+            assertTrue((r.out() + r.err()).contains(said), r.out() + r.err());
+        }
+    }
+
     /**
      * A rank that creates its communicator, runs an all-reduce, and prints the CPUs of its main thread and of each of
      * its library threads ({@code /proc/self/task/*}: {@code comm}, {@code Cpus_allowed_list}), once each library
-     * thread has had time to pin itself (it does as it starts, beside the caller).
+     * thread has had time to pin itself (it does as it starts, beside the caller); without {@code HCCL_LIBRARY_CPUS}
+     * at once.
      */
     public static final class PlacedRank
     {
@@ -182,7 +201,8 @@ class CpuPlacementTest
                 for (long until = System.nanoTime() + 10_000_000_000L; System.nanoTime() < until; Thread.sleep(50))
                 {
                     threads = libraryThreads();
-                    if (threads.values().stream().allMatch(System.getenv("HCCL_LIBRARY_CPUS")::equals))
+                    final String library = System.getenv("HCCL_LIBRARY_CPUS");
+                    if (null == library || threads.values().stream().allMatch(library::equals))
                     {
                         break;
                     }
