@@ -14,6 +14,12 @@ import java.util.TreeSet;
  */
 public final class CpuList
 {
+    /**
+     * The highest CPU number a list may hold: above Linux's largest build ({@code NR_CPUS} 8192), so that a list a peer
+     * published cannot make a set of billions.
+     */
+    public static final int MAX_CPU = 65_535;
+
     private static final Path STATUS = Path.of("/proc/self/status");
 
     private CpuList()
@@ -25,7 +31,8 @@ public final class CpuList
      *
      * @param list the list; blank for none.
      * @return the CPUs.
-     * @throws NumberFormatException when a part is not a CPU number or a range of them.
+     * @throws NumberFormatException when a part is not a CPU number or a range of them, or names a CPU above
+     *                               {@link #MAX_CPU}.
      */
     public static TreeSet<Integer> parse(final String list)
     {
@@ -39,6 +46,11 @@ public final class CpuList
             final int dash = part.indexOf('-');
             final int first = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
             final int last = dash < 0 ? first : Integer.parseInt(part.substring(dash + 1));
+            if (first < 0 || last > MAX_CPU)
+            {
+                throw new NumberFormatException("CPU " + (first < 0 ? first : last) + " in '" + part +
+                    "' is outside 0-" + MAX_CPU);
+            }
             for (int c = first; c <= last; c++)
             {
                 cpus.add(c);

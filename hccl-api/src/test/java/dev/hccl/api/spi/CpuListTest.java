@@ -22,6 +22,9 @@ class CpuListTest
         assertTrue(CpuList.parse(" ").isEmpty());
         assertEquals("", CpuList.format(new TreeSet<>()));
         assertThrows(NumberFormatException.class, () -> CpuList.parse("0-x"));
+        assertEquals(CpuList.MAX_CPU + 1, CpuList.parse("0-" + CpuList.MAX_CPU).size());
+        assertThrows(NumberFormatException.class, () -> CpuList.parse("0-2147483647"),
+            "a list a peer published cannot make a set of billions");
     }
 
     @Test

@@ -59,6 +59,7 @@ class CoreShareTest
     {
         assertEquals(new CoreShare(2, 1), CoreShare.of(ranks("a@0", "a@"), 0, 1), "a peer that published none");
         assertEquals(new CoreShare(2, 1), CoreShare.of(ranks("a@0", "a@not-a-list"), 0, 1), "one that does not parse");
+        assertEquals(new CoreShare(2, 1), CoreShare.of(ranks("a@0", "a@5-2147483647"), 0, 1), "one out of bounds");
         assertEquals(new CoreShare(3, 8), CoreShare.of(ranks("a@", "a@1", "a@2"), 0, 8),
             "a rank that published none: the node's ranks against the JVM's CPUs, as before");
         assertEquals(new CoreShare(2, 1), CoreShare.of(StaticTopology.singleNode(2, "a", "host-a"), 0, 1),
