@@ -220,10 +220,17 @@ class CpuPlacementTest
             {
                 for (final Path task : tasks.toList())
                 {
-                    final String name = Files.readString(task.resolve("comm")).trim();
-                    if (name.startsWith("hccl-"))
+                    try
                     {
-                        threads.put(name + "/" + task.getFileName(), cpus(task));
+                        final String name = Files.readString(task.resolve("comm")).trim();
+                        if (name.startsWith("hccl-"))
+                        {
+                            threads.put(name + "/" + task.getFileName(), cpus(task));
+                        }
+                    }
+                    catch (final java.nio.file.NoSuchFileException ended)
+                    {
+                        // A thread (the JVM's, a short-lived one of the library) ended after the listing.
                     }
                 }
             }
