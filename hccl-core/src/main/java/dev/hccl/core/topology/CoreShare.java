@@ -28,7 +28,7 @@ public record CoreShare(int ranks, int cores)
      * @param topology            every rank's place, with the CPUs each published.
      * @param rank                the rank.
      * @param availableProcessors the CPUs the JVM may use ({@link Runtime#availableProcessors()}).
-     * @return the ranks that share its CPUs, and how many CPUs those are.
+     * @return the ranks that share its CPUs, and how many CPUs it may run on.
      */
     public static CoreShare of(final StaticTopology topology, final int rank, final int availableProcessors)
     {

@@ -24,8 +24,9 @@ public final class StaticTopology implements Topology
      * @param hostName      the host name.
      * @param interfaceName the interface its transport listens on, or empty when the ranks run in one JVM.
      * @param address       its address on that interface, or empty when the ranks run in one JVM.
-     * @param cpus          the CPUs its process may run on, in Linux's list format ({@link dev.hccl.api.spi.CpuList}), or empty when
-     *                      not known (ranks in one JVM, a system that does not say).
+     * @param cpus          the CPUs its process may run on, in Linux's list format
+     *                      ({@link dev.hccl.api.spi.CpuList}), or empty when not known (ranks in one JVM, a system
+     *                      that does not say).
      */
     public record Place(String nodeId, String hostName, String interfaceName, String address, String cpus)
     {

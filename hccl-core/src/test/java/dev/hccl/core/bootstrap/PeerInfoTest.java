@@ -20,8 +20,8 @@ class PeerInfoTest
         transports.put("shm", new byte[]{0, 1, 2, (byte)0xff, '\n', '='});
         transports.put("tcp", new byte[]{10, 0, 0, 3, (byte)0xa0, 0x28});
         transports.put("empty", new byte[0]);
-        final PeerInfo decoded =
-            PeerInfo.decode(new PeerInfo("10.0.0.3", "node-a", "host-a", "eth0", 123_456, "0-3,8", transports).encode());
+        final PeerInfo decoded = PeerInfo.decode(
+            new PeerInfo("10.0.0.3", "node-a", "host-a", "eth0", 123_456, "0-3,8", transports).encode());
         assertEquals("10.0.0.3", decoded.host());
         assertEquals("node-a", decoded.nodeId());
         assertEquals("host-a", decoded.hostName());
@@ -45,6 +45,7 @@ class PeerInfoTest
             () -> PeerInfo.decode("10.0.0.3\nnode-a\nhost-a\neth0\n4096".getBytes(StandardCharsets.UTF_8)),
             "a record without the CPUs");
         assertThrows(IllegalArgumentException.class,
-            () -> PeerInfo.decode("10.0.0.3\nnode-a\nhost-a\neth0\n4096\n0-1\nno-equals-sign".getBytes(StandardCharsets.UTF_8)));
+            () -> PeerInfo.decode(
+                "10.0.0.3\nnode-a\nhost-a\neth0\n4096\n0-1\nno-equals-sign".getBytes(StandardCharsets.UTF_8)));
     }
 }

@@ -184,7 +184,8 @@ public final class CpuPlacement
         }
         if (nodes.isEmpty())
         {
-            throw new IOException("none of the CPUs this process may use (" + CpuList.format(allowed) + ") is in " + nodeDir);
+            throw new IOException("none of the CPUs this process may use (" + CpuList.format(allowed) + ") is in " +
+                nodeDir);
         }
         return new CpuPlacement(nodes, ids);
     }
