@@ -11,6 +11,7 @@ import dev.hccl.api.spi.RegisteredMemory;
 import dev.hccl.api.spi.Reducer;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Where each member's data of an arena step lies, and reading it from there ({@link ArenaSteps}' locations).
@@ -22,19 +23,21 @@ import java.nio.ByteBuffer;
  * this process maps, read with plain copies and reductions; the third is read into this process first, in pieces of
  * {@link PeerMemory#stagingBytes()} that stay in the core's cache for the reduction that follows.
  * <p>
- * Not thread-safe: one per operation, as its steps.
+ * Not thread-safe: one operation's at a time, as its steps, and kept with them.
  */
 final class ArenaSources
 {
     /** The flag of a location that is an address in its member's process. */
     private static final long ACROSS_PROCESSES = Long.MIN_VALUE;
 
-    private final PeerGroup group;
+    private PeerGroup group;
     private final NodeArena arena;
-    private final OpDescriptor operation;
-    private final RegisteredMemory registered;
+    private OpDescriptor operation;
+    private RegisteredMemory registered;
+    /** Whether the operations cover what they read with CRC32Cs: then nothing is read across processes. */
+    private final boolean checksummed;
     /** The members' ordinary memory, or null when it cannot be read (or is not, as under the checksum). */
-    private final PeerMemory peers;
+    private PeerMemory peers;
     /** Where each member's data of this step lies: a buffer this process maps and the index, or an address. */
     private final ByteBuffer[] source;
     private final int[] sourceAt;
@@ -45,15 +48,11 @@ final class ArenaSources
     private final int[] reducedAt;
     private final long[] reducedAddress;
 
-    ArenaSources(final PeerGroup group, final NodeArena arena, final OpDescriptor operation, final boolean checksummed)
+    ArenaSources(final NodeArena arena, final boolean checksummed)
     {
         final int members = arena.members();
-        this.group = group;
         this.arena = arena;
-        this.operation = operation;
-        this.registered = arena.registeredMemory();
-        // What is read across processes passes no arena memory that a CRC could cover.
-        this.peers = checksummed ? null : arena.peerMemory();
+        this.checksummed = checksummed;
         this.source = new ByteBuffer[members];
         this.sourceAt = new int[members];
         this.sourceAddress = new long[members];
@@ -61,6 +60,59 @@ final class ArenaSources
         this.reducedSource = new ByteBuffer[members];
         this.reducedAt = new int[members];
         this.reducedAddress = new long[members];
+    }
+
+    /**
+     * Begins an operation's steps: no member's data located yet, as in a new one.
+     *
+     * @param group     the operation's ranks.
+     * @param operation the operation, or null when not known.
+     */
+    void start(final PeerGroup group, final OpDescriptor operation)
+    {
+        this.group = group;
+        this.operation = operation;
+        this.registered = arena.registeredMemory();
+        // What is read across processes passes no arena memory that a CRC could cover; the others' memory becomes
+        // readable once the members have agreed on it, after the arena was made.
+        this.peers = checksummed ? null : arena.peerMemory();
+        forgetLocations();
+    }
+
+    /**
+     * Forgets the operation and its buffers, so that a kept instance holds none of the application's memory.
+     */
+    void release()
+    {
+        group = null;
+        operation = null;
+        forgetLocations();
+    }
+
+    /**
+     * @return whether a member's located data is a buffer of the application's (or the arena's).
+     */
+    boolean holdsABuffer()
+    {
+        for (int m = 0; m < source.length; m++)
+        {
+            if (null != source[m] || null != reducedSource[m])
+            {
+                return true;
+            }
+        }
+        return null != group || null != operation;
+    }
+
+    private void forgetLocations()
+    {
+        Arrays.fill(source, null);
+        Arrays.fill(sourceAt, 0);
+        Arrays.fill(sourceAddress, 0);
+        Arrays.fill(inPlace, false);
+        Arrays.fill(reducedSource, null);
+        Arrays.fill(reducedAt, 0);
+        Arrays.fill(reducedAddress, 0);
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.hccl.api.spi.Reducer;
 import dev.hccl.api.spi.RegisteredMemory;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The node arena's protocol: how its regions are laid out and how the members take steps through them together.
@@ -45,8 +46,9 @@ import java.nio.ByteBuffer;
  * a {@code DONE} that it covers reads nothing (in the steady state of back-to-back operations, every one), where the
  * read would fetch a line the member's core has just written.
  * <p>
- * Not thread-safe: one per operation, on the operation's thread, made by {@link #enter} and closed when the
- * operation is done with the arena.
+ * Not thread-safe: one operation's at a time, on the operation's thread, taken by {@link #enter} and closed when the
+ * operation is done with the arena; then kept with the arena for the next ({@link NodeArena#spareSteps()}), every
+ * field set again as a new one's, so that a steady run of operations allocates nothing here.
  */
 final class ArenaSteps implements AutoCloseable
 {
@@ -66,17 +68,19 @@ final class ArenaSteps implements AutoCloseable
     /** Bytes before a region's first data half: the three signals and the operations, each on lines of their own. */
     static final int CONTROL_BYTES = 4 * LINE;
 
-    private final PeerGroup group;
+    private PeerGroup group;
     private final NodeArena arena;
+    /** Where this is kept between operations ({@link NodeArena#spareSteps()}), or null. */
+    private final AtomicReference<Object> spare;
     private final int members;
     private final int me;
     private final int regionBytes;
     private final int halfBytes;
-    /** The step being taken; 0 before {@link #begin()}. */
+    /** The step being taken: this member's {@code DONE} before {@link #begin()}. */
     private long step;
     /** This operation, as {@link #OPERATION} holds it: codes and root, count; null when not known. */
-    private final OpDescriptor operation;
-    private final long operationCodes;
+    private OpDescriptor operation;
+    private long operationCodes;
     /**
      * Where each member's data and reduced data of this step lies, as {@link #awaitPosted} and
      * {@link #awaitAllReduced} found it (this member's: as it posted).
@@ -112,7 +116,16 @@ final class ArenaSteps implements AutoCloseable
         }
         try
         {
-            return new ArenaSteps(group, arena);
+            final AtomicReference<Object> spare = arena.spareSteps();
+            final Object kept = null == spare ? null : spare.getAndSet(null);
+            if (kept instanceof ArenaSteps steps && steps.arena == arena)
+            {
+                steps.start(group);
+                return steps;
+            }
+            final ArenaSteps steps = new ArenaSteps(group, arena, spare);
+            steps.start(group);
+            return steps;
         }
         catch (final RuntimeException | Error ex)
         {
@@ -128,22 +141,53 @@ final class ArenaSteps implements AutoCloseable
     public void close()
     {
         arena.exit();
+        if (null != spare)
+        {
+            // Kept for the next operation, holding nothing of this one's.
+            group = null;
+            operation = null;
+            sources.release();
+            spare.set(this);
+        }
     }
 
-    private ArenaSteps(final PeerGroup group, final NodeArena arena)
+    /**
+     * @return whether this holds anything of an operation (its group, its operation, a buffer of its data): not once
+     * closed.
+     */
+    boolean holdsAnOperation()
     {
-        this.group = group;
+        return null != group || null != operation || sources.holdsABuffer();
+    }
+
+    private ArenaSteps(final PeerGroup group, final NodeArena arena, final AtomicReference<Object> spare)
+    {
         this.arena = arena;
         this.members = arena.members();
         this.me = arena.member();
         this.regionBytes = arena.regionBytes();
-        this.operation = group.operation();
-        this.checksums = arena.checksummed() ? new ArenaChecksums(group, arena, operation) : null;
+        this.checksums = arena.checksummed() ? new ArenaChecksums(group, arena, group.operation()) : null;
+        // The checksums name their operation: those steps are made for one operation and not kept.
+        this.spare = null == checksums ? spare : null;
         this.halfBytes = halfBytes(regionBytes, null == checksums ? 0 : ArenaChecksums.bytes(members));
-        this.step = arena.signal(signal(me, DONE));
-        this.operationCodes = null == operation ? 0 : codes(operation);
-        this.sources = new ArenaSources(group, arena, operation, null != checksums);
+        this.sources = new ArenaSources(arena, null != checksums);
         this.finished = arena.finishedSteps();
+    }
+
+    /**
+     * Sets every field of an operation's as a new one has it: the steps begin where this member's {@code DONE} says.
+     */
+    private void start(final PeerGroup group)
+    {
+        this.group = group;
+        this.operation = group.operation();
+        this.operationCodes = null == operation ? 0 : codes(operation);
+        this.step = arena.signal(signal(me, DONE));
+        this.exposed = false;
+        this.readPosted = false;
+        this.readReduced = false;
+        reads.none();
+        sources.start(group, operation);
     }
 
     private static long codes(final OpDescriptor desc)

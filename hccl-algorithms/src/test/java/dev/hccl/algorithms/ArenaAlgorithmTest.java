@@ -153,6 +153,36 @@ class ArenaAlgorithmTest
         }
     }
 
+    /**
+     * The arena keeps one operation's bookkeeping for the next: a steady run of operations makes none, and what is
+     * kept holds none of the application's buffers. The scripts above run with the kept one, each operation's
+     * results checked.
+     */
+    @Test
+    void aSteadyRunOfOperationsKeepsOneBookkeepingPerArena() throws Exception
+    {
+        try (LocalGroups groups = new LocalGroups(3, 4096, null))
+        {
+            final List<String> failures = groups.run(group ->
+            {
+                final ByteBuffer buf = ints(group.rank(), 0, 64);
+                Object kept = null;
+                for (int i = 0; i < 20; i++)
+                {
+                    ARENA.allReduce(group, buf, buf, 64, DataType.INT32, SUM);
+                    final Object now = group.arena().spareSteps().get();
+                    if (null == now || null != kept && now != kept)
+                    {
+                        return "operation " + i + " left " + now + " where the one before left " + kept;
+                    }
+                    kept = now;
+                }
+                return ((ArenaSteps)kept).holdsAnOperation() ? "the kept bookkeeping holds the last operation's" : null;
+            });
+            assertEquals(List.of(), failures.stream().filter(f -> null != f).toList());
+        }
+    }
+
     /** The same script on every rank: what a communicator's ranks issue. */
     private static List<Op> script(final int n, final long seed)
     {

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Test support: {@code n} ranks as threads, each with a {@link PeerGroup} over memory, so that an algorithm can be
@@ -451,6 +452,13 @@ final class LocalGroups implements AutoCloseable
         {
             /** Made on the first operation: {@code rank} is set after this arena is. */
             private long[] finishedSteps;
+            private final AtomicReference<Object> spareSteps = new AtomicReference<>();
+
+            @Override
+            public AtomicReference<Object> spareSteps()
+            {
+                return spareSteps;
+            }
 
             @Override
             public long[] finishedSteps()

@@ -1,6 +1,7 @@
 package dev.hccl.api.spi;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Memory that the ranks of one node all map, one region per rank, so that a collective within the node reads its
@@ -103,6 +104,18 @@ public interface NodeArena
      * @return the notes, one per member; or null when this arena keeps none (every wait reads the signal).
      */
     default long[] finishedSteps()
+    {
+        return null;
+    }
+
+    /**
+     * Where the algorithms keep their bookkeeping of this arena's steps between operations, so that an operation
+     * allocates none: null inside at first. Whoever takes what it holds ({@code getAndSet(null)}) has it to itself
+     * until it puts it back; a thread that finds it empty makes its own. In this process's memory.
+     *
+     * @return the slot; or null when this arena keeps none (each operation makes its own).
+     */
+    default AtomicReference<Object> spareSteps()
     {
         return null;
     }

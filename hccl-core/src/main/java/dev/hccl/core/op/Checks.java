@@ -56,7 +56,9 @@ final class Checks
     }
 
     /**
-     * Checks a buffer argument and returns the region the operation uses, as a slice from its position.
+     * Checks a buffer argument and returns the region the operation uses, as a slice from its position: the buffer
+     * itself when it is that region already (position 0, limit and capacity the operation's bytes, native order), as
+     * the same memory with the same bounds, so that a call on a buffer of its exact size allocates nothing.
      */
     static ByteBuffer region(
         final String name, final ByteBuffer buffer, final int bytes, final DataType type, final boolean written)
@@ -75,6 +77,11 @@ final class Checks
         {
             throw new IllegalArgumentException(name + " has byte order " + buffer.order() + ", but elements are read " +
                 "in native order (" + ByteOrder.nativeOrder() + "): create it with .order(ByteOrder.nativeOrder())");
+        }
+        if (buffer.position() == 0 && buffer.limit() == bytes && buffer.capacity() == bytes &&
+            buffer.order() == ByteOrder.nativeOrder())
+        {
+            return buffer;
         }
         return buffer.slice(buffer.position(), bytes).order(ByteOrder.nativeOrder());
     }

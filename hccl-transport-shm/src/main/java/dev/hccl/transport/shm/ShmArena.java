@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -47,6 +48,8 @@ final class ShmArena implements NodeArena
     private final AtomicInteger inside = new AtomicInteger();
     /** {@link #finishedSteps()}: this process's, per member. */
     private final long[] finishedSteps;
+    /** {@link #spareSteps()}. */
+    private final AtomicReference<Object> spareSteps = new AtomicReference<>();
 
     /** Added to {@link #inside} by {@link #close}: no thread enters afterwards. */
     private static final int CLOSING = 1 << 30;
@@ -158,6 +161,12 @@ final class ShmArena implements NodeArena
     public long[] finishedSteps()
     {
         return finishedSteps;
+    }
+
+    @Override
+    public AtomicReference<Object> spareSteps()
+    {
+        return spareSteps;
     }
 
     @Override
