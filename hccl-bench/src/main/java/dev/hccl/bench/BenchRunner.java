@@ -183,7 +183,7 @@ public final class BenchRunner
         int batch = 1;
         while (true)
         {
-            final long compiledBefore = Settling.compilationMillis();
+            final JitActivity.Reading jitBefore = JitActivity.read();
             final long start = System.nanoTime();
             for (int i = 0; i < batch; i++)
             {
@@ -191,8 +191,8 @@ public final class BenchRunner
             }
             joinPending();
             final double[] slowest = slowest((System.nanoTime() - start) / 1e9 / batch,
-                Settling.compilationMillis() - compiledBefore);
-            if (settling.settled(slowest[0], batch, slowest[1] > 0))
+                jitBefore.workUntil(JitActivity.read()));
+            if (settling.settled(slowest[0], batch, slowest[1] > Settling.JIT_QUIET_NANOS))
             {
                 return slowest[0];
             }

@@ -1,15 +1,13 @@
 package dev.hccl.bench;
 
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
-
 /**
  * When a size is warm: untimed batches of operations run until their time per operation settles, as JMH warms a
  * benchmark before it measures, because a JVM's first calls of a path run interpreted and then compiled while the
  * caller waits. A batch lasts about {@link #BATCH_SECONDS} (its size from the batch before). A batch is quiet when its
  * time is within {@link #MARGIN} below and {@link #BAND} above the best batch before it (the time neither falls nor
- * jumps about), and no rank's JIT compiled anything while it ran (a compilation still under way changes the code the
- * next batch runs, as Caliper checks). The time has settled once {@link #QUIET_BATCHES} batches in a row are quiet and
+ * jumps about), and no rank's JIT worked while it ran ({@link JitActivity}: a compilation still under way changes the
+ * code the next batch runs, as Caliper checks; until it lands, the batches run the slower code of the tier before at
+ * a steady pace of their own). The time has settled once {@link #QUIET_BATCHES} batches in a row are quiet and
  * {@link #MIN_SECONDS} have passed, or after {@link #MAX_SECONDS} in all. Every rank feeds it the same combined
  * figures, so every rank stops at the same batch.
  */
@@ -17,8 +15,8 @@ final class Settling
 {
     /** What the header says. */
     static final String DESCRIPTION = "each size until its time per operation settles (batches of about 10 ms until "
-        + "three in a row are within 10 % below and 50 % above the best before them and the JIT compiled nothing "
-        + "during them, 0.2 to 3 s)";
+        + "three in a row are within 10 % below and 50 % above the best before them and the JIT worked less than "
+        + "1 ms during each, 0.2 to 3 s)";
     static final double BATCH_SECONDS = 0.010;
     static final int QUIET_BATCHES = 3;
     /**
@@ -26,6 +24,11 @@ final class Settling
      * before that must not pass for settled.
      */
     static final double MIN_SECONDS = 0.2;
+    /**
+     * The JIT's work (CPU time of its threads) that a quiet batch may hold: compiler threads that only woke up, not a
+     * compilation.
+     */
+    static final long JIT_QUIET_NANOS = 1_000_000;
     /** How much faster than the best before it a quiet batch may be: more is a time still falling. */
     static final double MARGIN = 0.10;
     /**
@@ -52,7 +55,7 @@ final class Settling
      *
      * @param secondsPerOp its time per operation, combined across ranks.
      * @param operations   its operations.
-     * @param compiled     whether any rank's JIT compiled something while it ran.
+     * @param compiled     whether any rank's JIT worked more than {@link #JIT_QUIET_NANOS} while it ran.
      * @return whether the time has settled (or the budget is spent).
      */
     boolean settled(final double secondsPerOp, final int operations, final boolean compiled)
@@ -67,15 +70,6 @@ final class Settling
         }
         best = Math.min(best, secondsPerOp);
         return quiet >= QUIET_BATCHES && spent >= MIN_SECONDS || spent >= MAX_SECONDS;
-    }
-
-    /**
-     * @return the milliseconds this JVM's JIT has spent compiling, or 0 where the JVM does not say.
-     */
-    static long compilationMillis()
-    {
-        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
     /**
