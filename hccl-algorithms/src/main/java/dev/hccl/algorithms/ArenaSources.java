@@ -90,9 +90,10 @@ final class ArenaSources
     }
 
     /**
-     * @return whether a member's located data is a buffer of the application's (or the arena's).
+     * @return whether this holds anything of an operation: its group, its operation, or a buffer (the application's
+     * or the arena's) where a member's data lay.
      */
-    boolean holdsABuffer()
+    boolean holdsAnOperation()
     {
         for (int m = 0; m < source.length; m++)
         {

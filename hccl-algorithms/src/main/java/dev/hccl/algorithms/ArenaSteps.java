@@ -157,7 +157,7 @@ final class ArenaSteps implements AutoCloseable
      */
     boolean holdsAnOperation()
     {
-        return null != group || null != operation || sources.holdsABuffer();
+        return null != group || null != operation || sources.holdsAnOperation();
     }
 
     private ArenaSteps(final PeerGroup group, final NodeArena arena, final AtomicReference<Object> spare)

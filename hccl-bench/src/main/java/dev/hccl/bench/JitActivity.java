@@ -75,6 +75,7 @@ final class JitActivity
         }
         return threads.isEmpty() ? null : threads;
     }
+
     /** The task's run time when it is a compiler thread, else -1 (also when it ended while read). */
     private static long compilerNanos(final Path task)
     {

@@ -33,8 +33,8 @@ class ChecksTest
         assertEquals(8, larger.position());
         assertEquals(32, larger.limit());
 
-        final ByteBuffer longerLimit = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder()).limit(12);
-        assertThrows(IllegalArgumentException.class, () -> Checks.region("recv", longerLimit, 16, DataType.FP32, true));
+        final ByteBuffer shortLimit = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder()).limit(12);
+        assertThrows(IllegalArgumentException.class, () -> Checks.region("recv", shortLimit, 16, DataType.FP32, true));
         final ByteBuffer bigEndianBytes = ByteBuffer.allocateDirect(16).order(
             ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN);
         final ByteBuffer bytesRegion = Checks.region("send", bigEndianBytes, 16, DataType.INT8, false);
