@@ -156,8 +156,8 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
             final int bytes = elements * size;
             final int at = first * size;
             // This rank's slice of the piece, in bytes from the piece's start.
-            final int from = ArenaSteps.sliceStart(elements, size, n, me) * size;
-            final int to = ArenaSteps.sliceStart(elements, size, n, me + 1) * size;
+            final int from = ArenaReads.sliceStart(elements, size, n, me) * size;
+            final int to = ArenaReads.sliceStart(elements, size, n, me + 1) * size;
             final ArenaReads reads = steps.begin();
             if (oneRound)
             {
@@ -238,8 +238,8 @@ public final class ArenaAlgorithm implements AllReduceAlgorithm, ReduceScatterAl
         {
             if (m != me)
             {
-                final int start = ArenaSteps.sliceStart(elements, size, n, m) * size;
-                final int end = ArenaSteps.sliceStart(elements, size, n, m + 1) * size;
+                final int start = ArenaReads.sliceStart(elements, size, n, m) * size;
+                final int end = ArenaReads.sliceStart(elements, size, n, m + 1) * size;
                 steps.copyReduced(m, start, recv, at + start, end - start);
             }
         }

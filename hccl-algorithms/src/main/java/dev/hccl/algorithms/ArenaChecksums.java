@@ -106,6 +106,36 @@ final class ArenaChecksums
     }
 
     /**
+     * Checks what this member read in a step, where the step's sources say it lay.
+     *
+     * @param step    the step.
+     * @param sources where each member's data and reduced data lay.
+     * @param reads   what each member reads.
+     * @param posted  whether it read the members' posted data.
+     * @param reduced whether it read their reduced slices.
+     * @throws HcclException {@code E_SHM_SEGMENT} when the bytes or the CRC's step are not what a member wrote.
+     */
+    void checkRead(final long step, final ArenaSources sources, final ArenaReads reads, final boolean posted,
+        final boolean reduced)
+    {
+        for (int m = 0; m < members && posted; m++)
+        {
+            // Its own data too where it read it back from its half: another process may change that as well.
+            if (m != me || reads.readsOwn())
+            {
+                checkPosted(step, m, sources.source(m), sources.sourceAt(m), sources.inPlace(m), reads);
+            }
+        }
+        for (int m = 0; m < members && reduced; m++)
+        {
+            if (m != me)
+            {
+                checkReduced(step, m, sources.reducedSource(m), sources.reducedAt(m), reads);
+            }
+        }
+    }
+
+    /**
      * Checks what this member read of another's data of a step (or of its own, read back from its half).
      *
      * @param step    the step, whose signal the member raised.

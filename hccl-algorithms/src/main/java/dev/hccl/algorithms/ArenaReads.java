@@ -52,7 +52,7 @@ final class ArenaReads
     }
 
     /**
-     * Member {@code r} reads slice {@code r} of the piece ({@link ArenaSteps#sliceStart}).
+     * Member {@code r} reads slice {@code r} of the piece ({@link #sliceStart}).
      *
      * @param elements    the piece's elements.
      * @param elementSize bytes per element.
@@ -170,7 +170,7 @@ final class ArenaReads
         switch (kind)
         {
             case SLICES:
-                return ArenaSteps.sliceStart(elements, elementSize, members, reader) * elementSize;
+                return sliceStart(elements, elementSize, members, reader) * elementSize;
             case BLOCKS:
                 return reader * (inPlace ? blockBytes : bytes);
             case CHUNKS:
@@ -195,8 +195,8 @@ final class ArenaReads
             case BLOCKS:
                 return bytes;
             case SLICES:
-                return (ArenaSteps.sliceStart(elements, elementSize, members, reader + 1) -
-                    ArenaSteps.sliceStart(elements, elementSize, members, reader)) * elementSize;
+                return (sliceStart(elements, elementSize, members, reader + 1) -
+                    sliceStart(elements, elementSize, members, reader)) * elementSize;
             case ROOT:
                 return member == root ? bytes : 0;
             case CHUNKS:
@@ -206,5 +206,23 @@ final class ArenaReads
             default:
                 return 0;
         }
+    }
+
+    /**
+     * Where a member's slice of a piece of {@code elements} starts: the piece cut into {@code members} slices of
+     * whole cache lines where it can, the first slices one line longer when they do not come out even.
+     *
+     * @param elements    the piece's elements.
+     * @param elementSize bytes per element.
+     * @param members     the slices.
+     * @param member      which slice; {@code members} gives the piece's end.
+     * @return the slice's first element.
+     */
+    static int sliceStart(final int elements, final int elementSize, final int members, final int member)
+    {
+        final int unit = Math.max(1, ArenaSteps.LINE / elementSize);
+        final int units = (elements + unit - 1) / unit;
+        final int start = (member * (units / members) + Math.min(member, units % members)) * unit;
+        return Math.min(elements, start);
     }
 }

@@ -3,7 +3,6 @@ package dev.hccl.algorithms;
 import dev.hccl.api.ErrorCode;
 import dev.hccl.api.HcclException;
 import dev.hccl.api.Operation;
-import dev.hccl.api.spi.DescriptorCodec;
 import dev.hccl.api.spi.NodeArena;
 import dev.hccl.api.spi.OpDescriptor;
 import dev.hccl.api.spi.PeerGroup;
@@ -181,19 +180,13 @@ final class ArenaSteps implements AutoCloseable
     {
         this.group = group;
         this.operation = group.operation();
-        this.operationCodes = null == operation ? 0 : codes(operation);
+        this.operationCodes = null == operation ? 0 : ArenaOperationLine.codes(operation);
         this.step = arena.signal(signal(me, DONE));
         this.exposed = false;
         this.readPosted = false;
         this.readReduced = false;
         reads.none();
         sources.start(group, operation);
-    }
-
-    private static long codes(final OpDescriptor desc)
-    {
-        return (long)DescriptorCodec.code(desc.operation()) << 48 | (long)DescriptorCodec.code(desc.dataType()) << 40 |
-            (long)DescriptorCodec.code(desc.reduceOp()) << 32 | (desc.root() & 0xFFFF_FFFFL);
     }
 
     /**
@@ -468,30 +461,11 @@ final class ArenaSteps implements AutoCloseable
     {
         if (null != checksums)
         {
-            checkWhatWasRead();
+            checksums.checkRead(step, sources, reads, readPosted, readReduced);
         }
         readPosted = false;
         readReduced = false;
         arena.signal(signal(me, DONE), step);
-    }
-
-    private void checkWhatWasRead()
-    {
-        for (int m = 0; m < members && readPosted; m++)
-        {
-            // Its own data too where it read it back from its half: another process may change that as well.
-            if (m != me || reads.readsOwn())
-            {
-                checksums.checkPosted(step, m, sources.source(m), sources.sourceAt(m), sources.inPlace(m), reads);
-            }
-        }
-        for (int m = 0; m < members && readReduced; m++)
-        {
-            if (m != me)
-            {
-                checksums.checkReduced(step, m, sources.reducedSource(m), sources.reducedAt(m), reads);
-            }
-        }
     }
 
     /**
@@ -543,17 +517,7 @@ final class ArenaSteps implements AutoCloseable
             return;
         }
         // Another operation than this rank's, or codes no rank writes: only then are they taken apart.
-        final int op = (int)(codes >>> 48) & 0xFF;
-        final int type = (int)(codes >>> 40) & 0xFF;
-        final int reduction = (int)(codes >>> 32) & 0xFF;
-        final String bad = DescriptorCodec.describeBad(op, type, reduction);
-        if (null != bad || count < 0 || codes >>> 56 != 0)
-        {
-            throw ArenaDamage.corrupted(group, arena, operation, member, "rank " + arena.rankOf(member) + "'s " +
-                "operation line of step " + step + " holds " + (null != bad ? bad : "codes " + Long.toHexString(codes) +
-                " and count " + count) + ", which no rank writes");
-        }
-        throw group.mismatch(member, new DescriptorCodec().decode(op, type, reduction, (int)codes, count));
+        throw ArenaOperationLine.differs(group, arena, operation, member, step, codes, count);
     }
 
     /** Where a member's operation of this step's parity lies. */
@@ -622,23 +586,5 @@ final class ArenaSteps implements AutoCloseable
     private int signal(final int member, final int offset)
     {
         return member * regionBytes + offset;
-    }
-
-    /**
-     * Where a member's slice of a piece of {@code elements} starts: the piece cut into {@code members} slices of
-     * whole cache lines where it can, the first slices one line longer when they do not come out even.
-     *
-     * @param elements    the piece's elements.
-     * @param elementSize bytes per element.
-     * @param members     the slices.
-     * @param member      which slice; {@code members} gives the piece's end.
-     * @return the slice's first element.
-     */
-    static int sliceStart(final int elements, final int elementSize, final int members, final int member)
-    {
-        final int unit = Math.max(1, LINE / elementSize);
-        final int units = (elements + unit - 1) / unit;
-        final int start = (member * (units / members) + Math.min(member, units % members)) * unit;
-        return Math.min(elements, start);
     }
 }
