@@ -63,7 +63,8 @@ final class ArenaSources
     }
 
     /**
-     * Begins an operation's steps: no member's data located yet, as in a new one.
+     * Begins an operation's steps. No member's data is located yet: this is new, or was kept after
+     * {@link #release()}, which forgot the last operation's locations.
      *
      * @param group     the operation's ranks.
      * @param operation the operation, or null when not known.
@@ -76,7 +77,6 @@ final class ArenaSources
         // What is read across processes passes no arena memory that a CRC could cover; the others' memory becomes
         // readable once the members have agreed on it, after the arena was made.
         this.peers = checksummed ? null : arena.peerMemory();
-        forgetLocations();
     }
 
     /**
@@ -86,7 +86,13 @@ final class ArenaSources
     {
         group = null;
         operation = null;
-        forgetLocations();
+        Arrays.fill(source, null);
+        Arrays.fill(sourceAt, 0);
+        Arrays.fill(sourceAddress, 0);
+        Arrays.fill(inPlace, false);
+        Arrays.fill(reducedSource, null);
+        Arrays.fill(reducedAt, 0);
+        Arrays.fill(reducedAddress, 0);
     }
 
     /**
@@ -103,17 +109,6 @@ final class ArenaSources
             }
         }
         return null != group || null != operation;
-    }
-
-    private void forgetLocations()
-    {
-        Arrays.fill(source, null);
-        Arrays.fill(sourceAt, 0);
-        Arrays.fill(sourceAddress, 0);
-        Arrays.fill(inPlace, false);
-        Arrays.fill(reducedSource, null);
-        Arrays.fill(reducedAt, 0);
-        Arrays.fill(reducedAddress, 0);
     }
 
     /**
